@@ -1,0 +1,130 @@
+# Makefile - build ebpfjail: BPF objects -> skeleton -> program, and its tests
+#
+#   make            build/ebpfjail
+#   make check      unit tests (Criterion), integration tests, a bounded fuzz run
+#   make fuzz       build and run the config parser fuzzer (FUZZ_SECONDS=30)
+#   make V=1        show full commands
+#
+# Everything generated lives under build/. Layout follows libbpf-bootstrap:
+# each bpf/*.bpf.c is compiled alone, `bpftool gen object` links them into one
+# object (maps declared __weak are merged), `bpftool gen skeleton` turns that
+# into build/ebpfjail.skel.h, which only user/loader.c includes.
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+VERSION := 0.1.0
+OUT := build
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+FUZZ_SECONDS ?= 30
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
+
+LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
+LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+USER_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DEBPFJAIL_VERSION='"$(VERSION)"' \
+	-Iuser -Ibpf -I$(OUT) $(LIBBPF_CFLAGS) $(CFLAGS)
+# Only -idirafter for the system includes, so vmlinux.h wins over <linux/*.h>.
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
+	-Ivmlinux -Ibpf -idirafter /usr/include -idirafter /usr/include/$(shell $(CC) -dumpmachine)
+
+ifeq ($(V),1)
+Q :=
+msg =
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_HDRS := $(wildcard bpf/*.h)
+
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
+# Everything but main(): linked into the unit test binary as well.
+LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
+
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
+
+.PHONY: all check unit integration fuzz fuzz-build clean distclean
+all: $(OUT)/ebpfjail
+
+$(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
+	$(Q)mkdir -p $@
+
+# --- BPF -> linked object -> skeleton --------------------------------------
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(OUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/ebpfjail.bpf.o: $(BPF_OBJS) | $(OUT)
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $(BPF_OBJS)
+
+$(OUT)/ebpfjail.skel.h: $(OUT)/ebpfjail.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name ebpfjail > $@
+
+# --- user space -------------------------------------------------------------
+$(OUT)/user/%.o: user/%.c $(wildcard user/*.h) $(BPF_HDRS) | $(OUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
+
+$(OUT)/user/loader.o: $(OUT)/ebpfjail.skel.h
+
+$(OUT)/ebpfjail: $(USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) -o $@
+
+# --- tests ------------------------------------------------------------------
+$(OUT)/tests/unit/%.o: tests/unit/%.c $(wildcard user/*.h) $(BPF_HDRS) | $(OUT)/tests/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(USER_CFLAGS) -Itests/unit -c $< -o $@
+
+$(OUT)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(LIBBPF_LIBS) -o $@
+
+# libFuzzer: the parser alone, with ASan and UBSan, built by clang.
+FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iuser -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+$(OUT)/fuzz/fuzz-config: tests/fuzz/fuzz_config.c user/config.c user/config.h user/netaddr.c user/netaddr.h | $(OUT)/fuzz
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_config.c user/config.c user/netaddr.c -o $@
+
+fuzz-build: $(OUT)/fuzz/fuzz-config
+
+fuzz: $(OUT)/fuzz/fuzz-config
+	$(Q)mkdir -p $(OUT)/fuzz/corpus
+	$(Q)cp -n tests/fuzz/seeds/* etc/ebpfjail.conf $(OUT)/fuzz/corpus/ 2>/dev/null || true
+	$(Q)$(OUT)/fuzz/fuzz-config -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		-print_final_stats=1 $(OUT)/fuzz/corpus 2>$(OUT)/fuzz/fuzz.log || \
+		{ tail -n 60 $(OUT)/fuzz/fuzz.log; exit 1; }
+	@grep -E '^(stat::number_of_executed_units|Done)' $(OUT)/fuzz/fuzz.log | sed 's/^/  fuzz     /'
+
+unit: $(OUT)/unit-tests
+	$(Q)$(OUT)/unit-tests --jobs 1
+
+integration: $(OUT)/ebpfjail
+	$(Q)tests/integration/run.sh $(OUT)/ebpfjail
+
+# Unit tests first (Criterion's summary), then the fuzzer, then the
+# integration suite, whose "N passed, M failed" line ends the output.
+check: all
+	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory fuzz
+	$(Q)$(MAKE) --no-print-directory integration
+
+clean:
+	$(call msg,CLEAN,$(OUT))
+	$(Q)rm -rf $(OUT)

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* ebpfjail.h - the kernel/user ABI: policy map layout, reason codes, events
+ *
+ * Included by the BPF programs (after vmlinux.h) and by user space (after
+ * <linux/types.h>). Everything here is shared by both sides; change it in one
+ * place and both follow.
+ *
+ * Theory of operation
+ * -------------------
+ * The whole policy is ONE longest-prefix-match trie, reached through a
+ * one-slot array of maps (policy_outer[0]). A verdict is one trie lookup with
+ * the key (destination address, destination port, prefix length 48):
+ *
+ *   prefixlen  data (network byte order)   meaning
+ *   ---------  -------------------------   ---------------------------------
+ *   48         addr . port                 allow-ip ADDR:PORT, the DNS
+ *                                          exception (forward address, 53)
+ *   32         addr                        allow-ip ADDR (every port), or a
+ *                                          single blocked address
+ *   0..32      addr / prefixlen            a blocked prefix
+ *
+ * The longest match wins, so "allow-ip first, then the DNS exception, then
+ * the blocked prefixes" is the natural order of the trie: an allow-ip entry
+ * is at least as long as any block it punches through (user space resolves
+ * the tie at /32 in favour of the allow). No match means the internet:
+ * allowed. The jail's own loopback (127.0.0.0/8) is allowed by the socket
+ * hooks before the lookup, since those connections never leave the jail.
+ *
+ * Example: allow-ip = 10.1.2.3:502 and the built-in 10.0.0.0/8 block give
+ *   { 48, 10.1.2.3 . 502 } -> { JAIL_ALLOW, REASON_ALLOW_IP }
+ *   {  8, 10.0.0.0       } -> { JAIL_DENY,  REASON_PRIVATE  }
+ * A connect to 10.1.2.3:502 matches /48 and passes; 10.1.2.3:22 matches /8
+ * and is denied with rule 10.0.0.0/8.
+ *
+ * Protocols without ports (ICMP, fragments after the first, anything seen by
+ * the TC program that is not TCP or UDP) are looked up with port 0, so they
+ * never match a port-specific entry.
+ *
+ * Atomic replacement: user space builds a complete new trie, then swaps it
+ * into policy_outer[0] with one map update. A program reads the slot once per
+ * decision, so it sees either the old policy or the new one, never a mix and
+ * never an empty trie.
+ */
+#ifndef EBPFJAIL_ABI_H
+#define EBPFJAIL_ABI_H
+
+/* Keys compare address then port, both big-endian, as the trie walks bytes
+ * from the most significant bit. */
+#define POLICY_PREFIXLEN_PORT 48 /* addr (32 bits) + port (16 bits) */
+#define POLICY_PREFIXLEN_ADDR 32
+#define POLICY_MAX_ENTRIES (1U << 18) /* 262144: room for 100k+ entries */
+
+struct policy_key {
+	__u32 prefixlen; /* 0..48, see the table above */
+	__u32 addr;      /* IPv4 address, network byte order */
+	__u16 port;      /* destination port, network byte order */
+	__u16 pad;       /* always 0; beyond prefixlen 48, never compared */
+};
+
+enum policy_action {
+	JAIL_ALLOW = 0,
+	JAIL_DENY = 1,
+};
+
+/* Why a destination was allowed or denied. Stable numbers: they are stored
+ * in counters and events; reason_name() in user space gives the audit name. */
+enum jail_reason {
+	REASON_NONE = 0,      /* allowed: no rule matched (the internet) */
+	REASON_ALLOW_IP,      /* allowed: allow-ip */
+	REASON_DNS,           /* allowed: DNS to the forward address */
+	REASON_JAIL_LOOPBACK, /* allowed: the jail's own 127.0.0.0/8 */
+	REASON_PRIVATE,       /* denied: 10/8, 172.16/12, 192.168/16 */
+	REASON_CGNAT,         /* denied: 100.64/10 */
+	REASON_LOOPBACK,      /* denied: 127/8 leaving the jail (TC) */
+	REASON_LINK_LOCAL,    /* denied: 169.254/16 */
+	REASON_METADATA,      /* denied: a cloud metadata address */
+	REASON_CONNECTED,     /* denied: a network the host is connected to,
+				 or one of the host's own addresses */
+	REASON_HOST_ROUTE,    /* denied: a prefix the host routes elsewhere */
+	REASON_GATEWAY,       /* denied: the jail's gateway (pasta's side) */
+	REASON_MULTICAST,     /* denied: 224/4 */
+	REASON_RESERVED,      /* denied: 0/8, 192.0.0/24, 240/4, broadcast */
+	REASON_BLOCK_CIDR,    /* denied: a block-cidr entry */
+	REASON_IPV6,          /* denied: an IPv6 destination */
+	REASON_NON_IPV4,      /* denied (TC): a frame neither IPv4 nor ARP */
+	REASON_IP_OPTIONS,    /* denied (TC): an IPv4 header with options */
+	REASON_COUNT,
+};
+
+#define REASON_FIRST_DENY REASON_PRIVATE
+
+struct policy_value {
+	__u8 action;    /* enum policy_action */
+	__u8 reason;    /* enum jail_reason */
+	__u8 prefixlen; /* this entry's own prefix length: the trie does not
+			   say which prefix matched, events need it */
+	__u8 pad;
+};
+
+/* Where a decision was taken. */
+enum jail_hook {
+	HOOK_CONNECT4 = 0,
+	HOOK_SENDMSG4,
+	HOOK_CONNECT6,
+	HOOK_SENDMSG6,
+	HOOK_TC,
+	HOOK_COUNT,
+};
+
+/* Counters: a per-CPU array with one slot per (hook, reason) pair, at
+ * index hook * COUNTER_STRIDE + reason. The extra slot COUNTER_LOST of each
+ * hook counts events that did not fit in the ring buffer. */
+#define COUNTER_LOST REASON_COUNT
+#define COUNTER_STRIDE (REASON_COUNT + 1)
+#define COUNTER_SLOTS (HOOK_COUNT * COUNTER_STRIDE)
+
+#define EVENT_RINGBUF_BYTES (256 * 1024)
+#define JAIL_COMM_LEN 16
+
+/* One denial, as written to the ring buffer. TC events have no process:
+ * pid, tid, uid, gid and comm are zero, cgroup_id is 0. */
+struct jail_event {
+	__u64 time_ns;   /* bpf_ktime_get_boot_ns() */
+	__u64 cgroup_id;
+	__u32 pid;       /* thread group id, as user space calls a pid */
+	__u32 tid;
+	__u32 uid;
+	__u32 gid;
+	__u32 daddr;     /* destination, network byte order */
+	__u16 dport;     /* destination port, HOST byte order; 0 if none */
+	__u8 proto;      /* IPPROTO_* */
+	__u8 hook;       /* enum jail_hook */
+	__u8 reason;     /* enum jail_reason */
+	__u8 rule_prefixlen; /* the matching prefix is daddr/rule_prefixlen */
+	__u8 family;     /* AF_INET, or AF_INET6 for an IPv4-mapped address */
+	__u8 pad;
+	char comm[JAIL_COMM_LEN];
+};
+
+#endif /* EBPFJAIL_ABI_H */

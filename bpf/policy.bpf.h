@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* policy.bpf.h - the policy maps and the one decision every program makes
+ *
+ * Included by each BPF program of the jail. The maps are declared __weak so
+ * that `bpftool gen object` links the per-concern objects into one, with one
+ * copy of each map shared by the socket hooks and the TC classifier.
+ */
+#ifndef EBPFJAIL_POLICY_BPF_H
+#define EBPFJAIL_POLICY_BPF_H
+
+#include "ebpfjail.h"
+
+/* Sizes, not BTF types: clang emits only a forward declaration for a struct
+ * reached through the inner map template, and libbpf cannot size that. */
+struct policy_trie {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, POLICY_MAX_ENTRIES);
+	__uint(key_size, sizeof(struct policy_key));
+	__uint(value_size, sizeof(struct policy_value));
+};
+
+/* The active policy: slot 0 holds the trie; user space swaps it whole. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct policy_trie);
+} policy_outer SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, COUNTER_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, EVENT_RINGBUF_BYTES);
+} events SEC(".maps") __weak;
+
+struct verdict {
+	__u8 action; /* enum policy_action */
+	__u8 reason; /* enum jail_reason */
+	__u8 rule_prefixlen;
+};
+
+/* count() - add one to the (hook, reason) counter. Inlined: it runs on every
+ * decision and a BPF-to-BPF call costs more than the increment. */
+static __always_inline void count(__u32 hook, __u32 reason)
+{
+	__u32 slot = hook * COUNTER_STRIDE + reason;
+	__u64 *n = bpf_map_lookup_elem(&counters, &slot);
+
+	if (n)
+		*n += 1;
+}
+
+/* policy_decide() - look up an IPv4 destination in the active policy trie.
+ * @daddr: destination address, network byte order
+ * @dport: destination port, network byte order (0 for portless protocols)
+ *
+ * Fails closed: a missing trie (user space not done loading, or a bug) is a
+ * denial, so a jail whose policy never arrived lets nothing out.
+ */
+static __always_inline struct verdict policy_decide(__u32 daddr, __u16 dport)
+{
+	struct verdict v = { .action = JAIL_DENY, .reason = REASON_RESERVED };
+	struct policy_key key = {
+		.prefixlen = POLICY_PREFIXLEN_PORT,
+		.addr = daddr,
+		.port = dport,
+	};
+	struct policy_value *val;
+	__u32 zero = 0;
+	void *trie;
+
+	trie = bpf_map_lookup_elem(&policy_outer, &zero);
+	if (!trie)
+		return v;
+
+	val = bpf_map_lookup_elem(trie, &key);
+	if (!val) {
+		v.action = JAIL_ALLOW;
+		v.reason = REASON_NONE;
+		return v;
+	}
+	v.action = val->action;
+	v.reason = val->reason;
+	v.rule_prefixlen = val->prefixlen;
+	return v;
+}
+
+#endif /* EBPFJAIL_POLICY_BPF_H */

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# deps.sh - install every Debian 12 package ebpfjail needs to build, test and run.
+#
+# Idempotent: when everything is present it prints nothing and exits 0.
+# Only Debian's own archive is used; nothing is downloaded from anywhere else.
+set -euo pipefail
+
+packages=(
+	# build
+	make clang llvm gcc pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
+	# unit tests and the libFuzzer target (clang's sanitizer and fuzzer runtimes)
+	libcriterion-dev libclang-rt-14-dev
+	# runtime: pasta backs the jail's network namespace
+	passt
+	# integration tests: namespaces, veth, real clients
+	iproute2 util-linux procps curl socat iperf3 hyperfine
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages: ${missing[*]}; run as root (sudo $0)" >&2
+	exit 1
+fi
+
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

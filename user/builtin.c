@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* builtin.c - the built-in blocked prefixes and the names of reason codes
+ *
+ * Every entry stops lateral movement from a prompt-injected agent to
+ * something that is not "the internet": private and internal networks,
+ * the host itself, and cloud metadata services that hand out credentials.
+ */
+#include <arpa/inet.h>
+
+#include "builtin.h"
+#include "netaddr.h"
+
+#define BLOCK(a, b, c, d, len, why, src) \
+	{ (uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d), len, why, src }
+
+const struct builtin_block builtin_blocks[] = {
+	BLOCK(0, 0, 0, 0, 8, REASON_RESERVED, "\"this network\", RFC 1122 section 3.2.1.3"),
+	BLOCK(10, 0, 0, 0, 8, REASON_PRIVATE, "private, RFC 1918"),
+	BLOCK(100, 64, 0, 0, 10, REASON_CGNAT, "shared address space (CGNAT, Tailscale), RFC 6598"),
+	BLOCK(127, 0, 0, 0, 8, REASON_LOOPBACK, "the host's loopback, RFC 1122"),
+	BLOCK(169, 254, 0, 0, 16, REASON_LINK_LOCAL, "link-local, RFC 3927"),
+	BLOCK(172, 16, 0, 0, 12, REASON_PRIVATE, "private, RFC 1918"),
+	BLOCK(192, 0, 0, 0, 24, REASON_RESERVED, "IETF protocol assignments, RFC 6890"),
+	BLOCK(192, 168, 0, 0, 16, REASON_PRIVATE, "private, RFC 1918"),
+	BLOCK(224, 0, 0, 0, 4, REASON_MULTICAST, "multicast, RFC 5771"),
+	BLOCK(240, 0, 0, 0, 4, REASON_RESERVED, "reserved for future use, RFC 1112"),
+	BLOCK(255, 255, 255, 255, 32, REASON_RESERVED, "limited broadcast, RFC 919"),
+
+	/* Cloud metadata. Most sit inside a block above; listing them again
+	 * makes the audit say "metadata", which is what the attempt was. */
+	BLOCK(169, 254, 169, 254, 32, REASON_METADATA,
+	      "instance metadata: AWS IMDS, GCP, Azure IMDS, OpenStack, Oracle, DigitalOcean, Hetzner"),
+	BLOCK(169, 254, 170, 2, 32, REASON_METADATA, "AWS ECS task metadata and credentials endpoint"),
+	BLOCK(169, 254, 170, 23, 32, REASON_METADATA, "AWS EKS Pod Identity Agent"),
+	BLOCK(169, 254, 0, 23, 32, REASON_METADATA, "Tencent Cloud metadata (metadata.tencentyun.com)"),
+	BLOCK(168, 63, 129, 16, 32, REASON_METADATA,
+	      "Azure WireServer (public range: not covered by any private block)"),
+	BLOCK(100, 100, 100, 200, 32, REASON_METADATA, "Alibaba Cloud ECS metadata"),
+	BLOCK(192, 0, 0, 192, 32, REASON_METADATA, "Oracle Cloud Infrastructure legacy metadata"),
+};
+
+const size_t builtin_blocks_count = sizeof(builtin_blocks) / sizeof(builtin_blocks[0]);
+
+const struct builtin_block *builtin_match(uint32_t addr)
+{
+	const struct builtin_block *best = NULL;
+	uint32_t host = ntohl(addr);
+	size_t i;
+
+	for (i = 0; i < builtin_blocks_count; i++) {
+		const struct builtin_block *b = &builtin_blocks[i];
+		uint32_t mask = netaddr_mask(b->prefixlen);
+
+		if ((host & mask) == b->host_addr && (!best || b->prefixlen > best->prefixlen))
+			best = b;
+	}
+	return best;
+}
+
+static const char *const reason_names[REASON_COUNT] = {
+	[REASON_NONE] = "none",
+	[REASON_ALLOW_IP] = "allow-ip",
+	[REASON_DNS] = "dns",
+	[REASON_JAIL_LOOPBACK] = "jail-loopback",
+	[REASON_PRIVATE] = "private",
+	[REASON_CGNAT] = "cgnat",
+	[REASON_LOOPBACK] = "loopback",
+	[REASON_LINK_LOCAL] = "link-local",
+	[REASON_METADATA] = "metadata",
+	[REASON_CONNECTED] = "connected",
+	[REASON_HOST_ROUTE] = "host-route",
+	[REASON_GATEWAY] = "gateway",
+	[REASON_MULTICAST] = "multicast",
+	[REASON_RESERVED] = "reserved",
+	[REASON_BLOCK_CIDR] = "block-cidr",
+	[REASON_IPV6] = "ipv6",
+	[REASON_NON_IPV4] = "non-ipv4",
+	[REASON_IP_OPTIONS] = "ip-options",
+};
+
+const char *reason_name(unsigned int reason)
+{
+	return reason < REASON_COUNT ? reason_names[reason] : NULL;
+}
+
+static const char *const hook_names[HOOK_COUNT] = {
+	[HOOK_CONNECT4] = "connect4",
+	[HOOK_SENDMSG4] = "sendmsg4",
+	[HOOK_CONNECT6] = "connect6",
+	[HOOK_SENDMSG6] = "sendmsg6",
+	[HOOK_TC] = "tc",
+};
+
+const char *hook_name(unsigned int hook)
+{
+	return hook < HOOK_COUNT ? hook_names[hook] : NULL;
+}

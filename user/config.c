@@ -1,0 +1,828 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* config.c - the configuration: every key, every source, every rule
+ *
+ * Theory of operation
+ * -------------------
+ * Pure logic: the only system calls are the open/read of a file the caller
+ * names. Sources are applied in the order the caller chooses (SPEC: system
+ * file, user file or --config, EBPFJAIL_* environment, flags); each key's
+ * setter either replaces a single value (the last source wins) or appends
+ * to a deduplicated list (repeatable keys accumulate).
+ *
+ * Nothing prints: every problem becomes a struct config_diag with its origin
+ * ("FILE:LINE"), what is wrong and the offending text, quoted and escaped.
+ * An error never stops parsing, so one run reports every mistake, but a
+ * configuration with any error is never used (config_ok()): the caller
+ * refuses to start, so nothing is half-applied.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <arpa/inet.h>
+
+#include "builtin.h"
+#include "config.h"
+#include "netaddr.h"
+
+/* Longest piece of offending text quoted in a message. */
+#define QUOTE_MAX 64
+
+struct key_def {
+	const char *name; /* as in files: "allow-ip" */
+	const char *env;  /* "EBPFJAIL_ALLOW_IP" */
+	bool repeatable;
+	/* Return 0, or -EINVAL having written what is wrong into @why. */
+	int (*set)(struct config *cfg, const char *value, const struct config_origin *origin,
+		   char *why, size_t why_size);
+};
+
+static void *xrealloc_array(void *ptr, size_t n, size_t size)
+{
+	void *p = reallocarray(ptr, n, size);
+
+	if (!p)
+		abort(); /* out of memory while reading a config: nothing sane to do */
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+/* Grow *arr by one element of @size, return the new slot (zeroed). */
+static void *append(void *arr_ptr, size_t *n, size_t size)
+{
+	void **arr = arr_ptr;
+	char *slot;
+
+	*arr = xrealloc_array(*arr, *n + 1, size);
+	slot = (char *)*arr + *n * size;
+	memset(slot, 0, size);
+	(*n)++;
+	return slot;
+}
+
+/* quote() - the offending text for a message: in double quotes, control and
+ * non-ASCII bytes as \xNN, cut at QUOTE_MAX with "..." (a 1 MiB line must not
+ * become a 4 MiB message, and garbage must not reach the terminal raw). */
+static void quote(const char *s, size_t len, char *out, size_t size)
+{
+	size_t o = 0, i;
+
+	out[o++] = '"';
+	for (i = 0; i < len && o + 8 < size; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (i == QUOTE_MAX) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+}
+
+void config_origin_format(const struct config_origin *origin, char *buf, size_t size)
+{
+	switch (origin->source) {
+	case SOURCE_FILE:
+		snprintf(buf, size, "%s:%u", origin->name, origin->line);
+		break;
+	case SOURCE_ENV:
+		snprintf(buf, size, "env %s", origin->name);
+		break;
+	case SOURCE_FLAG:
+		snprintf(buf, size, "flag %s", origin->name);
+		break;
+	default:
+		snprintf(buf, size, "default");
+		break;
+	}
+}
+
+static void diag(struct config *cfg, enum config_severity severity,
+		 const struct config_origin *origin, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void diag(struct config *cfg, enum config_severity severity,
+		 const struct config_origin *origin, const char *fmt, ...)
+{
+	struct config_diag *d;
+	char where[512], what[1024];
+	va_list ap;
+	size_t len;
+
+	config_origin_format(origin, where, sizeof(where));
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+
+	d = append(&cfg->diags, &cfg->n_diags, sizeof(*d));
+	d->severity = severity;
+	len = strlen(where) + strlen(what) + 3;
+	d->text = malloc(len);
+	if (!d->text)
+		abort();
+	snprintf(d->text, len, "%s: %s", where, what);
+	if (severity == CONFIG_ERROR)
+		cfg->n_errors++;
+}
+
+/* --- setters: one per key ---------------------------------------------- */
+
+static int set_egress_jail(struct config *cfg, const char *value,
+			   const struct config_origin *origin, char *why, size_t why_size)
+{
+	if (strcmp(value, "on") && strcmp(value, "off")) {
+		snprintf(why, why_size, "must be on or off");
+		return -EINVAL;
+	}
+	cfg->egress_jail = !strcmp(value, "on");
+	cfg->egress_jail_origin = *origin;
+	return 0;
+}
+
+/* explain_bad_ipv4() - say why @value is not an address, with the likely fix */
+static void explain_bad_ipv4(const char *value, char *why, size_t why_size)
+{
+	const char *slash = strchr(value, '/');
+	const char *colon = strchr(value, ':');
+	bool has_alpha = false;
+	const char *p;
+
+	for (p = value; *p; p++)
+		has_alpha |= isalpha((unsigned char)*p) != 0;
+
+	if (colon && strchr(colon + 1, ':'))
+		snprintf(why, why_size, "IPv6 is not supported: the jail is IPv4 only");
+	else if (slash) {
+		char bare[64];
+		size_t n = (size_t)(slash - value);
+
+		snprintf(bare, sizeof(bare), "%.*s", (int)(n < 40 ? n : 40), value);
+		snprintf(why, why_size,
+			 "allow-ip takes one address, not a network: write \"allow-ip = %s\" "
+			 "for each device to allow",
+			 bare);
+	} else if (has_alpha)
+		snprintf(why, why_size,
+			 "not an IPv4 address: hostnames are not accepted, write the address");
+	else
+		snprintf(why, why_size,
+			 "not a strict dotted-quad IPv4 address (four parts 0-255, no leading zeros)");
+}
+
+static int set_allow_ip(struct config *cfg, const char *value,
+			const struct config_origin *origin, char *why, size_t why_size)
+{
+	char addr_text[64];
+	const char *colon = strchr(value, ':');
+	struct config_allow_ip *a;
+	uint32_t addr;
+	uint16_t port = 0;
+	size_t i, n;
+	int err;
+
+	n = colon ? (size_t)(colon - value) : strlen(value);
+	if (n >= sizeof(addr_text) || (colon && strchr(colon + 1, ':'))) {
+		explain_bad_ipv4(value, why, why_size);
+		return -EINVAL;
+	}
+	memcpy(addr_text, value, n);
+	addr_text[n] = '\0';
+	if (netaddr_parse_ipv4(addr_text, &addr)) {
+		explain_bad_ipv4(value, why, why_size);
+		return -EINVAL;
+	}
+	if (colon) {
+		err = netaddr_parse_port(colon + 1, false, &port);
+		if (err) {
+			snprintf(why, why_size, "port after ':' must be 1-65535 in plain decimal");
+			return -EINVAL;
+		}
+	}
+
+	for (i = 0; i < cfg->n_allow_ip; i++)
+		if (cfg->allow_ip[i].addr == addr && cfg->allow_ip[i].port == port)
+			return 0;
+
+	a = append(&cfg->allow_ip, &cfg->n_allow_ip, sizeof(*a));
+	a->addr = addr;
+	a->port = port;
+	a->origin = *origin;
+
+	{
+		const struct builtin_block *b = builtin_match(addr);
+
+		/* Accepted (the user may run the agent on a cloud VM that needs
+		 * it), but an agent with metadata access can steal the
+		 * instance's credentials: say so. */
+		if (b && b->reason == REASON_METADATA)
+			diag(cfg, CONFIG_WARNING, origin,
+			     "allow-ip = %s opens a cloud metadata service (%s): "
+			     "the agent can read the machine's credentials",
+			     value, b->source);
+	}
+	return 0;
+}
+
+static int set_block_cidr(struct config *cfg, const char *value,
+			  const struct config_origin *origin, char *why, size_t why_size)
+{
+	const char *slash = strchr(value, '/');
+	char addr_text[64];
+	struct config_cidr *c;
+	uint8_t prefixlen = 32;
+	uint32_t addr;
+	size_t i, n;
+
+	n = slash ? (size_t)(slash - value) : strlen(value);
+	if (n >= sizeof(addr_text))
+		goto bad;
+	memcpy(addr_text, value, n);
+	addr_text[n] = '\0';
+	if (netaddr_parse_ipv4(addr_text, &addr))
+		goto bad;
+	if (slash && netaddr_parse_prefixlen(slash + 1, &prefixlen)) {
+		snprintf(why, why_size, "prefix length after '/' must be 0-32");
+		return -EINVAL;
+	}
+	if (ntohl(addr) & ~netaddr_mask(prefixlen)) {
+		char net[NETADDR_CIDR_STRLEN];
+
+		/* Refuse rather than round: the user may have meant a
+		 * different prefix length, and guessing is how rules lie. */
+		netaddr_format_cidr(htonl(ntohl(addr) & netaddr_mask(prefixlen)), prefixlen, net);
+		snprintf(why, why_size, "has host bits set: did you mean %s?", net);
+		return -EINVAL;
+	}
+
+	for (i = 0; i < cfg->n_block_cidr; i++)
+		if (cfg->block_cidr[i].addr == addr && cfg->block_cidr[i].prefixlen == prefixlen)
+			return 0;
+	c = append(&cfg->block_cidr, &cfg->n_block_cidr, sizeof(*c));
+	c->addr = addr;
+	c->prefixlen = prefixlen;
+	c->origin = *origin;
+	return 0;
+
+bad:
+	snprintf(why, why_size, "not an IPv4 prefix like 192.0.2.0/24");
+	return -EINVAL;
+}
+
+static int parse_port_value(const char *value, bool allow_zero, uint16_t *port, char *why,
+			    size_t why_size)
+{
+	if (netaddr_parse_port(value, allow_zero, port)) {
+		snprintf(why, why_size, "must be a port %s-65535 in plain decimal",
+			 allow_zero ? "0 (off) or 1" : "1");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int add_port(struct config_port **list, size_t *n, uint16_t port,
+		    const struct config_origin *origin)
+{
+	struct config_port *p;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*list)[i].port == port)
+			return 0;
+	p = append(list, n, sizeof(*p));
+	p->port = port;
+	p->origin = *origin;
+	return 0;
+}
+
+static int set_local_port(struct config *cfg, const char *value,
+			  const struct config_origin *origin, char *why, size_t why_size)
+{
+	uint16_t port;
+
+	if (parse_port_value(value, false, &port, why, why_size))
+		return -EINVAL;
+	return add_port(&cfg->local_port, &cfg->n_local_port, port, origin);
+}
+
+static int set_callback_port(struct config *cfg, const char *value,
+			     const struct config_origin *origin, char *why, size_t why_size)
+{
+	uint16_t port;
+
+	if (parse_port_value(value, false, &port, why, why_size))
+		return -EINVAL;
+	return add_port(&cfg->callback_port, &cfg->n_callback_port, port, origin);
+}
+
+static int set_local_model_port(struct config *cfg, const char *value,
+				const struct config_origin *origin, char *why, size_t why_size)
+{
+	uint16_t port;
+
+	if (parse_port_value(value, true, &port, why, why_size))
+		return -EINVAL;
+	cfg->local_model_port = port;
+	cfg->local_model_port_origin = *origin;
+	return 0;
+}
+
+/* Variables that would let the environment take over the agent's process or
+ * the jail's own markers: a PATH or LD_PRELOAD chosen outside the jail, or a
+ * shell startup file, runs code the user never looked at. */
+static bool pass_env_refused(const char *name)
+{
+	static const char *const exact[] = {
+		"PATH", "HOME", "USER", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "IFS",
+	};
+	size_t i;
+
+	if (!strncmp(name, "LD_", 3) || !strncmp(name, "EBPFJAIL_", 9))
+		return true;
+	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(name, exact[i]))
+			return true;
+	return false;
+}
+
+static int set_pass_env(struct config *cfg, const char *value,
+			const struct config_origin *origin, char *why, size_t why_size)
+{
+	struct config_name *e;
+	const char *p;
+	size_t i;
+
+	for (p = value; *p; p++)
+		if (!(isalpha((unsigned char)*p) || *p == '_' ||
+		      (p > value && isdigit((unsigned char)*p))) ||
+		    (p - value) >= 255) {
+			snprintf(why, why_size,
+				 "not a variable name (letters, digits and _, not starting with a digit)");
+			return -EINVAL;
+		}
+	if (pass_env_refused(value)) {
+		snprintf(why, why_size,
+			 "may not be passed into the jail: the jail sets it itself, or it would "
+			 "let the outside environment run code in the agent");
+		return -EINVAL;
+	}
+	for (i = 0; i < cfg->n_pass_env; i++)
+		if (!strcmp(cfg->pass_env[i].name, value))
+			return 0;
+	e = append(&cfg->pass_env, &cfg->n_pass_env, sizeof(*e));
+	e->name = xstrdup(value);
+	e->origin = *origin;
+	return 0;
+}
+
+static int set_audit_log(struct config *cfg, const char *value,
+			 const struct config_origin *origin, char *why, size_t why_size)
+{
+	if (value[0] != '/') {
+		snprintf(why, why_size, "must be an absolute path");
+		return -EINVAL;
+	}
+	free(cfg->audit_log);
+	cfg->audit_log = xstrdup(value);
+	cfg->audit_log_origin = *origin;
+	return 0;
+}
+
+static const struct key_def keys[] = {
+	{ "egress-jail", "EBPFJAIL_EGRESS_JAIL", false, set_egress_jail },
+	{ "allow-ip", "EBPFJAIL_ALLOW_IP", true, set_allow_ip },
+	{ "block-cidr", "EBPFJAIL_BLOCK_CIDR", true, set_block_cidr },
+	{ "local-port", "EBPFJAIL_LOCAL_PORT", true, set_local_port },
+	{ "local-model-port", "EBPFJAIL_LOCAL_MODEL_PORT", false, set_local_model_port },
+	{ "callback-port", "EBPFJAIL_CALLBACK_PORT", true, set_callback_port },
+	{ "pass-env", "EBPFJAIL_PASS_ENV", true, set_pass_env },
+	{ "audit-log", "EBPFJAIL_AUDIT_LOG", false, set_audit_log },
+};
+
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+static const struct key_def *find_key(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_KEYS; i++)
+		if (!strcmp(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+bool config_is_key(const char *key)
+{
+	return find_key(key) != NULL;
+}
+
+/* Levenshtein distance, capped: enough to suggest "allow-ip" for "alow-ip". */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag_prev = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) != b[j - 1];
+			size_t best = diag_prev + cost;
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag_prev = up;
+		}
+	}
+	return row[lb];
+}
+
+static void warn_unknown_key(struct config *cfg, const struct config_origin *origin,
+			     const char *what, const char *key, size_t key_len)
+{
+	char q[QUOTE_MAX * 4 + 8], k[CONFIG_MAX_LINE + 1];
+	const char *hint = NULL;
+	size_t i;
+
+	quote(key, key_len, q, sizeof(q));
+	if (key_len < sizeof(k)) {
+		memcpy(k, key, key_len);
+		k[key_len] = '\0';
+		for (i = 0; i < N_KEYS; i++)
+			if (edit_distance(k, keys[i].name) <= 2)
+				hint = keys[i].name;
+	}
+	if (hint)
+		diag(cfg, CONFIG_WARNING, origin, "unknown %s %s ignored; did you mean \"%s\"?", what,
+		     q, hint);
+	else
+		diag(cfg, CONFIG_WARNING, origin, "unknown %s %s ignored", what, q);
+}
+
+static bool has_control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+static int apply(struct config *cfg, const struct key_def *key, const char *value,
+		 const struct config_origin *origin)
+{
+	char why[512], q[QUOTE_MAX * 4 + 8];
+
+	quote(value, strlen(value), q, sizeof(q));
+	if (value[0] == '\0') {
+		diag(cfg, CONFIG_ERROR, origin, "%s: empty value", key->name);
+		return -EINVAL;
+	}
+	if (has_control_char(value)) {
+		diag(cfg, CONFIG_ERROR, origin, "%s = %s: contains a control character", key->name,
+		     q);
+		return -EINVAL;
+	}
+	if (key->set(cfg, value, origin, why, sizeof(why))) {
+		diag(cfg, CONFIG_ERROR, origin, "%s = %s: %s", key->name, q, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int config_set(struct config *cfg, const char *key, const char *value,
+	       const struct config_origin *origin)
+{
+	const struct key_def *k = find_key(key);
+
+	if (!k) {
+		warn_unknown_key(cfg, origin, "key", key, strlen(key));
+		return -EINVAL;
+	}
+	return apply(cfg, k, value, origin);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* parse_line() - one line, NUL-free, without its newline */
+static void parse_line(struct config *cfg, const struct config_origin *origin, char *line,
+		       size_t len)
+{
+	char q[QUOTE_MAX * 4 + 8];
+	char *key, *eq, *value, *end;
+	const struct key_def *k;
+
+	if (len && line[len - 1] == '\r') /* CRLF files */
+		line[--len] = '\0';
+	end = memchr(line, '#', len);
+	if (end) {
+		*end = '\0';
+		len = (size_t)(end - line);
+	}
+	while (len && is_blank(line[len - 1]))
+		line[--len] = '\0';
+	key = line;
+	while (is_blank(*key))
+		key++;
+	if (*key == '\0')
+		return;
+
+	eq = strchr(key, '=');
+	if (!eq) {
+		quote(key, strlen(key), q, sizeof(q));
+		diag(cfg, CONFIG_ERROR, origin, "expected \"key = value\", got %s", q);
+		return;
+	}
+	value = eq + 1;
+	while (eq > key && is_blank(eq[-1]))
+		eq--;
+	*eq = '\0';
+	while (is_blank(*value))
+		value++;
+	if (*key == '\0') {
+		quote(value, strlen(value), q, sizeof(q));
+		diag(cfg, CONFIG_ERROR, origin, "missing key before \"= %s\"", q + 1);
+		return;
+	}
+
+	k = find_key(key);
+	if (!k) {
+		warn_unknown_key(cfg, origin, "key", key, strlen(key));
+		return;
+	}
+	apply(cfg, k, value, origin);
+}
+
+static const char *intern_file(struct config *cfg, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_files; i++)
+		if (!strcmp(cfg->files[i], name))
+			return cfg->files[i];
+	cfg->files = xrealloc_array(cfg->files, cfg->n_files + 1, sizeof(*cfg->files));
+	cfg->files[cfg->n_files] = xstrdup(name);
+	return cfg->files[cfg->n_files++];
+}
+
+void config_parse_buffer(struct config *cfg, const char *name, const char *data, size_t len)
+{
+	struct config_origin origin = { .source = SOURCE_FILE, .name = intern_file(cfg, name) };
+	char *line = malloc(CONFIG_MAX_LINE + 1);
+	size_t pos = 0;
+
+	if (!line)
+		abort();
+	while (pos < len) {
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t line_len = nl ? (size_t)(nl - (data + pos)) : len - pos;
+		const char *start = data + pos;
+
+		origin.line++;
+		pos += line_len + (nl ? 1 : 0);
+		if (line_len > CONFIG_MAX_LINE) {
+			char q[QUOTE_MAX * 4 + 8];
+
+			quote(start, line_len, q, sizeof(q));
+			diag(cfg, CONFIG_ERROR, &origin, "line is %zu bytes long, the limit is %u: %s",
+			     line_len, CONFIG_MAX_LINE, q);
+			continue;
+		}
+		if (memchr(start, '\0', line_len)) {
+			char q[QUOTE_MAX * 4 + 8];
+
+			quote(start, line_len, q, sizeof(q));
+			diag(cfg, CONFIG_ERROR, &origin,
+			     "contains a NUL byte (is this a text file?): %s", q);
+			continue;
+		}
+		memcpy(line, start, line_len);
+		line[line_len] = '\0';
+		parse_line(cfg, &origin, line, line_len);
+	}
+	free(line);
+}
+
+int config_load_file(struct config *cfg, const char *path, bool must_exist)
+{
+	struct config_origin origin = { .source = SOURCE_FILE, .name = intern_file(cfg, path) };
+	size_t size = 0, cap = 0;
+	char *data = NULL;
+	struct stat st;
+	int fd, ret = 1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT && !must_exist)
+			return 0;
+		diag(cfg, CONFIG_ERROR, &origin, "cannot open: %s", strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		diag(cfg, CONFIG_ERROR, &origin, "cannot read: %s", strerror(EISDIR));
+		goto out;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (size == cap) {
+			if (cap >= CONFIG_MAX_FILE) {
+				ret = -EFBIG;
+				diag(cfg, CONFIG_ERROR, &origin,
+				     "larger than %u MiB: not a configuration file",
+				     CONFIG_MAX_FILE >> 20);
+				goto out;
+			}
+			cap = cap ? cap * 2 : 4096;
+			data = xrealloc_array(data, cap, 1);
+		}
+		n = read(fd, data + size, cap - size);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			diag(cfg, CONFIG_ERROR, &origin, "cannot read: %s", strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		size += (size_t)n;
+	}
+	config_parse_buffer(cfg, path, data, size);
+out:
+	free(data);
+	close(fd);
+	return ret;
+}
+
+void config_apply_env(struct config *cfg, char *const envp[])
+{
+	size_t i;
+
+	for (; envp && *envp; envp++) {
+		const char *var = *envp, *eq = strchr(var, '=');
+		const struct key_def *k = NULL;
+		struct config_origin origin = { .source = SOURCE_ENV };
+
+		if (!eq || strncmp(var, "EBPFJAIL_", 9))
+			continue;
+		for (i = 0; i < N_KEYS; i++)
+			if (strlen(keys[i].env) == (size_t)(eq - var) &&
+			    !strncmp(keys[i].env, var, (size_t)(eq - var)))
+				k = &keys[i];
+		if (!k) {
+			origin.name = "EBPFJAIL_*";
+			warn_unknown_key(cfg, &origin, "variable", var, (size_t)(eq - var));
+			continue;
+		}
+		origin.name = k->env;
+		if (!k->repeatable) {
+			apply(cfg, k, eq + 1, &origin);
+			continue;
+		}
+		/* Repeatable keys: a space-separated list; empty means none. */
+		{
+			char *list = xstrdup(eq + 1), *save = NULL, *item;
+
+			for (item = strtok_r(list, " \t", &save); item;
+			     item = strtok_r(NULL, " \t", &save))
+				apply(cfg, k, item, &origin);
+			free(list);
+		}
+	}
+}
+
+void config_finish(struct config *cfg)
+{
+	size_t i, j;
+
+	/* A port relayed both ways would connect the jail's listener to the
+	 * host's and back: refuse before anything starts. */
+	for (i = 0; i < cfg->n_callback_port; i++) {
+		const struct config_port *cb = &cfg->callback_port[i];
+		char other[512];
+
+		for (j = 0; j < cfg->n_local_port; j++) {
+			if (cfg->local_port[j].port != cb->port)
+				continue;
+			config_origin_format(&cfg->local_port[j].origin, other, sizeof(other));
+			diag(cfg, CONFIG_ERROR, &cb->origin,
+			     "callback-port = %u is also a local-port (%s): a port is relayed "
+			     "one way only",
+			     cb->port, other);
+		}
+		if (cfg->local_model_port && cfg->local_model_port == cb->port) {
+			config_origin_format(&cfg->local_model_port_origin, other, sizeof(other));
+			diag(cfg, CONFIG_ERROR, &cb->origin,
+			     "callback-port = %u is also the local-model-port (%s): a port is "
+			     "relayed one way only; set local-model-port to another port or 0",
+			     cb->port, other);
+		}
+	}
+}
+
+void config_init(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->egress_jail = true;
+	cfg->local_model_port = CONFIG_DEFAULT_LOCAL_MODEL_PORT;
+	cfg->audit_log = xstrdup(CONFIG_DEFAULT_AUDIT_LOG);
+}
+
+void config_free(struct config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_pass_env; i++)
+		free(cfg->pass_env[i].name);
+	for (i = 0; i < cfg->n_files; i++)
+		free(cfg->files[i]);
+	for (i = 0; i < cfg->n_diags; i++)
+		free(cfg->diags[i].text);
+	free(cfg->pass_env);
+	free(cfg->files);
+	free(cfg->diags);
+	free(cfg->allow_ip);
+	free(cfg->block_cidr);
+	free(cfg->local_port);
+	free(cfg->callback_port);
+	free(cfg->audit_log);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static void print_line(FILE *out, const struct config_origin *origin, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void print_line(FILE *out, const struct config_origin *origin, const char *fmt, ...)
+{
+	char text[CONFIG_MAX_LINE + 64], where[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	config_origin_format(origin, where, sizeof(where));
+	fprintf(out, "%-40s # %s\n", text, where);
+}
+
+void config_print(const struct config *cfg, FILE *out)
+{
+	char a[NETADDR_CIDR_STRLEN];
+	size_t i;
+
+	print_line(out, &cfg->egress_jail_origin, "egress-jail = %s",
+		   cfg->egress_jail ? "on" : "off");
+	for (i = 0; i < cfg->n_allow_ip; i++) {
+		netaddr_format(cfg->allow_ip[i].addr, a);
+		if (cfg->allow_ip[i].port)
+			print_line(out, &cfg->allow_ip[i].origin, "allow-ip = %s:%u", a,
+				   cfg->allow_ip[i].port);
+		else
+			print_line(out, &cfg->allow_ip[i].origin, "allow-ip = %s", a);
+	}
+	for (i = 0; i < cfg->n_block_cidr; i++) {
+		netaddr_format_cidr(cfg->block_cidr[i].addr, cfg->block_cidr[i].prefixlen, a);
+		print_line(out, &cfg->block_cidr[i].origin, "block-cidr = %s", a);
+	}
+	for (i = 0; i < cfg->n_local_port; i++)
+		print_line(out, &cfg->local_port[i].origin, "local-port = %u",
+			   cfg->local_port[i].port);
+	print_line(out, &cfg->local_model_port_origin, "local-model-port = %u",
+		   cfg->local_model_port);
+	for (i = 0; i < cfg->n_callback_port; i++)
+		print_line(out, &cfg->callback_port[i].origin, "callback-port = %u",
+			   cfg->callback_port[i].port);
+	for (i = 0; i < cfg->n_pass_env; i++)
+		print_line(out, &cfg->pass_env[i].origin, "pass-env = %s", cfg->pass_env[i].name);
+	print_line(out, &cfg->audit_log_origin, "audit-log = %s", cfg->audit_log);
+}

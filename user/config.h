@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* config.h - the configuration: every key, every source, every rule */
+#ifndef EBPFJAIL_CONFIG_H
+#define EBPFJAIL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONFIG_SYSTEM_PATH "/etc/ebpfjail.conf"
+#define CONFIG_USER_RELPATH ".config/ebpfjail.conf"
+#define CONFIG_DEFAULT_AUDIT_LOG "/var/log/ebpfjail/audit.jsonl"
+#define CONFIG_DEFAULT_LOCAL_MODEL_PORT 1920
+/* Longest accepted line; longer ones are an error, not a truncation. */
+#define CONFIG_MAX_LINE 4096
+/* Largest file read; a config is a few hundred bytes. */
+#define CONFIG_MAX_FILE (16U << 20)
+
+enum config_source {
+	SOURCE_DEFAULT = 0,
+	SOURCE_FILE,
+	SOURCE_ENV,
+	SOURCE_FLAG,
+};
+
+/* Where a value came from: "default", "FILE:LINE", "env NAME", "flag --x". */
+struct config_origin {
+	enum config_source source;
+	const char *name; /* file path (owned by struct config), env or flag name */
+	unsigned int line;
+};
+
+struct config_allow_ip {
+	uint32_t addr; /* network byte order */
+	uint16_t port; /* host byte order; 0 = every port */
+	struct config_origin origin;
+};
+
+struct config_cidr {
+	uint32_t addr; /* network byte order, host bits zero */
+	uint8_t prefixlen;
+	struct config_origin origin;
+};
+
+struct config_port {
+	uint16_t port;
+	struct config_origin origin;
+};
+
+struct config_name {
+	char *name;
+	struct config_origin origin;
+};
+
+enum config_severity {
+	CONFIG_ERROR,
+	CONFIG_WARNING,
+};
+
+/* One finished message: "ORIGIN: what is wrong with "TEXT"". */
+struct config_diag {
+	enum config_severity severity;
+	char *text;
+};
+
+struct config {
+	bool egress_jail;
+	struct config_origin egress_jail_origin;
+	uint16_t local_model_port; /* 0 = disabled */
+	struct config_origin local_model_port_origin;
+	char *audit_log;
+	struct config_origin audit_log_origin;
+
+	/* Repeatable keys: accumulated over all sources, deduplicated, in the
+	 * order first seen; each item keeps the origin of its first mention. */
+	struct config_allow_ip *allow_ip;
+	size_t n_allow_ip;
+	struct config_cidr *block_cidr;
+	size_t n_block_cidr;
+	struct config_port *local_port;
+	size_t n_local_port;
+	struct config_port *callback_port;
+	size_t n_callback_port;
+	struct config_name *pass_env;
+	size_t n_pass_env;
+
+	/* Files read, in order (for origins and for `ebpfjail config`). */
+	char **files;
+	size_t n_files;
+
+	struct config_diag *diags;
+	size_t n_diags;
+	unsigned int n_errors;
+};
+
+/** config_init() - the defaults, no sources read yet */
+void config_init(struct config *cfg);
+
+/** config_free() - release everything config_init() and the loaders took */
+void config_free(struct config *cfg);
+
+/**
+ * config_load_file() - read one configuration file
+ * @cfg: the configuration to add to
+ * @path: the file
+ * @must_exist: a missing file is an error (--config) rather than skipped
+ *
+ * Return: 1 if the file was read, 0 if it is absent and may be, -errno when
+ * it could not be read (a diagnostic was recorded). Errors in the file's lines
+ * are recorded in @cfg (see config_ok()), not returned.
+ */
+int config_load_file(struct config *cfg, const char *path, bool must_exist);
+
+/**
+ * config_parse_buffer() - parse configuration text
+ * @name: the name to put in origins and messages (a file path)
+ * @data: the text, not NUL-terminated; may hold any bytes
+ * @len: its length
+ */
+void config_parse_buffer(struct config *cfg, const char *name, const char *data, size_t len);
+
+/**
+ * config_apply_env() - apply EBPFJAIL_<KEY> variables
+ * @envp: a NULL-terminated environment, as environ
+ *
+ * Repeatable keys take space-separated lists. Unknown EBPFJAIL_ names warn.
+ */
+void config_apply_env(struct config *cfg, char *const envp[]);
+
+/**
+ * config_set() - apply one key = value from any source (command-line flags)
+ * @key: the key as written in files ("allow-ip")
+ * @value: the value, already separated from the key
+ * @origin: where it came from; @origin->name must outlive @cfg
+ *
+ * Return: 0, or -EINVAL after recording a diagnostic.
+ */
+int config_set(struct config *cfg, const char *key, const char *value,
+	       const struct config_origin *origin);
+
+/**
+ * config_finish() - rules that span keys and sources, once all are applied:
+ * a callback-port may not also be a local-port or the local-model-port.
+ */
+void config_finish(struct config *cfg);
+
+/** config_ok() - true when no error was recorded */
+static inline bool config_ok(const struct config *cfg)
+{
+	return cfg->n_errors == 0;
+}
+
+/**
+ * config_print() - the effective configuration as a valid config file, each
+ * value followed by a comment naming its origin
+ */
+void config_print(const struct config *cfg, FILE *out);
+
+/** config_origin_format() - "FILE:LINE", "env NAME", "flag --x", "default" */
+void config_origin_format(const struct config_origin *origin, char *buf, size_t size);
+
+/** config_is_key() - true for a key the configuration knows */
+bool config_is_key(const char *key);
+
+#endif /* EBPFJAIL_CONFIG_H */
