@@ -96,11 +96,12 @@ $(OUT)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
 	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(LIBBPF_LIBS) -o $@
 
 # libFuzzer: the parser alone, with ASan and UBSan, built by clang.
-FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iuser -g -O1 \
+FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iuser -Ibpf -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-$(OUT)/fuzz/fuzz-config: tests/fuzz/fuzz_config.c user/config.c user/config.h user/netaddr.c user/netaddr.h | $(OUT)/fuzz
+FUZZ_SRCS := tests/fuzz/fuzz_config.c user/config.c user/netaddr.c user/builtin.c
+$(OUT)/fuzz/fuzz-config: $(FUZZ_SRCS) $(wildcard user/*.h) $(BPF_HDRS) | $(OUT)/fuzz
 	$(call msg,FUZZ-CC,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) tests/fuzz/fuzz_config.c user/config.c user/netaddr.c -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@
 
 fuzz-build: $(OUT)/fuzz/fuzz-config
 
@@ -108,7 +109,7 @@ fuzz: $(OUT)/fuzz/fuzz-config
 	$(Q)mkdir -p $(OUT)/fuzz/corpus
 	$(Q)cp -n tests/fuzz/seeds/* etc/ebpfjail.conf $(OUT)/fuzz/corpus/ 2>/dev/null || true
 	$(Q)$(OUT)/fuzz/fuzz-config -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-		-print_final_stats=1 $(OUT)/fuzz/corpus 2>$(OUT)/fuzz/fuzz.log || \
+		-print_final_stats=1 -artifact_prefix=$(OUT)/fuzz/ $(OUT)/fuzz/corpus 2>$(OUT)/fuzz/fuzz.log || \
 		{ tail -n 60 $(OUT)/fuzz/fuzz.log; exit 1; }
 	@grep -E '^(stat::number_of_executed_units|Done)' $(OUT)/fuzz/fuzz.log | sed 's/^/  fuzz     /'
 

@@ -55,6 +55,9 @@ extern const struct command commands[];
 /** cli_find_command() - the command called @name, or NULL */
 const struct command *cli_find_command(const char *name);
 
+/** cli_print_main_help() - the list of commands on stdout; returns 0 */
+int cli_print_main_help(void);
+
 /** cli_print_help() - the full help of @cmd on stdout */
 void cli_print_help(const struct command *cmd);
 

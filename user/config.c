@@ -171,14 +171,23 @@ static void explain_bad_ipv4(const char *value, char *why, size_t why_size)
 	if (colon && strchr(colon + 1, ':'))
 		snprintf(why, why_size, "IPv6 is not supported: the jail is IPv4 only");
 	else if (slash) {
-		char bare[64];
+		char bare[NETADDR_CIDR_STRLEN] = "";
 		size_t n = (size_t)(slash - value);
+		uint32_t addr;
 
-		snprintf(bare, sizeof(bare), "%.*s", (int)(n < 40 ? n : 40), value);
-		snprintf(why, why_size,
-			 "allow-ip takes one address, not a network: write \"allow-ip = %s\" "
-			 "for each device to allow",
-			 bare);
+		/* Suggest the bare form only when it is an address: the
+		 * message must never echo unchecked bytes. */
+		if (n < sizeof(bare)) {
+			memcpy(bare, value, n);
+			bare[n] = '\0';
+		}
+		if (netaddr_parse_ipv4(bare, &addr) == 0)
+			snprintf(why, why_size,
+				 "allow-ip takes one address, not a network: write \"allow-ip = %s\" "
+				 "for each device to allow",
+				 bare);
+		else
+			snprintf(why, why_size, "allow-ip takes one address, not a network");
 	} else if (has_alpha)
 		snprintf(why, why_size,
 			 "not an IPv4 address: hostnames are not accepted, write the address");

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* fuzz_config.c - libFuzzer target: the configuration parser on any bytes
+ *
+ * Built with ASan and UBSan (make fuzz). Also checks two invariants the
+ * parser promises: a valid result prints to text that parses back valid,
+ * and every diagnostic is one line of printable text.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct config cfg, again;
+	char *printed = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	config_init(&cfg);
+	config_parse_buffer(&cfg, "fuzz.conf", (const char *)data, size);
+	config_finish(&cfg);
+	for (i = 0; i < cfg.n_diags; i++)
+		for (const char *p = cfg.diags[i].text; *p; p++)
+			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+				abort(); /* raw bytes would reach the terminal */
+	if (config_ok(&cfg)) {
+		f = open_memstream(&printed, &len);
+		config_print(&cfg, f);
+		fclose(f);
+		config_init(&again);
+		config_parse_buffer(&again, "printed", printed, len);
+		config_finish(&again);
+		if (!config_ok(&again) || again.n_allow_ip != cfg.n_allow_ip ||
+		    again.n_block_cidr != cfg.n_block_cidr || again.n_pass_env != cfg.n_pass_env)
+			abort(); /* what `ebpfjail config` prints must read back the same */
+		config_free(&again);
+		free(printed);
+	}
+	config_free(&cfg);
+	return 0;
+}

@@ -1,0 +1,38 @@
+# lib.sh - helpers for the integration tests (sourced; $EBPFJAIL is the binary)
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "$*"; exit 77; }
+
+# run CMD...: run it, keeping stdout in $T/out, stderr in $T/err, status in $rc
+run() {
+	set +e
+	"$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	set -e
+}
+
+expect_rc() { [ "$rc" -eq "$1" ] || fail "exit status $rc, want $1; stderr: $(cat "$T/err")"; }
+expect_out() { grep -qF -- "$1" "$T/out" || fail "stdout lacks '$1':"$'\n'"$(cat "$T/out")"; }
+expect_err() { grep -qF -- "$1" "$T/err" || fail "stderr lacks '$1':"$'\n'"$(cat "$T/err")"; }
+expect_no_out() { ! grep -qF -- "$1" "$T/out" || fail "stdout has '$1'"; }
+expect_lines() {
+	local n
+	n=$(wc -l <"$2")
+	[ "$n" -eq "$1" ] || fail "$2 has $n lines, want $1:"$'\n'"$(cat "$2")"
+}
+
+# with_etc CMD...: run CMD in a private mount namespace whose /etc is a copy
+# in $T/etc, so a test can write /etc/ebpfjail.conf and /etc/passwd without
+# touching the machine's. Sets up user "jailtest" (uid 4242) with home $T/home.
+with_etc() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for a private mount namespace"
+	if [ ! -d "$T/etc" ]; then
+		chmod 755 "$T"
+		cp -a /etc "$T/etc"
+		rm -f "$T/etc/ebpfjail.conf"
+		mkdir -p "$T/home/.config"
+		echo "jailtest:x:4242:4242::$T/home:/bin/sh" >>"$T/etc/passwd"
+		chown -R 4242:4242 "$T/home"
+	fi
+	unshare --mount --propagation private -- sh -c 'mount --bind "$0/etc" /etc && exec "$@"' "$T" "$@"
+}

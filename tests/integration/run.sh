@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# run.sh - the integration suite: every test_* function of tests/integration/test_*.sh
+#
+# Usage: tests/integration/run.sh BINARY [PATTERN]
+# Each test runs in its own subshell with a fresh scratch directory ($T)
+# that is removed afterwards, whatever happened. DEBUG=1 keeps it and prints
+# its path. Ends with the line "N passed, M failed, K skipped"; exits 1 if
+# anything failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+export EBPFJAIL=$(realpath "${1:?usage: run.sh BINARY [PATTERN]}")
+pattern=${2:-}
+passed=0 failed=0 skipped=0
+
+for file in "$here"/test_*.sh; do
+	tests=$(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '$3 ~ /^test_/ {print $3}')
+	for t in $tests; do
+		[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
+		T=$(mktemp -d /tmp/ebpfjail-it.XXXXXX)
+		out="$T.log"
+		( export T; cd "$T" && source "$here/lib.sh" && source "$file" && set -e && "$t" ) >"$out" 2>&1
+		rc=$?
+		case $rc in
+		0) passed=$((passed + 1)); echo "ok      $(basename "$file" .sh) $t" ;;
+		77) skipped=$((skipped + 1)); echo "skip    $(basename "$file" .sh) $t: $(tail -n 1 "$out")" ;;
+		*) failed=$((failed + 1)); echo "FAIL    $(basename "$file" .sh) $t"; sed 's/^/    | /' "$out" ;;
+		esac
+		if [ "${DEBUG:-}" = 1 ]; then echo "    kept $T"; else rm -rf "$T"; fi
+		rm -f "$out"
+	done
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

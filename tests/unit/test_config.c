@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_config.c - the configuration parser: every key, every rule, every source */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "config.h"
+
+enum via { VIA_FILE, VIA_ENV, VIA_FLAG };
+
+/* Arrays, not pointers: Criterion runs each parameter in a fresh process
+ * image, where the parent's pointers to literals are not valid. */
+struct config_case {
+	char name[40];
+	enum via via;
+	char text[128];     /* file text; for ENV "NAME=value"; for FLAG "key\tvalue" */
+	unsigned int errors;
+	unsigned int warnings;
+	char expect[128];   /* in the printed config (no errors) or in the first diag */
+};
+
+static unsigned int count_warnings(const struct config *cfg)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < cfg->n_diags; i++)
+		n += cfg->diags[i].severity == CONFIG_WARNING;
+	return n;
+}
+
+static char *print_config(const struct config *cfg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	config_print(cfg, f);
+	fclose(f);
+	return buf;
+}
+
+static void apply_case(struct config *cfg, const struct config_case *c)
+{
+	config_init(cfg);
+	if (c->via == VIA_FILE) {
+		config_parse_buffer(cfg, "t.conf", c->text, strlen(c->text));
+	} else if (c->via == VIA_ENV) {
+		char *envp[] = { (char *)c->text, NULL };
+
+		config_apply_env(cfg, envp);
+	} else {
+		static const struct config_origin flag = { .source = SOURCE_FLAG, .name = "--flag" };
+		char key[64];
+		const char *tab = strchr(c->text, '\t');
+
+		snprintf(key, sizeof(key), "%.*s", (int)(tab - c->text), c->text);
+		config_set(cfg, key, tab + 1, &flag);
+	}
+	config_finish(cfg);
+}
+
+ParameterizedTestParameters(config, cases)
+{
+	static struct config_case cases[] = {
+		/* good */
+		{ "empty file", VIA_FILE, "", 0, 0, "egress-jail = on" },
+		{ "egress off", VIA_FILE, "egress-jail = off\n", 0, 0, "egress-jail = off                        # t.conf:1" },
+		{ "egress on", VIA_FILE, "egress-jail = on\n", 0, 0, "egress-jail = on                         # t.conf:1" },
+		{ "allow bare", VIA_FILE, "allow-ip = 192.0.2.10\n", 0, 0, "allow-ip = 192.0.2.10 " },
+		{ "allow port", VIA_FILE, "allow-ip = 192.0.2.10:443\n", 0, 0, "allow-ip = 192.0.2.10:443" },
+		{ "allow port 1", VIA_FILE, "allow-ip = 10.0.0.7:1\n", 0, 0, "allow-ip = 10.0.0.7:1 " },
+		{ "allow port 65535", VIA_FILE, "allow-ip = 10.0.0.7:65535\n", 0, 0, "allow-ip = 10.0.0.7:65535" },
+		{ "allow zeros", VIA_FILE, "allow-ip = 0.0.0.0\n", 0, 0, "allow-ip = 0.0.0.0" },
+		{ "allow broadcast", VIA_FILE, "allow-ip = 255.255.255.255\n", 0, 0, "allow-ip = 255.255.255.255" },
+		{ "allow duplicate", VIA_FILE, "allow-ip = 10.1.1.1\nallow-ip = 10.1.1.1\n", 0, 0, "allow-ip = 10.1.1.1                      # t.conf:1\nlocal-model" },
+		{ "allow two ports", VIA_FILE, "allow-ip = 10.1.1.1:80\nallow-ip = 10.1.1.1:81\n", 0, 0, "10.1.1.1:80                   # t.conf:1\nallow-ip = 10.1.1.1:81" },
+		{ "allow metadata warns", VIA_FILE, "allow-ip = 169.254.169.254\n", 0, 1, "allow-ip = 169.254.169.254" },
+		{ "allow azure warns", VIA_FILE, "allow-ip = 168.63.129.16:80\n", 0, 1, "allow-ip = 168.63.129.16:80" },
+		{ "block cidr", VIA_FILE, "block-cidr = 198.18.0.0/15\n", 0, 0, "block-cidr = 198.18.0.0/15" },
+		{ "block bare ip", VIA_FILE, "block-cidr = 203.0.113.7\n", 0, 0, "block-cidr = 203.0.113.7/32" },
+		{ "block everything", VIA_FILE, "block-cidr = 0.0.0.0/0\n", 0, 0, "block-cidr = 0.0.0.0/0" },
+		{ "block duplicate", VIA_FILE, "block-cidr = 10.0.0.0/8\nblock-cidr = 10.0.0.0/8\n", 0, 0, "block-cidr = 10.0.0.0/8                  # t.conf:1\nlocal-model" },
+		{ "local port 1", VIA_FILE, "local-port = 1\n", 0, 0, "local-port = 1 " },
+		{ "local port 65535", VIA_FILE, "local-port = 65535\n", 0, 0, "local-port = 65535" },
+		{ "local port dedup", VIA_FILE, "local-port = 5432\nlocal-port = 5432\n", 0, 0, "local-port = 5432                        # t.conf:1\nlocal-model" },
+		{ "model port off", VIA_FILE, "local-model-port = 0\n", 0, 0, "local-model-port = 0 " },
+		{ "model port set", VIA_FILE, "local-model-port = 11434\n", 0, 0, "local-model-port = 11434" },
+		{ "model port last wins", VIA_FILE, "local-model-port = 1\nlocal-model-port = 2\n", 0, 0, "local-model-port = 2                     # t.conf:2" },
+		{ "callback port", VIA_FILE, "callback-port = 53692\ncallback-port = 1455\n", 0, 0, "callback-port = 53692                    # t.conf:1\ncallback-port = 1455" },
+		{ "callback with model off", VIA_FILE, "local-model-port = 0\ncallback-port = 1920\n", 0, 0, "callback-port = 1920" },
+		{ "pass env", VIA_FILE, "pass-env = ANTHROPIC_API_KEY\n", 0, 0, "pass-env = ANTHROPIC_API_KEY" },
+		{ "pass env underscore", VIA_FILE, "pass-env = _X1\n", 0, 0, "pass-env = _X1" },
+		{ "pass env lower ld", VIA_FILE, "pass-env = ld_library\n", 0, 0, "pass-env = ld_library" },
+		{ "audit log", VIA_FILE, "audit-log = /tmp/a.jsonl\n", 0, 0, "audit-log = /tmp/a.jsonl" },
+		{ "comment after value", VIA_FILE, "local-port = 5432 # postgres\n", 0, 0, "local-port = 5432 " },
+		{ "comment glued", VIA_FILE, "local-port = 5432#x\n", 0, 0, "local-port = 5432 " },
+		{ "comments and blanks", VIA_FILE, "# c\n\n   \n\t# indented\nlocal-port = 7\n", 0, 0, "local-port = 7                           # t.conf:5" },
+		{ "crlf", VIA_FILE, "local-port = 8080\r\nallow-ip = 192.0.2.1\r\n", 0, 0, "allow-ip = 192.0.2.1                     # t.conf:2" },
+		{ "tabs", VIA_FILE, "\tlocal-port\t=\t8081\t\n", 0, 0, "local-port = 8081" },
+		{ "no spaces", VIA_FILE, "local-port=8082\n", 0, 0, "local-port = 8082" },
+		{ "spaces in value trimmed", VIA_FILE, "local-port =  5 \n", 0, 0, "local-port = 5 " },
+		{ "no final newline", VIA_FILE, "local-port = 9", 0, 0, "local-port = 9 " },
+		{ "unknown key warns", VIA_FILE, "alow-ip = 1.2.3.4\n", 0, 1, "egress-jail = on" },
+		{ "env repeatable list", VIA_ENV, "EBPFJAIL_ALLOW_IP=192.0.2.1  192.0.2.2:22", 0, 0, "allow-ip = 192.0.2.2:22                  # env EBPFJAIL_ALLOW_IP" },
+		{ "env empty list", VIA_ENV, "EBPFJAIL_LOCAL_PORT=", 0, 0, "local-model-port = 1920" },
+		{ "env single", VIA_ENV, "EBPFJAIL_EGRESS_JAIL=off", 0, 0, "egress-jail = off                        # env EBPFJAIL_EGRESS_JAIL" },
+		{ "env unknown warns", VIA_ENV, "EBPFJAIL_ALLOWIP=1.2.3.4", 0, 1, "egress-jail = on" },
+		{ "flag allow", VIA_FLAG, "allow-ip\t192.0.2.9:8443", 0, 0, "allow-ip = 192.0.2.9:8443                # flag --flag" },
+
+		/* bad */
+		{ "port 0", VIA_FILE, "local-port = 0\n", 1, 0, "t.conf:1: local-port = \"0\": must be a port 1-65535" },
+		{ "port 65536", VIA_FILE, "local-port = 65536\n", 1, 0, "t.conf:1: local-port = \"65536\"" },
+		{ "port leading zero", VIA_FILE, "local-port = 08\n", 1, 0, "local-port = \"08\"" },
+		{ "port plus", VIA_FILE, "local-port = +5\n", 1, 0, "local-port = \"+5\"" },
+		{ "port minus", VIA_FILE, "callback-port = -1\n", 1, 0, "callback-port = \"-1\"" },
+		{ "port hex", VIA_FILE, "local-port = 0x10\n", 1, 0, "local-port = \"0x10\"" },
+		{ "port trailing junk", VIA_FILE, "local-port = 5x\n", 1, 0, "local-port = \"5x\"" },
+		{ "port space flag", VIA_FLAG, "local-port\t 5", 1, 0, "flag --flag: local-port = \" 5\"" },
+		{ "port huge", VIA_FILE, "local-port = 99999999999999999999\n", 1, 0, "local-port = \"99999999999999999999\"" },
+		{ "port empty", VIA_FILE, "local-port =\n", 1, 0, "t.conf:1: local-port: empty value" },
+		{ "model port 65536", VIA_FILE, "local-model-port = 65536\n", 1, 0, "0 (off) or 1-65535" },
+		{ "model port 00", VIA_FILE, "local-model-port = 00\n", 1, 0, "local-model-port = \"00\"" },
+		{ "ip leading zero", VIA_FILE, "allow-ip = 010.0.0.1\n", 1, 0, "t.conf:1: allow-ip = \"010.0.0.1\": not a strict dotted-quad" },
+		{ "ip short", VIA_FILE, "allow-ip = 10.1\n", 1, 0, "allow-ip = \"10.1\"" },
+		{ "ip trailing word", VIA_FILE, "allow-ip = 1.2.3.4 x\n", 1, 0, "allow-ip = \"1.2.3.4 x\"" },
+		{ "ip cidr", VIA_FILE, "allow-ip = 1.2.3.4/32\n", 1, 0, "write \"allow-ip = 1.2.3.4\"" },
+		{ "ip network", VIA_FILE, "allow-ip = 10.0.0.0/24\n", 1, 0, "allow-ip takes one address, not a network" },
+		{ "ipv6 loopback", VIA_FILE, "allow-ip = ::1\n", 1, 0, "IPv6 is not supported" },
+		{ "ipv6 full", VIA_FILE, "allow-ip = 2001:db8::1\n", 1, 0, "IPv6 is not supported" },
+		{ "ipv6 bracket port", VIA_FILE, "allow-ip = [::1]:80\n", 1, 0, "IPv6 is not supported" },
+		{ "hostname", VIA_FILE, "allow-ip = example.com\n", 1, 0, "hostnames are not accepted" },
+		{ "hostname port", VIA_FILE, "allow-ip = plc.lab:502\n", 1, 0, "hostnames are not accepted" },
+		{ "ip octet 256", VIA_FILE, "allow-ip = 256.1.1.1\n", 1, 0, "allow-ip = \"256.1.1.1\"" },
+		{ "ip five parts", VIA_FILE, "allow-ip = 1.2.3.4.5\n", 1, 0, "allow-ip = \"1.2.3.4.5\"" },
+		{ "ip empty part", VIA_FILE, "allow-ip = 1..3.4\n", 1, 0, "allow-ip = \"1..3.4\"" },
+		{ "ip port 0", VIA_FILE, "allow-ip = 1.2.3.4:0\n", 1, 0, "port after ':' must be 1-65535" },
+		{ "ip port 65536", VIA_FILE, "allow-ip = 1.2.3.4:65536\n", 1, 0, "port after ':' must be 1-65535" },
+		{ "ip port empty", VIA_FILE, "allow-ip = 1.2.3.4:\n", 1, 0, "port after ':'" },
+		{ "ip port leading zero", VIA_FILE, "allow-ip = 1.2.3.4:080\n", 1, 0, "port after ':'" },
+		{ "ip in env bad", VIA_ENV, "EBPFJAIL_ALLOW_IP=192.0.2.1 10.1", 1, 0, "env EBPFJAIL_ALLOW_IP: allow-ip = \"10.1\"" },
+		{ "cidr host bits", VIA_FILE, "block-cidr = 10.0.0.1/8\n", 1, 0, "did you mean 10.0.0.0/8?" },
+		{ "cidr /33", VIA_FILE, "block-cidr = 10.0.0.0/33\n", 1, 0, "prefix length after '/' must be 0-32" },
+		{ "cidr /08", VIA_FILE, "block-cidr = 10.0.0.0/08\n", 1, 0, "prefix length after '/'" },
+		{ "cidr short", VIA_FILE, "block-cidr = 10/8\n", 1, 0, "not an IPv4 prefix" },
+		{ "cidr empty len", VIA_FILE, "block-cidr = 10.0.0.0/\n", 1, 0, "prefix length" },
+		{ "egress yes", VIA_FILE, "egress-jail = yes\n", 1, 0, "egress-jail = \"yes\": must be on or off" },
+		{ "egress env bad", VIA_ENV, "EBPFJAIL_EGRESS_JAIL=0", 1, 0, "env EBPFJAIL_EGRESS_JAIL" },
+		{ "egress env empty", VIA_ENV, "EBPFJAIL_EGRESS_JAIL=", 1, 0, "egress-jail: empty value" },
+		{ "pass PATH", VIA_FILE, "pass-env = PATH\n", 1, 0, "pass-env = \"PATH\": may not be passed" },
+		{ "pass HOME", VIA_FILE, "pass-env = HOME\n", 1, 0, "\"HOME\": may not" },
+		{ "pass USER", VIA_FILE, "pass-env = USER\n", 1, 0, "\"USER\": may not" },
+		{ "pass LD_PRELOAD", VIA_FILE, "pass-env = LD_PRELOAD\n", 1, 0, "\"LD_PRELOAD\": may not" },
+		{ "pass LD_LIBRARY_PATH", VIA_FLAG, "pass-env\tLD_LIBRARY_PATH", 1, 0, "flag --flag: pass-env = \"LD_LIBRARY_PATH\"" },
+		{ "pass BASH_ENV", VIA_FILE, "pass-env = BASH_ENV\n", 1, 0, "\"BASH_ENV\": may not" },
+		{ "pass ENV", VIA_FILE, "pass-env = ENV\n", 1, 0, "\"ENV\": may not" },
+		{ "pass SHELLOPTS", VIA_FILE, "pass-env = SHELLOPTS\n", 1, 0, "\"SHELLOPTS\": may not" },
+		{ "pass BASHOPTS", VIA_FILE, "pass-env = BASHOPTS\n", 1, 0, "\"BASHOPTS\": may not" },
+		{ "pass IFS", VIA_FILE, "pass-env = IFS\n", 1, 0, "\"IFS\": may not" },
+		{ "pass EBPFJAIL_", VIA_FILE, "pass-env = EBPFJAIL_AUDIT_LOG\n", 1, 0, "\"EBPFJAIL_AUDIT_LOG\": may not" },
+		{ "pass digit first", VIA_FILE, "pass-env = 1ABC\n", 1, 0, "not a variable name" },
+		{ "pass dash", VIA_FILE, "pass-env = A-B\n", 1, 0, "not a variable name" },
+		{ "pass two names", VIA_FILE, "pass-env = A B\n", 1, 0, "not a variable name" },
+		{ "audit relative", VIA_FILE, "audit-log = audit.jsonl\n", 1, 0, "must be an absolute path" },
+		{ "no equals", VIA_FILE, "allow-ip 1.2.3.4\n", 1, 0, "t.conf:1: expected \"key = value\", got \"allow-ip 1.2.3.4\"" },
+		{ "no key", VIA_FILE, "= 1.2.3.4\n", 1, 0, "t.conf:1: missing key" },
+		{ "callback = model port", VIA_FILE, "callback-port = 1920\n", 1, 0, "t.conf:1: callback-port = 1920 is also the local-model-port (default)" },
+		{ "callback = set model port", VIA_FILE, "local-model-port = 8000\ncallback-port = 8000\n", 1, 0, "also the local-model-port (t.conf:1)" },
+		{ "callback = local port", VIA_FILE, "local-port = 5432\ncallback-port = 5432\n", 1, 0, "t.conf:2: callback-port = 5432 is also a local-port (t.conf:1)" },
+		{ "control char", VIA_FILE, "audit-log = /tmp/a\x01" "b\n", 1, 0, "contains a control character" },
+		{ "bare cr inside", VIA_FILE, "local-port = 1\r2\n", 1, 0, "local-port = \"1\\x0d2\"" },
+		{ "binary garbage", VIA_FILE, "\x7f" "ELF\x02\x01\x01\n\xff\xfe=\x80\n", 1, 1, "t.conf:1: expected \"key = value\", got \"\\x7fELF\\x02\\x01\\x01\"" },
+		{ "errors counted", VIA_FILE, "local-port = 0\nallow-ip = x\nbogus\nlocal-port = 22\n", 3, 0, "t.conf:1:" },
+		{ "line 3 reported", VIA_FILE, "# one\nlocal-port = 1\nlocal-port = 70000\n", 1, 0, "t.conf:3: local-port = \"70000\"" },
+	};
+	return cr_make_param_array(struct config_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct config_case *c, config, cases)
+{
+	struct config cfg;
+	char *printed;
+
+	apply_case(&cfg, c);
+	cr_expect_eq(cfg.n_errors, c->errors, "[%s] errors: got %u, want %u (first: %s)", c->name,
+		     cfg.n_errors, c->errors, cfg.n_diags ? cfg.diags[0].text : "none");
+	cr_expect_eq(count_warnings(&cfg), c->warnings, "[%s] warnings: got %u, want %u", c->name,
+		     count_warnings(&cfg), c->warnings);
+	if (c->errors == 0) {
+		printed = print_config(&cfg);
+		cr_expect(strstr(printed, c->expect), "[%s] printed config lacks \"%s\":\n%s", c->name,
+			  c->expect, printed);
+		free(printed);
+	} else {
+		cr_assert(cfg.n_diags > 0);
+		cr_expect(strstr(cfg.diags[0].text, c->expect), "[%s] diag \"%s\" lacks \"%s\"",
+			  c->name, cfg.diags[0].text, c->expect);
+	}
+	config_free(&cfg);
+}
+
+Test(config, one_mib_line)
+{
+	size_t len = 1 << 20;
+	char *text = malloc(len + 32);
+	struct config cfg;
+
+	cr_assert_not_null(text);
+	memcpy(text, "pass-env = ", 11);
+	memset(text + 11, 'A', len);
+	strcpy(text + 11 + len, "\nlocal-port = 7\n");
+	config_init(&cfg);
+	config_parse_buffer(&cfg, "big.conf", text, strlen(text));
+	cr_assert_eq(cfg.n_errors, 1);
+	cr_expect(strstr(cfg.diags[0].text, "big.conf:1: line is 1048587 bytes long, the limit is 4096"),
+		  "%s", cfg.diags[0].text);
+	cr_expect(strlen(cfg.diags[0].text) < 400, "the message quotes a bounded excerpt");
+	/* The line after it is still read (and reported on, were it wrong). */
+	cr_expect_eq(cfg.n_local_port, 1);
+	cr_expect_eq(cfg.local_port[0].origin.line, 2);
+	config_free(&cfg);
+	free(text);
+}
+
+Test(config, nul_byte)
+{
+	static const char text[] = "local-port = 5\0 7\n";
+	struct config cfg;
+
+	config_init(&cfg);
+	config_parse_buffer(&cfg, "n.conf", text, sizeof(text) - 1);
+	cr_assert_eq(cfg.n_errors, 1);
+	cr_expect(strstr(cfg.diags[0].text, "n.conf:1: contains a NUL byte"), "%s", cfg.diags[0].text);
+	cr_expect_eq(cfg.n_local_port, 0, "nothing of a bad line is applied");
+	config_free(&cfg);
+}
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+	strcpy(tmpdir, "/tmp/ebpfjail-test-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		cr_log_warn("could not remove %s", tmpdir);
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[8][256];
+	static int next;
+	char *p = path[next++ % 8];
+	FILE *f;
+
+	snprintf(p, 256, "%s/%s", tmpdir, name);
+	f = fopen(p, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+TestSuite(config_files, .init = make_tmpdir, .fini = remove_tmpdir);
+
+Test(config_files, missing_optional_and_required)
+{
+	struct config cfg;
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/absent.conf", tmpdir);
+	config_init(&cfg);
+	cr_expect_eq(config_load_file(&cfg, path, false), 0);
+	cr_expect_eq(cfg.n_diags, 0, "an absent optional file is not an error");
+	cr_expect_eq(config_load_file(&cfg, path, true), -ENOENT);
+	cr_assert_eq(cfg.n_errors, 1);
+	cr_expect(strstr(cfg.diags[0].text, "absent.conf:0: cannot open: No such file or directory"),
+		  "%s", cfg.diags[0].text);
+	config_free(&cfg);
+}
+
+Test(config_files, directory)
+{
+	struct config cfg;
+
+	config_init(&cfg);
+	cr_expect_eq(config_load_file(&cfg, tmpdir, true), -EISDIR);
+	cr_assert_eq(cfg.n_errors, 1);
+	cr_expect(strstr(cfg.diags[0].text, "Is a directory"), "%s", cfg.diags[0].text);
+	config_free(&cfg);
+}
+
+Test(config_files, unreadable)
+{
+	const char *path = write_file("secret.conf", "local-port = 1\n");
+	struct config cfg;
+	int ret;
+
+	cr_assert_eq(chmod(path, 0), 0);
+	/* As root, read it as nobody would (the way user files are read). */
+	if (geteuid() == 0) {
+		setfsgid(65534);
+		setfsuid(65534);
+	}
+	config_init(&cfg);
+	ret = config_load_file(&cfg, path, false);
+	setfsuid(0);
+	setfsgid(0);
+	cr_expect_eq(ret, -EACCES, "unreadable is an error even for an optional file");
+	cr_assert_eq(cfg.n_errors, 1);
+	cr_expect(strstr(cfg.diags[0].text, "secret.conf:0: cannot open: Permission denied"), "%s",
+		  cfg.diags[0].text);
+	cr_expect_eq(cfg.n_local_port, 0);
+	config_free(&cfg);
+}
+
+Test(config_files, precedence_and_accumulation)
+{
+	const char *sys = write_file("system.conf", "egress-jail = on\nlocal-model-port = 1111\n"
+						    "allow-ip = 192.0.2.1\naudit-log = /sys.jsonl\n"
+						    "pass-env = A\n");
+	const char *usr = write_file("user.conf", "local-model-port = 2222\nallow-ip = 192.0.2.2\n"
+						  "allow-ip = 192.0.2.1\npass-env = B\n");
+	char *envp[] = { "HOME=/root", "EBPFJAIL_LOCAL_MODEL_PORT=3333",
+			 "EBPFJAIL_ALLOW_IP=192.0.2.3 192.0.2.2", "EBPFJAIL_EGRESS_JAIL=off", NULL };
+	static const struct config_origin flag = { .source = SOURCE_FLAG, .name = "--allow-ip" };
+	struct config cfg;
+	char where[256];
+
+	config_init(&cfg);
+	cr_assert_eq(config_load_file(&cfg, sys, false), 1);
+	cr_assert_eq(config_load_file(&cfg, usr, true), 1);
+	config_apply_env(&cfg, envp);
+	cr_assert_eq(config_set(&cfg, "allow-ip", "192.0.2.4", &flag), 0);
+	cr_assert_eq(config_set(&cfg, "allow-ip", "192.0.2.3", &flag), 0);
+	config_finish(&cfg);
+	cr_assert(config_ok(&cfg));
+
+	/* Single values: the last source wins, and says so. */
+	cr_expect_eq(cfg.local_model_port, 3333);
+	config_origin_format(&cfg.local_model_port_origin, where, sizeof(where));
+	cr_expect_str_eq(where, "env EBPFJAIL_LOCAL_MODEL_PORT");
+	cr_expect_eq(cfg.egress_jail, false);
+	cr_expect_str_eq(cfg.audit_log, "/sys.jsonl");
+
+	/* Repeatable: accumulated in order, deduplicated, first origin kept. */
+	cr_assert_eq(cfg.n_allow_ip, 4);
+	config_origin_format(&cfg.allow_ip[0].origin, where, sizeof(where));
+	cr_expect(strstr(where, "system.conf:3"), "%s", where);
+	config_origin_format(&cfg.allow_ip[1].origin, where, sizeof(where));
+	cr_expect(strstr(where, "user.conf:2"), "%s", where);
+	config_origin_format(&cfg.allow_ip[2].origin, where, sizeof(where));
+	cr_expect_str_eq(where, "env EBPFJAIL_ALLOW_IP");
+	config_origin_format(&cfg.allow_ip[3].origin, where, sizeof(where));
+	cr_expect_str_eq(where, "flag --allow-ip");
+	cr_expect_eq(cfg.n_pass_env, 2);
+	config_free(&cfg);
+}
+
+Test(config_files, printed_config_reads_back_the_same)
+{
+	const char *path = write_file("full.conf",
+				      "egress-jail = off\nallow-ip = 192.0.2.1\nallow-ip = 10.0.0.7:502\n"
+				      "block-cidr = 198.18.0.0/15\nlocal-port = 5432\n"
+				      "local-model-port = 0\ncallback-port = 1455\npass-env = FOO\n"
+				      "audit-log = /var/tmp/a.jsonl\n");
+	struct config a, b;
+	char *first, *second;
+	const char *again;
+
+	config_init(&a);
+	config_load_file(&a, path, true);
+	cr_assert(config_ok(&a));
+	first = print_config(&a);
+	again = write_file("again.conf", first);
+	config_init(&b);
+	config_load_file(&b, again, true);
+	cr_assert(config_ok(&b), "%s", b.n_diags ? b.diags[0].text : "");
+	second = print_config(&b);
+	/* Same values in the same order; only the origins differ. */
+	for (char *p = first, *q = second; p && q;
+	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL,
+		  q = strchr(q, '\n') ? strchr(q, '\n') + 1 : NULL) {
+		size_t n = strcspn(p, "#");
+
+		cr_expect(strncmp(p, q, n) == 0, "%.*s vs %.*s", (int)n, p, (int)n, q);
+	}
+	free(first);
+	free(second);
+	config_free(&a);
+	config_free(&b);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* cgroup.h - find the cgroup v2 hierarchy */
+#ifndef EBPFJAIL_CGROUP_H
+#define EBPFJAIL_CGROUP_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/**
+ * cgroup_parse_mountinfo() - the mount point of the first cgroup2 mount
+ * @mountinfo: a /proc/PID/mountinfo stream
+ * @buf: result, with the kernel's \040-style escapes decoded
+ *
+ * Return: 0, -ENOENT when no cgroup2 file system is mounted, -ENAMETOOLONG.
+ */
+int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size);
+
+/**
+ * cgroup_v2_root() - where cgroup v2 is mounted in this mount namespace
+ *
+ * Never assumed: hybrid hosts mount it at /sys/fs/cgroup/unified, pure v2
+ * hosts at /sys/fs/cgroup, containers anywhere.
+ * Return: 0 or -errno, as cgroup_parse_mountinfo().
+ */
+int cgroup_v2_root(char *buf, size_t size);
+
+#endif /* EBPFJAIL_CGROUP_H */

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* commands.c - the command table, the main help and `ebpfjail help` */
+#include <stdio.h>
+
+#include "cli.h"
+
+static int cmd_help(const struct command *cmd, int argc, char **argv);
+
+const struct command commands[] = {
+	{ "run", cmd_run, CLI_OPT_POLICY | CLI_OPT_USER | CLI_OPT_COMMAND,
+	  "[OPTIONS] [--] COMMAND [ARG...]", "Run COMMAND in the network egress jail.",
+	  "Options:\n"
+	  "  --allow-ip IP[:PORT]   also allow this address (every port, or PORT)\n"
+	  "  --local-port N         relay the host's 127.0.0.1:N into the jail\n"
+	  "  --callback-port N      relay the host's 127.0.0.1:N to the jail's (logins)\n"
+	  "  --pass-env NAME        pass this environment variable into the jail\n"
+	  "  --user USER|UID        run COMMAND as this user (default: SUDO_UID)\n"
+	  "The policy options repeat and add to the configuration files.\n\n"
+	  "Exit status: COMMAND's own (128+N if killed by signal N); 125 when ebpfjail\n"
+	  "refuses or fails before COMMAND runs; 126 not executable; 127 not found.\n" },
+	{ "audit", cmd_audit, CLI_OPT_JSON | CLI_OPT_AUDIT, "[--follow] [--json] [--since WHEN] [--jail ID]",
+	  "Show the connections the jail denied, and why.",
+	  "Options:\n"
+	  "  --follow           keep printing new denials as they happen\n"
+	  "  --json             JSON lines, as in the audit log\n"
+	  "  --since WHEN       only newer ones: a duration (10m) or a time\n"
+	  "  --jail ID          only this jail's\n" },
+	{ "doctor", cmd_doctor, CLI_OPT_JSON, "[--json]",
+	  "Check every prerequisite of the jail and the configuration.",
+	  "Options:\n"
+	  "  --json             one JSON object for machines\n\n"
+	  "Exit status: 0 when nothing fails, 1 when something does, 2 on usage errors.\n" },
+	{ "status", cmd_status, CLI_OPT_JSON, "[--json]",
+	  "List running jails, their counters and relays.",
+	  "Options:\n"
+	  "  --json             one JSON object for machines\n" },
+	{ "config", cmd_config, CLI_OPT_POLICY, "[OPTIONS]",
+	  "Print the effective configuration and where each value came from.",
+	  "Sources, each overriding or adding to the one before:\n"
+	  "  " CONFIG_SYSTEM_PATH ", then ~/" CONFIG_USER_RELPATH " (SUDO_USER's under sudo)\n"
+	  "  or the --config FILE, then EBPFJAIL_<KEY> variables, then the options\n"
+	  "  --allow-ip, --local-port, --callback-port, --pass-env as for 'run'.\n\n"
+	  "Exit status: 0 when the configuration is valid (warnings allowed), 1 when not.\n" },
+	{ "help", cmd_help, CLI_OPT_COMMAND, "[COMMAND]", "Show help for ebpfjail or a COMMAND.",
+	  NULL },
+	{ NULL, NULL, 0, NULL, NULL, NULL },
+};
+
+int cli_print_main_help(void)
+{
+	const struct command *c;
+
+	printf("Usage: ebpfjail COMMAND [OPTIONS]\n\n"
+	       "Run an AI coding agent where it reaches the internet, DNS and the addresses\n"
+	       "you allow, and nothing else: no private networks, host services or cloud\n"
+	       "metadata. Enforced in the kernel by eBPF; fails closed.\n\n"
+	       "Commands:\n");
+	for (c = commands; c->name; c++)
+		printf("  %-8s %s\n", c->name, c->summary);
+	printf("\nOptions:\n"
+	       "  -h, --help     this help ('ebpfjail help COMMAND' for a command's)\n"
+	       "  --version      print the version\n\n"
+	       "Example: sudo ebpfjail run claude\n");
+	return 0;
+}
+
+static int cmd_help(const struct command *cmd, int argc, char **argv)
+{
+	struct cli_options o;
+	const struct command *target;
+	int ret = cli_parse(cmd, argc, argv, &o);
+
+	cli_options_free(&o);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (o.n_rest == 0) {
+		return cli_print_main_help();
+	}
+	if (o.n_rest > 1)
+		return cli_usage_error(cmd, "help: one command at a time");
+	target = cli_find_command(o.rest[0]);
+	if (!target)
+		return cli_usage_error(cmd, "help: unknown command '%s'", o.rest[0]);
+	cli_print_help(target);
+	return 0;
+}
+
