@@ -118,7 +118,8 @@ enum jail_hook {
 #define JAIL_COMM_LEN 16
 
 /* One denial, as written to the ring buffer. TC events have no process:
- * pid, tid, uid, gid and comm are zero, cgroup_id is 0. */
+ * pid, tid, uid, gid, comm and cgroup_id are zero. A denied IPv6 destination
+ * (reason REASON_IPV6) is in daddr6, with daddr 0. */
 struct jail_event {
 	__u64 time_ns;   /* bpf_ktime_get_boot_ns() */
 	__u64 cgroup_id;
@@ -135,6 +136,7 @@ struct jail_event {
 	__u8 family;     /* AF_INET, or AF_INET6 for an IPv4-mapped address */
 	__u8 pad;
 	char comm[JAIL_COMM_LEN];
+	__u32 daddr6[4]; /* network byte order */
 };
 
 #endif /* EBPFJAIL_ABI_H */

@@ -1,5 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* sock.bpf.c - cgroup socket hooks: deny the agent's connects with EPERM */
+/* sock.bpf.c - cgroup socket hooks: the agent's connects and sends, decided
+ *
+ * Attached to the agent's cgroup. A denial returns 0, which the kernel turns
+ * into EPERM for connect()/sendmsg() at once (no timeout for the agent to
+ * wait out), and writes one event for the audit log.
+ *
+ * What each hook sees (net/ipv4/af_inet.c, udp.c, tcp.c, ping.c):
+ * - connect4/connect6: connect() on TCP, UDP and ping sockets, and TCP Fast
+ *   Open's sendto(MSG_FASTOPEN), through the protocol's pre_connect.
+ * - sendmsg4/sendmsg6: UDP sendto()/sendmsg()/sendmmsg() with an address,
+ *   once per message. A connected socket was judged at connect().
+ * - An AF_INET6 socket sending to an IPv4-mapped address (::ffff:a.b.c.d)
+ *   reaches sendmsg4 (udpv6_sendmsg hands it to udp_sendmsg), and connect6
+ *   for connect(). Either way the IPv4 address is judged.
+ * Raw sockets, unconnected ping sockets and anything else have no hook here:
+ * the TC classifier on the tap sees their packets.
+ */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -9,18 +25,118 @@
 #define VERDICT_DENY 0
 #define VERDICT_ALLOW 1
 
-SEC("cgroup/connect4")
-int jail_connect4(struct bpf_sock_addr *ctx)
+#define AF_INET 2
+#define AF_INET6 10
+
+/* emit_event() - one ring buffer record for a socket hook's denial.
+ * Inlined into each hook: the verifier then sees the ctx type directly. */
+static __always_inline void emit_event(struct bpf_sock_addr *ctx, __u32 hook, struct verdict v,
+				       __u32 daddr, __u16 dport_be, const __u32 *daddr6)
+{
+	struct jail_event *e;
+	__u64 id;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		/* Ring buffer full: the loss is counted, never silent. */
+		count(hook, COUNTER_LOST);
+		return;
+	}
+	id = bpf_get_current_pid_tgid();
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	id = bpf_get_current_uid_gid();
+	e->uid = (__u32)id;
+	e->gid = id >> 32;
+	e->daddr = daddr;
+	e->dport = bpf_ntohs(dport_be);
+	e->proto = (__u8)ctx->protocol;
+	e->hook = (__u8)hook;
+	e->reason = v.reason;
+	e->rule_prefixlen = v.rule_prefixlen;
+	/* The socket's family: inet6 marks an IPv4-mapped destination. */
+	e->family = ctx->family == AF_INET6 ? AF_INET6 : AF_INET;
+	e->pad = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	/* Only the IPv6 hooks may read user_ip6: the address comes as an
+	 * argument so each inlined copy touches the fields its hook owns. */
+	if (daddr6) {
+		e->daddr6[0] = daddr6[0];
+		e->daddr6[1] = daddr6[1];
+		e->daddr6[2] = daddr6[2];
+		e->daddr6[3] = daddr6[3];
+	} else {
+		__builtin_memset(e->daddr6, 0, sizeof(e->daddr6));
+	}
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* judge_ipv4() - the whole decision for an IPv4 destination, shared by the
+ * four hooks so a mapped address is judged exactly as its IPv4 form. */
+static __always_inline int judge_ipv4(struct bpf_sock_addr *ctx, __u32 hook, __u32 daddr,
+				      __u16 dport_be)
 {
 	struct verdict v;
 
-	/* The jail's own loopback never leaves the namespace. */
-	if ((bpf_ntohl(ctx->user_ip4) >> 24) == 127)
+	/* The jail's own loopback never leaves the namespace: the agent's
+	 * tools (language servers, test servers) talk over it. 127/8 on the
+	 * tap, which would be the host's loopback, is the TC program's. */
+	if ((bpf_ntohl(daddr) >> 24) == 127) {
+		count(hook, REASON_JAIL_LOOPBACK);
 		return VERDICT_ALLOW;
+	}
+	v = policy_decide(daddr, dport_be);
+	count(hook, v.reason);
+	if (v.action == JAIL_ALLOW)
+		return VERDICT_ALLOW;
+	emit_event(ctx, hook, v, daddr, dport_be, NULL);
+	return VERDICT_DENY;
+}
 
-	v = policy_decide(ctx->user_ip4, (__u16)ctx->user_port);
-	count(HOOK_CONNECT4, v.reason);
-	return v.action == JAIL_ALLOW ? VERDICT_ALLOW : VERDICT_DENY;
+/* judge_ipv6() - IPv6 has no route out of the jail, but a hook that let it
+ * pass would rely on that alone; deny all but IPv4-mapped addresses. */
+static __always_inline int judge_ipv6(struct bpf_sock_addr *ctx, __u32 hook)
+{
+	struct verdict v = { .action = JAIL_DENY, .reason = REASON_IPV6 };
+	__u16 dport_be = (__u16)ctx->user_port;
+	__u32 ip6[4];
+
+	ip6[0] = ctx->user_ip6[0];
+	ip6[1] = ctx->user_ip6[1];
+	ip6[2] = ctx->user_ip6[2];
+	ip6[3] = ctx->user_ip6[3];
+	if (ip6[0] == 0 && ip6[1] == 0 && ip6[2] == bpf_htonl(0x0000ffff))
+		return judge_ipv4(ctx, hook, ip6[3], dport_be);
+
+	count(hook, REASON_IPV6);
+	emit_event(ctx, hook, v, 0, dport_be, ip6);
+	return VERDICT_DENY;
+}
+
+SEC("cgroup/connect4")
+int jail_connect4(struct bpf_sock_addr *ctx)
+{
+	return judge_ipv4(ctx, HOOK_CONNECT4, ctx->user_ip4, (__u16)ctx->user_port);
+}
+
+SEC("cgroup/sendmsg4")
+int jail_sendmsg4(struct bpf_sock_addr *ctx)
+{
+	return judge_ipv4(ctx, HOOK_SENDMSG4, ctx->user_ip4, (__u16)ctx->user_port);
+}
+
+SEC("cgroup/connect6")
+int jail_connect6(struct bpf_sock_addr *ctx)
+{
+	return judge_ipv6(ctx, HOOK_CONNECT6);
+}
+
+SEC("cgroup/sendmsg6")
+int jail_sendmsg6(struct bpf_sock_addr *ctx)
+{
+	return judge_ipv6(ctx, HOOK_SENDMSG6);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

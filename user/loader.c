@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* loader.c - load the jail's BPF programs, fill the policy, attach them
+/* loader.c - load the jail's BPF programs, fill the policy, attach, read events
  *
- * The only file that includes the generated skeleton.
+ * The only file that includes the generated skeleton. Ownership: struct
+ * jail_bpf owns the skeleton (programs, maps, cgroup links), the TC hook it
+ * attached, and the ring buffer reader; loader_close() releases all three,
+ * which detaches every program.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,9 +19,24 @@
 
 struct jail_bpf {
 	struct ebpfjail *skel;
+	struct ring_buffer *ringbuf;
+	loader_event_fn on_event;
+	void *ctx;
+	struct bpf_tc_hook tc_hook;
+	struct bpf_tc_opts tc_opts;
+	bool tc_attached, tc_hook_created;
 };
 
-int loader_open(struct jail_bpf **out)
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct jail_bpf *jail = ctx;
+
+	if (size < sizeof(struct jail_event))
+		return 0; /* not ours: the ABI header is the only producer */
+	return jail->on_event ? jail->on_event(jail->ctx, data) : 0;
+}
+
+int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 {
 	struct jail_bpf *jail;
 	int err;
@@ -27,15 +45,27 @@ int loader_open(struct jail_bpf **out)
 	jail = calloc(1, sizeof(*jail));
 	if (!jail)
 		return -ENOMEM;
+	if (opts) {
+		jail->on_event = opts->on_event;
+		jail->ctx = opts->ctx;
+	}
 	jail->skel = ebpfjail__open();
 	if (!jail->skel) {
 		err = log_err(-errno, "cannot open the BPF object: %s", strerror(errno));
 		goto fail;
 	}
+	if (opts && opts->tc_sample_interval_ns)
+		jail->skel->rodata->tc_sample_interval_ns = opts->tc_sample_interval_ns;
 	err = ebpfjail__load(jail->skel);
 	if (err) {
 		log_err(err, "the kernel refused the BPF programs: %s (run with -v for the verifier log)",
 			strerror(-err));
+		goto fail;
+	}
+	jail->ringbuf = ring_buffer__new(bpf_map__fd(jail->skel->maps.events), handle_event, jail,
+					 NULL);
+	if (!jail->ringbuf) {
+		err = log_err(-errno, "cannot read the event ring buffer: %s", strerror(errno));
 		goto fail;
 	}
 	*out = jail;
@@ -66,7 +96,8 @@ int loader_set_policy(struct jail_bpf *jail, const struct policy_rule *rules, si
 		}
 	}
 	/* The swap: one update of the outer slot. The outer map holds its own
-	 * reference to the trie, so closing our fd below keeps it alive. */
+	 * reference to the trie, so closing our fd below keeps it alive; the
+	 * old trie is freed once no program uses it any more (RCU). */
 	if (bpf_map_update_elem(bpf_map__fd(jail->skel->maps.policy_outer), &zero, &trie_fd,
 				BPF_ANY))
 		err = log_err(-errno, "cannot install the policy: %s", strerror(errno));
@@ -77,12 +108,113 @@ out:
 
 int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd)
 {
-	struct bpf_link *link;
+	struct ebpfjail *s = jail->skel;
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} hooks[] = {
+		{ s->progs.jail_connect4, &s->links.jail_connect4 },
+		{ s->progs.jail_sendmsg4, &s->links.jail_sendmsg4 },
+		{ s->progs.jail_connect6, &s->links.jail_connect6 },
+		{ s->progs.jail_sendmsg6, &s->links.jail_sendmsg6 },
+	};
+	size_t i;
+	int err;
 
-	link = bpf_program__attach_cgroup(jail->skel->progs.jail_connect4, cgroup_fd);
-	if (!link)
-		return log_err(-errno, "cannot attach connect4 to the cgroup: %s", strerror(errno));
-	jail->skel->links.jail_connect4 = link;
+	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		*hooks[i].link = bpf_program__attach_cgroup(hooks[i].prog, cgroup_fd);
+		if (!*hooks[i].link) {
+			err = log_err(-errno, "cannot attach %s to the cgroup: %s",
+				      bpf_program__section_name(hooks[i].prog), strerror(errno));
+			goto undo;
+		}
+	}
+	return 0;
+undo:
+	/* All or nothing: a jail with connect4 but no sendmsg4 would leak
+	 * through unconnected UDP. */
+	while (i-- > 0) {
+		bpf_link__destroy(*hooks[i].link);
+		*hooks[i].link = NULL;
+	}
+	return err;
+}
+
+int loader_attach_tc(struct jail_bpf *jail, int ifindex)
+{
+	int err;
+
+	memset(&jail->tc_hook, 0, sizeof(jail->tc_hook));
+	jail->tc_hook.sz = sizeof(jail->tc_hook);
+	jail->tc_hook.ifindex = ifindex;
+	jail->tc_hook.attach_point = BPF_TC_EGRESS;
+	err = bpf_tc_hook_create(&jail->tc_hook);
+	if (err && err != -EEXIST)
+		return log_err(err, "cannot add a clsact qdisc to interface %d: %s", ifindex,
+			       strerror(-err));
+	jail->tc_hook_created = err == 0;
+
+	memset(&jail->tc_opts, 0, sizeof(jail->tc_opts));
+	jail->tc_opts.sz = sizeof(jail->tc_opts);
+	jail->tc_opts.prog_fd = bpf_program__fd(jail->skel->progs.jail_tc_egress);
+	err = bpf_tc_attach(&jail->tc_hook, &jail->tc_opts);
+	if (err)
+		return log_err(err, "cannot attach the TC classifier to interface %d: %s", ifindex,
+			       strerror(-err));
+	jail->tc_attached = true;
+	return 0;
+}
+
+int loader_events_fd(const struct jail_bpf *jail)
+{
+	return ring_buffer__epoll_fd(jail->ringbuf);
+}
+
+int loader_events_poll(struct jail_bpf *jail, int timeout_ms)
+{
+	int n = ring_buffer__poll(jail->ringbuf, timeout_ms);
+
+	return n == -EINTR ? 0 : n;
+}
+
+int loader_read_counters(const struct jail_bpf *jail, __u64 out[COUNTER_SLOTS])
+{
+	int ncpus = libbpf_num_possible_cpus(), fd = bpf_map__fd(jail->skel->maps.counters);
+	__u64 *percpu;
+	__u32 slot;
+	int c, err = 0;
+
+	if (ncpus < 0)
+		return ncpus;
+	percpu = calloc((size_t)ncpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	for (slot = 0; slot < COUNTER_SLOTS; slot++) {
+		if (bpf_map_lookup_elem(fd, &slot, percpu)) {
+			err = -errno;
+			break;
+		}
+		out[slot] = 0;
+		for (c = 0; c < ncpus; c++)
+			out[slot] += percpu[c];
+	}
+	free(percpu);
+	return err;
+}
+
+int loader_test_run_tc(struct jail_bpf *jail, const void *frame, size_t len, unsigned int repeat,
+		       int *verdict, __u32 *duration_ns)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = (__u32)len,
+		    .repeat = repeat);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(jail->skel->progs.jail_tc_egress), &opts);
+	if (err)
+		return -errno;
+	*verdict = (int)opts.retval;
+	if (duration_ns)
+		*duration_ns = opts.duration;
 	return 0;
 }
 
@@ -90,6 +222,13 @@ void loader_close(struct jail_bpf *jail)
 {
 	if (!jail)
 		return;
-	ebpfjail__destroy(jail->skel); /* destroys links too: detaches */
+	if (jail->tc_attached) {
+		jail->tc_opts.flags = jail->tc_opts.prog_fd = jail->tc_opts.prog_id = 0;
+		bpf_tc_detach(&jail->tc_hook, &jail->tc_opts);
+	}
+	if (jail->tc_hook_created)
+		bpf_tc_hook_destroy(&jail->tc_hook);
+	ring_buffer__free(jail->ringbuf);
+	ebpfjail__destroy(jail->skel); /* destroys the cgroup links: detaches */
 	free(jail);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* loader.h - load the jail's BPF programs, fill the policy, attach them */
+/* loader.h - load the jail's BPF programs, fill the policy, attach, read events */
 #ifndef EBPFJAIL_LOADER_H
 #define EBPFJAIL_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -16,15 +17,25 @@ struct policy_rule {
 
 struct jail_bpf;
 
+/* Called for each denial read from the ring buffer; return 0 to go on. */
+typedef int (*loader_event_fn)(void *ctx, const struct jail_event *event);
+
+struct loader_options {
+	loader_event_fn on_event; /* may be NULL: events are then discarded */
+	void *ctx;
+	__u64 tc_sample_interval_ns; /* 0: the default, 10 ms per CPU */
+};
+
 /**
  * loader_open() - open and load the BPF programs (verifier included)
+ * @opts: event callback and tunables; NULL for defaults
  * @out: the loaded programs; nothing is attached yet
  *
  * The policy slot is empty after this: the programs deny everything until
  * loader_set_policy() has run (fail closed).
  * Return: 0 or -errno.
  */
-int loader_open(struct jail_bpf **out);
+int loader_open(const struct loader_options *opts, struct jail_bpf **out);
 
 /**
  * loader_set_policy() - replace the whole policy, atomically
@@ -38,11 +49,46 @@ int loader_open(struct jail_bpf **out);
 int loader_set_policy(struct jail_bpf *jail, const struct policy_rule *rules, size_t n);
 
 /**
- * loader_attach_cgroup() - attach the socket hooks to a cgroup
+ * loader_attach_cgroup() - attach the four socket hooks to a cgroup
  * @cgroup_fd: an open directory fd of a cgroup v2 cgroup
- * Return: 0 or -errno; on failure nothing stays attached.
+ * Return: 0 or -errno; on failure none of them stays attached.
  */
 int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd);
+
+/**
+ * loader_attach_tc() - attach the classifier to @ifindex's clsact egress
+ *
+ * Runs in the caller's network namespace, which must be the interface's.
+ * Creates the clsact qdisc if there is none.
+ * Return: 0 or -errno.
+ */
+int loader_attach_tc(struct jail_bpf *jail, int ifindex);
+
+/** loader_events_fd() - an fd that polls readable when events wait */
+int loader_events_fd(const struct jail_bpf *jail);
+
+/**
+ * loader_events_poll() - hand waiting events to the callback
+ * @timeout_ms: how long to wait for the first one; 0 never blocks
+ * Return: events handled, or -errno.
+ */
+int loader_events_poll(struct jail_bpf *jail, int timeout_ms);
+
+/**
+ * loader_read_counters() - sum the per-CPU counters
+ * @out: COUNTER_SLOTS values, index hook * COUNTER_STRIDE + reason
+ * Return: 0 or -errno.
+ */
+int loader_read_counters(const struct jail_bpf *jail, __u64 out[COUNTER_SLOTS]);
+
+/**
+ * loader_test_run_tc() - run the classifier on a crafted frame
+ * (BPF_PROG_TEST_RUN), for tests and benchmarks
+ * @repeat: how many runs; @duration_ns gets the mean time of one
+ * Return: 0 or -errno; @verdict gets TC_ACT_*.
+ */
+int loader_test_run_tc(struct jail_bpf *jail, const void *frame, size_t len, unsigned int repeat,
+		       int *verdict, __u32 *duration_ns);
 
 /** loader_close() - detach everything and free it; NULL is fine */
 void loader_close(struct jail_bpf *jail);

@@ -40,7 +40,7 @@ static void setup(void)
 	cr_assert_eq(mkdir(cg_path, 0755), 0, "mkdir %s: %s", cg_path, strerror(errno));
 	cg_fd = open(cg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(cg_fd, 0);
-	cr_assert_eq(loader_open(&jail), 0, "the kernel refused the BPF programs");
+	cr_assert_eq(loader_open(NULL, &jail), 0, "the kernel refused the BPF programs");
 }
 
 static void teardown(void)

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* tc.bpf.c - TC egress classifier on the jail's tap: every packet, decided
+ *
+ * The complete mediation point: whatever the socket hooks do not see (raw
+ * sockets, unconnected ping sockets, protocols without a hook) still leaves
+ * the namespace only through the tap, and here. Attached as clsact egress,
+ * direct action: TC_ACT_OK passes, TC_ACT_SHOT drops.
+ *
+ * Order of checks:
+ *   ARP                         pass (the tap needs its neighbour)
+ *   IPv6                        drop, reason ipv6
+ *   any other ethertype         drop, reason non-ipv4 (VLAN tags and QinQ
+ *                               included: a tag would hide the real header)
+ *   IPv4 shorter than 20 bytes,
+ *   version != 4, IHL < 5       drop, reason non-ipv4 (malformed)
+ *   IPv4 with options (IHL > 5) drop, reason ip-options (source routing and
+ *                               friends have no business leaving the jail)
+ *   everything else             the policy, on the destination address and,
+ *                               for TCP and UDP first fragments, the port
+ * Later fragments carry no port and are judged on the address alone, so a
+ * fragment to a blocked address is dropped whatever its first part said.
+ *
+ * Drops are counted per reason; at most one per CPU per sampling interval
+ * is written to the ring buffer, so a flood cannot drown the socket hooks'
+ * events.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "policy.bpf.h"
+
+#define TC_ACT_OK 0
+#define TC_ACT_SHOT 2
+#define ETH_P_IP 0x0800
+#define ETH_P_ARP 0x0806
+#define ETH_P_IPV6 0x86DD
+#define IP_OFFSET_MASK 0x1fff
+#define AF_INET 2
+#define AF_INET6 10
+#define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
+
+/* Minimum time between two sampled TC events on one CPU; set before load. */
+const volatile __u64 tc_sample_interval_ns = 10 * 1000 * 1000;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} tc_sample_last SEC(".maps");
+
+static __always_inline bool sample_due(void)
+{
+	__u64 now = bpf_ktime_get_boot_ns(), *last;
+	__u32 zero = 0;
+
+	last = bpf_map_lookup_elem(&tc_sample_last, &zero);
+	if (!last || now - *last < tc_sample_interval_ns)
+		return false;
+	*last = now;
+	return true;
+}
+
+static __always_inline int drop(struct verdict v, __u32 daddr, __u16 dport_be, __u8 proto,
+				const __u32 *daddr6)
+{
+	struct jail_event *e;
+
+	count(HOOK_TC, v.reason);
+	if (!sample_due())
+		return TC_ACT_SHOT;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(HOOK_TC, COUNTER_LOST);
+		return TC_ACT_SHOT;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->daddr = daddr;
+	e->dport = bpf_ntohs(dport_be);
+	e->proto = proto;
+	e->hook = HOOK_TC;
+	e->reason = v.reason;
+	e->rule_prefixlen = v.rule_prefixlen;
+	e->family = daddr6 ? AF_INET6 : AF_INET;
+	if (daddr6) {
+		e->daddr6[0] = daddr6[0];
+		e->daddr6[1] = daddr6[1];
+		e->daddr6[2] = daddr6[2];
+		e->daddr6[3] = daddr6[3];
+	}
+	bpf_ringbuf_submit(e, 0);
+	return TC_ACT_SHOT;
+}
+
+static __always_inline int drop_reason(__u8 reason)
+{
+	struct verdict v = { .action = JAIL_DENY, .reason = reason };
+
+	return drop(v, 0, 0, 0, NULL);
+}
+
+SEC("tc")
+int jail_tc_egress(struct __sk_buff *skb)
+{
+	struct ethhdr eth;
+	struct iphdr ip;
+	__u16 ports[2];
+	__u16 dport_be = 0;
+	struct verdict v;
+
+	/* bpf_skb_load_bytes() rather than direct packet access: it copes
+	 * with non-linear skbs and bounds every read by skb->len, so a frame
+	 * too short for a header fails the load and is dropped. */
+	if (bpf_skb_load_bytes(skb, 0, &eth, sizeof(eth)))
+		return drop_reason(REASON_NON_IPV4);
+	if (eth.h_proto == bpf_htons(ETH_P_ARP)) {
+		count(HOOK_TC, REASON_NONE);
+		return TC_ACT_OK;
+	}
+	if (eth.h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct verdict v6 = { .action = JAIL_DENY, .reason = REASON_IPV6 };
+		struct ipv6hdr ip6;
+
+		if (bpf_skb_load_bytes(skb, sizeof(eth), &ip6, sizeof(ip6)))
+			return drop(v6, 0, 0, 0, NULL);
+		return drop(v6, 0, 0, ip6.nexthdr, ip6.daddr.in6_u.u6_addr32);
+	}
+	if (eth.h_proto != bpf_htons(ETH_P_IP))
+		return drop_reason(REASON_NON_IPV4);
+
+	if (bpf_skb_load_bytes(skb, sizeof(eth), &ip, sizeof(ip)) || ip.version != 4 || ip.ihl < 5)
+		return drop_reason(REASON_NON_IPV4);
+	if (ip.ihl > 5) {
+		struct verdict vo = { .action = JAIL_DENY, .reason = REASON_IP_OPTIONS };
+
+		return drop(vo, ip.daddr, 0, ip.protocol, NULL);
+	}
+
+	/* A first fragment too short to hold the ports is judged as
+	 * portless: it cannot use a port-specific allow. */
+	if ((ip.protocol == IPPROTO_TCP || ip.protocol == IPPROTO_UDP) &&
+	    !(ip.frag_off & bpf_htons(IP_OFFSET_MASK)) &&
+	    !bpf_skb_load_bytes(skb, sizeof(eth) + sizeof(ip), ports, sizeof(ports)))
+		dport_be = ports[1];
+
+	v = policy_decide(ip.daddr, dport_be);
+	if (v.action == JAIL_ALLOW) {
+		count(HOOK_TC, v.reason);
+		return TC_ACT_OK;
+	}
+	return drop(v, ip.daddr, dport_be, ip.protocol, NULL);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
