@@ -24,35 +24,25 @@
 
 #include "cgroup.h"
 #include "loader.h"
+#include "testutil.h"
 
-static char cg_path[512];
 static int cg_fd = -1;
 static struct jail_bpf *jail;
 
 static void setup(void)
 {
-	char root[256];
-
 	if (geteuid() != 0)
 		cr_skip_test("needs root: loads BPF programs and creates cgroups");
-	cr_assert_eq(cgroup_v2_root(root, sizeof(root)), 0, "no cgroup v2 mount");
-	snprintf(cg_path, sizeof(cg_path), "%s/ebpfjail-test-%d", root, getpid());
-	cr_assert_eq(mkdir(cg_path, 0755), 0, "mkdir %s: %s", cg_path, strerror(errno));
-	cg_fd = open(cg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	cr_assert_geq(cg_fd, 0);
 	cr_assert_eq(loader_open(NULL, &jail), 0, "the kernel refused the BPF programs");
+	cg_fd = test_cgroup_open("loader");
 }
 
 static void teardown(void)
 {
 	loader_close(jail);
 	jail = NULL;
-	if (cg_fd >= 0)
-		close(cg_fd);
+	test_cgroup_close();
 	cg_fd = -1;
-	if (cg_path[0] && rmdir(cg_path) && errno != ENOENT)
-		cr_log_error("cannot remove %s: %s", cg_path, strerror(errno));
-	cg_path[0] = '\0';
 }
 
 static struct policy_rule rule(const char *addr, unsigned int prefixlen, uint16_t port,

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_sock.c - the socket hooks on the real kernel, one probe per way out
+ *
+ * A child joins a test cgroup with the hooks attached, enters a fresh
+ * network namespace whose only interface is lo (carrying the test's
+ * "internet" and "private" addresses, so nothing can leave the machine),
+ * drops to uid 4242, and tries every way of sending: TCP and UDP connect,
+ * unconnected sendto, sendmmsg, TCP Fast Open, AF_INET6 sockets with
+ * IPv4-mapped and real IPv6 destinations, the jail loopback. Each result is
+ * compared with the verdict the policy promises, and each denial with the
+ * single event it must have produced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <criterion/criterion.h>
+
+#include "builtin.h"
+#include "cgroup.h"
+#include "loader.h"
+#include "testutil.h"
+#include "policy.h"
+
+#define PROBE_UID 4242
+#define PROBE_COMM "jailprobe"
+#define MAX_EVENTS 64
+
+enum op {
+	OP_TCP_CONNECT,
+	OP_UDP_CONNECT,
+	OP_UDP_SENDTO,
+	OP_UDP_SENDMMSG_ALLOWED_THEN_DENIED, /* returns how many went: want 1 */
+	OP_TCP_FASTOPEN,
+};
+
+struct probe {
+	enum op op;
+	int family;      /* AF_INET, or AF_INET6 for mapped or real IPv6 */
+	char addr[48];   /* IPv4 dotted quad (mapped for AF_INET6), or IPv6 text */
+	uint16_t port;
+	int want_errno;  /* 0 = allowed */
+	int hook;        /* expected event's hook, when denied */
+	int reason;      /* expected event's reason, when denied */
+};
+
+static const struct probe probes[] = {
+	{ OP_TCP_CONNECT, AF_INET, "203.0.113.1", 8080, 0, 0, 0 },
+	{ OP_TCP_CONNECT, AF_INET, "10.9.9.9", 80, EPERM, HOOK_CONNECT4, REASON_PRIVATE },
+	{ OP_TCP_CONNECT, AF_INET, "10.1.2.3", 502, 0, 0, 0 },
+	{ OP_TCP_CONNECT, AF_INET, "10.1.2.3", 22, EPERM, HOOK_CONNECT4, REASON_PRIVATE },
+	{ OP_TCP_CONNECT, AF_INET, "169.254.169.254", 80, EPERM, HOOK_CONNECT4, REASON_METADATA },
+	{ OP_TCP_CONNECT, AF_INET, "127.0.0.1", 9000, 0, 0, 0 },
+	{ OP_UDP_CONNECT, AF_INET, "10.9.9.9", 53, EPERM, HOOK_CONNECT4, REASON_PRIVATE },
+	{ OP_UDP_CONNECT, AF_INET, "203.0.113.1", 9999, 0, 0, 0 },
+	{ OP_UDP_SENDTO, AF_INET, "10.9.9.9", 5000, EPERM, HOOK_SENDMSG4, REASON_PRIVATE },
+	{ OP_UDP_SENDTO, AF_INET, "192.168.1.1", 5000, EPERM, HOOK_SENDMSG4, REASON_PRIVATE },
+	{ OP_UDP_SENDTO, AF_INET, "203.0.113.1", 9999, 0, 0, 0 },
+	{ OP_UDP_SENDMMSG_ALLOWED_THEN_DENIED, AF_INET, "10.9.9.9", 5001, EPERM, HOOK_SENDMSG4,
+	  REASON_PRIVATE },
+	{ OP_TCP_FASTOPEN, AF_INET, "10.9.9.9", 80, EPERM, HOOK_CONNECT4, REASON_PRIVATE },
+	{ OP_TCP_FASTOPEN, AF_INET, "203.0.113.1", 8080, 0, 0, 0 },
+	{ OP_TCP_CONNECT, AF_INET6, "10.9.9.9", 81, EPERM, HOOK_CONNECT6, REASON_PRIVATE },
+	{ OP_TCP_CONNECT, AF_INET6, "203.0.113.1", 8080, 0, 0, 0 },
+	{ OP_UDP_CONNECT, AF_INET6, "10.9.9.9", 54, EPERM, HOOK_CONNECT6, REASON_PRIVATE },
+	/* udpv6_sendmsg() hands mapped destinations to udp_sendmsg(): the
+	 * sendmsg4 hook judges them, and the event says family inet6. */
+	{ OP_UDP_SENDTO, AF_INET6, "10.9.9.9", 5002, EPERM, HOOK_SENDMSG4, REASON_PRIVATE },
+	{ OP_UDP_SENDTO, AF_INET6, "203.0.113.1", 9999, 0, 0, 0 },
+	{ OP_TCP_CONNECT, AF_INET6, "::1", 9000, EPERM, HOOK_CONNECT6, REASON_IPV6 },
+	{ OP_UDP_SENDTO, AF_INET6, "2001:db8::1", 53, EPERM, HOOK_SENDMSG6, REASON_IPV6 },
+	{ OP_UDP_CONNECT, AF_INET6, "::1", 53, EPERM, HOOK_CONNECT6, REASON_IPV6 },
+};
+
+#define N_PROBES (sizeof(probes) / sizeof(probes[0]))
+
+static int cg_fd = -1;
+static struct jail_bpf *jail;
+static struct config cfg;
+static struct policy pol;
+static struct jail_event events[MAX_EVENTS];
+static unsigned int n_events, n_events_total;
+
+static int on_event(void *ctx, const struct jail_event *e)
+{
+	(void)ctx;
+	if (n_events < MAX_EVENTS)
+		events[n_events++] = *e;
+	n_events_total++;
+	return 0;
+}
+
+static void setup(void)
+{
+	static const char conf[] = "allow-ip = 10.1.2.3:502\n";
+	struct loader_options opts = { .on_event = on_event };
+	struct host_facts none = { 0 };
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: BPF programs, cgroups and namespaces");
+	config_init(&cfg);
+	config_parse_buffer(&cfg, "sock.conf", conf, sizeof(conf) - 1);
+	cr_assert(config_ok(&cfg));
+	cr_assert_eq(policy_compile(&cfg, &none, &pol), 0);
+	cr_assert_eq(loader_open(&opts, &jail), 0);
+	cr_assert_eq(loader_set_policy(jail, pol.rules, pol.n), 0);
+	cg_fd = test_cgroup_open("sock");
+	cr_assert_eq(loader_attach_cgroup(jail, cg_fd), 0);
+	n_events = n_events_total = 0;
+}
+
+static void teardown(void)
+{
+	loader_close(jail);
+	jail = NULL;
+	policy_free(&pol);
+	config_free(&cfg);
+	test_cgroup_close();
+	cg_fd = -1;
+}
+
+/* --- the child ----------------------------------------------------------- */
+
+static socklen_t make_addr(int family, const char *text, uint16_t port,
+			   struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		inet_pton(AF_INET, text, &sin->sin_addr);
+		return sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+		char mapped[64];
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		if (!strchr(text, ':')) {
+			snprintf(mapped, sizeof(mapped), "::ffff:%s", text);
+			text = mapped;
+		}
+		inet_pton(AF_INET6, text, &sin6->sin6_addr);
+		return sizeof(*sin6);
+	}
+}
+
+static int run_probe(const struct probe *p)
+{
+	struct sockaddr_storage ss, ok_ss;
+	socklen_t len = make_addr(p->family, p->addr, p->port, &ss), ok_len;
+	int type = p->op == OP_TCP_CONNECT || p->op == OP_TCP_FASTOPEN ? SOCK_STREAM : SOCK_DGRAM;
+	int fd = socket(p->family, type | SOCK_CLOEXEC, 0), ret = 0;
+	char byte = 'x';
+
+	if (fd < 0)
+		return -1000 - errno;
+	switch (p->op) {
+	case OP_TCP_CONNECT:
+	case OP_UDP_CONNECT:
+		ret = connect(fd, (struct sockaddr *)&ss, len) ? errno : 0;
+		break;
+	case OP_UDP_SENDTO:
+		ret = sendto(fd, &byte, 1, 0, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+		break;
+	case OP_TCP_FASTOPEN:
+		ret = sendto(fd, &byte, 1, MSG_FASTOPEN, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+		break;
+	case OP_UDP_SENDMMSG_ALLOWED_THEN_DENIED: {
+		struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+		struct mmsghdr m[2];
+		int sent;
+
+		ok_len = make_addr(p->family, "203.0.113.1", 9999, &ok_ss);
+		memset(m, 0, sizeof(m));
+		m[0].msg_hdr = (struct msghdr){ .msg_name = &ok_ss, .msg_namelen = ok_len,
+						.msg_iov = &iov, .msg_iovlen = 1 };
+		m[1].msg_hdr = (struct msghdr){ .msg_name = &ss, .msg_namelen = len,
+						.msg_iov = &iov, .msg_iovlen = 1 };
+		sent = sendmmsg(fd, m, 2, 0);
+		/* The first goes, the second is refused: sendmmsg reports 1,
+		 * and a retry of the denied one alone fails with EPERM. */
+		if (sent != 1)
+			ret = -2000 - sent;
+		else
+			ret = sendmmsg(fd, &m[1], 1, 0) < 0 ? errno : -3000;
+		break;
+	}
+	}
+	close(fd);
+	return ret;
+}
+
+static int listen_on(int type, const char *addr, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = make_addr(AF_INET, addr, port, &ss);
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0), one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &one, sizeof(one));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) ||
+	    (type == SOCK_STREAM && listen(fd, 64)))
+		return -1;
+	return fd;
+}
+
+/* probe_child() - in the cgroup, in a fresh netns, as PROBE_UID: run @fn,
+ * which writes its results to @out. Returns the child's pid. */
+static pid_t probe_child(void (*fn)(int out), int out)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid)
+		return pid;
+
+	char self[32];
+	int procs;
+
+	snprintf(self, sizeof(self), "%d", getpid());
+	procs = openat(cg_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (procs < 0 || write(procs, self, strlen(self)) < 0 || unshare(CLONE_NEWNET))
+		_exit(90);
+	close(procs);
+	/* Everything on lo: the addresses are local, nothing can leave. */
+	if (system("ip link set lo up && ip addr add 203.0.113.1/32 dev lo && "
+		   "ip addr add 10.1.2.3/32 dev lo && ip addr add 10.9.9.9/32 dev lo && "
+		   "ip addr add 192.168.1.1/32 dev lo"))
+		_exit(91);
+	/* Listeners for what should get through (listen() has no hook),
+	 * bound while still root: 502 is a privileged port. */
+	if (listen_on(SOCK_STREAM, "203.0.113.1", 8080) < 0 ||
+	    listen_on(SOCK_STREAM, "10.1.2.3", 502) < 0 ||
+	    listen_on(SOCK_STREAM, "127.0.0.1", 9000) < 0 ||
+	    listen_on(SOCK_DGRAM, "203.0.113.1", 9999) < 0)
+		_exit(93);
+	prctl(PR_SET_NAME, PROBE_COMM);
+	if (setresgid(PROBE_UID, PROBE_UID, PROBE_UID) || setresuid(PROBE_UID, PROBE_UID, PROBE_UID))
+		_exit(92);
+	fn(out);
+	_exit(0);
+}
+
+static void all_probes(int out)
+{
+	size_t i;
+
+	for (i = 0; i < N_PROBES; i++) {
+		int r = run_probe(&probes[i]);
+
+		if (write(out, &r, sizeof(r)) != sizeof(r))
+			_exit(94);
+	}
+}
+
+static void wait_child(pid_t pid)
+{
+	int status;
+
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "probe child failed (exit %d)", WEXITSTATUS(status));
+}
+
+TestSuite(sock, .init = setup, .fini = teardown, .timeout = 60);
+
+Test(sock, every_way_out)
+{
+	int results[N_PROBES], pipefd[2];
+	unsigned int denied = 0, e = 0;
+	pid_t pid;
+	size_t i;
+
+	cr_assert_eq(pipe(pipefd), 0);
+	pid = probe_child(all_probes, pipefd[1]);
+	close(pipefd[1]);
+	for (i = 0; i < N_PROBES; i++)
+		cr_assert_eq(read(pipefd[0], &results[i], sizeof(int)), sizeof(int),
+			     "probe child stopped before probe %zu", i);
+	close(pipefd[0]);
+	wait_child(pid);
+	loader_events_poll(jail, 0);
+
+	for (i = 0; i < N_PROBES; i++) {
+		const struct probe *p = &probes[i];
+
+		cr_expect_eq(results[i], p->want_errno, "probe %zu (%s %s:%u): got %d (%s), want %s",
+			     i, p->family == AF_INET ? "inet" : "inet6", p->addr, p->port, results[i],
+			     results[i] > 0 ? strerror(results[i]) : "-",
+			     p->want_errno ? strerror(p->want_errno) : "success");
+		/* sendmmsg is denied twice: in the batch, then alone. */
+		denied += p->want_errno ? (p->op == OP_UDP_SENDMMSG_ALLOWED_THEN_DENIED ? 2 : 1) : 0;
+	}
+	cr_assert_eq(n_events_total, denied, "one event per denial: %u events, %u denials",
+		     n_events_total, denied);
+
+	for (i = 0; i < N_PROBES; i++) {
+		const struct probe *p = &probes[i];
+		const struct jail_event *ev;
+
+		if (!p->want_errno)
+			continue;
+		if (p->op == OP_UDP_SENDMMSG_ALLOWED_THEN_DENIED)
+			e++; /* the batch's event; the retry's is checked below */
+		ev = &events[e++];
+		cr_expect_eq(ev->pid, (uint32_t)pid, "probe %zu: pid %u", i, ev->pid);
+		cr_expect_eq(ev->uid, PROBE_UID, "probe %zu: uid %u", i, ev->uid);
+		cr_expect_str_eq(ev->comm, PROBE_COMM, "probe %zu", i);
+		cr_expect_eq(ev->hook, p->hook, "probe %zu: hook %s, want %s", i, hook_name(ev->hook),
+			     hook_name((unsigned)p->hook));
+		cr_expect_eq(ev->reason, p->reason, "probe %zu: reason %s", i, reason_name(ev->reason));
+		cr_expect_eq(ev->dport, p->port, "probe %zu: dport %u (byte order?)", i, ev->dport);
+		cr_expect_eq(ev->family, p->family, "probe %zu: family %u", i, ev->family);
+		cr_expect_neq(ev->cgroup_id, 0);
+		cr_expect_neq(ev->time_ns, 0);
+		if (p->reason == REASON_IPV6) {
+			struct in6_addr want;
+
+			inet_pton(AF_INET6, p->addr, &want);
+			cr_expect_eq(memcmp(ev->daddr6, &want, 16), 0, "probe %zu: IPv6 address", i);
+		} else {
+			cr_expect_eq(ev->daddr, inet_addr(p->addr), "probe %zu: daddr", i);
+			long m = policy_lookup(&pol, inet_addr(p->addr), htons(p->port));
+
+			cr_assert_geq(m, 0);
+			cr_expect_eq(ev->rule_prefixlen, pol.rules[m].value.prefixlen,
+				     "probe %zu: rule /%u, the model says /%u", i, ev->rule_prefixlen,
+				     pol.rules[m].value.prefixlen);
+		}
+		cr_expect_eq(ev->proto,
+			     p->op == OP_TCP_CONNECT || p->op == OP_TCP_FASTOPEN ? IPPROTO_TCP : IPPROTO_UDP,
+			     "probe %zu: proto %u", i, ev->proto);
+	}
+}
+
+#define FLOOD 100000
+
+static void flood(int out)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(5000) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), denied = 0, i;
+	char byte = 'x';
+
+	sin.sin_addr.s_addr = inet_addr("10.9.9.9");
+	for (i = 0; i < FLOOD; i++)
+		denied += sendto(fd, &byte, 1, 0, (struct sockaddr *)&sin, sizeof(sin)) < 0 &&
+			  errno == EPERM;
+	if (write(out, &denied, sizeof(denied)) != sizeof(denied))
+		_exit(94);
+}
+
+Test(sock, flood_every_denial_logged_or_counted_lost)
+{
+	__u64 c[COUNTER_SLOTS];
+	int pipefd[2], denied = 0;
+	pid_t pid;
+
+	cr_assert_eq(pipe(pipefd), 0);
+	pid = probe_child(flood, pipefd[1]);
+	close(pipefd[1]);
+	cr_assert_eq(read(pipefd[0], &denied, sizeof(denied)), sizeof(denied));
+	close(pipefd[0]);
+	wait_child(pid);
+	cr_assert_eq(denied, FLOOD, "every send denied");
+
+	/* Nothing was read during the flood: the ring buffer filled up. */
+	while (loader_events_poll(jail, 0) > 0)
+		;
+	cr_assert_eq(loader_read_counters(jail, c), 0);
+	cr_expect_eq(c[HOOK_SENDMSG4 * COUNTER_STRIDE + REASON_PRIVATE], FLOOD);
+	cr_expect_gt(c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_LOST], 0, "the flood overflowed");
+	cr_expect_eq(n_events_total + c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_LOST], FLOOD,
+		     "%u logged + %llu lost != %d denied", n_events_total,
+		     (unsigned long long)c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_LOST], FLOOD);
+}
+
+#define SWAP_CONNECTS 200000
+
+static void hammer_blocked(int out)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(80) };
+	int leaked = 0, i;
+
+	sin.sin_addr.s_addr = inet_addr("10.9.9.9");
+	for (i = 0; i < SWAP_CONNECTS; i++) {
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		/* UDP connect: no handshake, so each try is only the hook. */
+		if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 || errno != EPERM)
+			leaked++;
+		close(fd);
+	}
+	if (write(out, &leaked, sizeof(leaked)) != sizeof(leaked))
+		_exit(94);
+}
+
+Test(sock, policy_swap_never_opens_a_window)
+{
+	struct config big;
+	struct policy p;
+	struct host_facts none = { 0 };
+	char line[64];
+	int pipefd[2], leaked = -1, swaps = 0, status;
+	pid_t pid;
+	unsigned int i;
+
+	/* A policy of ~5000 entries: filling it in place would leave a long
+	 * window; swapping a complete trie leaves none. */
+	config_init(&big);
+	for (i = 0; i < 5000; i++) {
+		snprintf(line, sizeof(line), "allow-ip = 198.18.%u.%u\n", i / 250, i % 250 + 1);
+		config_parse_buffer(&big, "big.conf", line, strlen(line));
+	}
+	cr_assert(config_ok(&big));
+	cr_assert_eq(policy_compile(&big, &none, &p), 0);
+
+	cr_assert_eq(pipe(pipefd), 0);
+	pid = probe_child(hammer_blocked, pipefd[1]);
+	close(pipefd[1]);
+	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+	/* Swap back and forth until the child is done (bounded by its count). */
+	while (waitpid(pid, &status, WNOHANG) == 0 && swaps < 100000) {
+		cr_assert_eq(loader_set_policy(jail, swaps % 2 ? pol.rules : p.rules,
+					       swaps % 2 ? pol.n : p.n), 0);
+		swaps++;
+	}
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_eq(read(pipefd[0], &leaked, sizeof(leaked)), sizeof(leaked));
+	close(pipefd[0]);
+	cr_expect_eq(leaked, 0, "%d of %d connects to a blocked address were not denied during %d swaps",
+		     leaked, SWAP_CONNECTS, swaps);
+	cr_expect_geq(swaps, 2, "the swaps overlapped the connects");
+	fprintf(stderr, "sock: %d policy swaps of %zu entries during %d denied connects\n", swaps,
+		p.n, SWAP_CONNECTS);
+	policy_free(&p);
+	config_free(&big);
+}

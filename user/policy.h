@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* policy.h - compile the configuration and the host's facts into the policy trie */
+#ifndef EBPFJAIL_POLICY_H
+#define EBPFJAIL_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "loader.h"
+
+struct host_prefix {
+	uint32_t addr; /* network byte order */
+	uint8_t prefixlen;
+};
+
+/* What the jail must know about the host it protects (from netlink in
+ * `run`; plain inputs here). */
+struct host_facts {
+	const struct host_prefix *addresses; /* the host's own addresses */
+	size_t n_addresses;
+	const struct host_prefix *connected; /* networks on the host's links */
+	size_t n_connected;
+	const struct host_prefix *routes;    /* non-default routes */
+	size_t n_routes;
+	uint32_t gateway;     /* the jail's gateway (pasta's side); 0 = none */
+	uint32_t dns_forward; /* pasta's DNS forward address; 0 = none */
+};
+
+/* Host routes shorter than this are ignored: full-tunnel VPNs install
+ * 0.0.0.0/1 and 128.0.0.0/1, which would block the whole internet. */
+#define POLICY_MIN_ROUTE_PREFIXLEN 8
+
+#define POLICY_SOURCE_LEN 96
+
+struct policy {
+	struct policy_rule *rules; /* what goes into the trie */
+	char (*sources)[POLICY_SOURCE_LEN]; /* why each rule is there */
+	size_t n;
+	size_t cap;
+};
+
+/**
+ * policy_compile() - build the complete policy
+ * @cfg: a valid configuration (allow-ip, block-cidr)
+ * @facts: the host's addresses, networks and routes, the jail's gateway
+ * @out: result; free with policy_free()
+ *
+ * Built-in blocks, the gateway (every port), the DNS exception (forward
+ * address, port 53), the host's addresses, connected networks and routes
+ * (but none shorter than POLICY_MIN_ROUTE_PREFIXLEN), block-cidr, then the
+ * allow-ip entries, which win over any block with the same prefix. At the
+ * same prefix the first block listed here keeps its reason.
+ * Return: 0, -E2BIG when the policy would not fit the trie, -ENOMEM.
+ */
+int policy_compile(const struct config *cfg, const struct host_facts *facts, struct policy *out);
+
+void policy_free(struct policy *p);
+
+/**
+ * policy_lookup() - what the trie would answer for @addr:@port (both network
+ * byte order), by the same longest-prefix rule
+ * Return: the matching rule's index, or -1 when nothing matches (allowed).
+ */
+long policy_lookup(const struct policy *p, uint32_t addr, uint16_t port);
+
+#endif /* EBPFJAIL_POLICY_H */
