@@ -3,6 +3,7 @@
 #   make            build/ebpfjail
 #   make check      unit tests (Criterion), integration tests, a bounded fuzz run
 #   make fuzz       build and run the config parser fuzzer (FUZZ_SECONDS=30)
+#   make bench      benchmarks (root; not part of check)
 #   make V=1        show full commands
 #
 # Everything generated lives under build/. Layout follows libbpf-bootstrap:
@@ -56,7 +57,7 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: all check unit integration fuzz fuzz-build clean distclean
+.PHONY: all check unit integration fuzz fuzz-build bench clean
 all: $(OUT)/ebpfjail
 
 $(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
@@ -112,6 +113,15 @@ fuzz: $(OUT)/fuzz/fuzz-config
 		-print_final_stats=1 -artifact_prefix=$(OUT)/fuzz/ $(OUT)/fuzz/corpus 2>$(OUT)/fuzz/fuzz.log || \
 		{ tail -n 60 $(OUT)/fuzz/fuzz.log; exit 1; }
 	@grep -E '^(stat::number_of_executed_units|Done)' $(OUT)/fuzz/fuzz.log | sed 's/^/  fuzz     /'
+
+# Benchmarks: not part of `make check` (timing on shared machines is noise).
+$(OUT)/bench/bench-connect: bench/bench_connect.c $(LIB_OBJS) | $(OUT)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(OUT)/bench
+	$(Q)$(CC) $(USER_CFLAGS) $^ $(LIBBPF_LIBS) -o $@
+
+bench: $(OUT)/bench/bench-connect
+	$(Q)$(OUT)/bench/bench-connect $(BENCH_N)
 
 unit: $(OUT)/unit-tests
 	$(Q)$(OUT)/unit-tests --jobs 1
