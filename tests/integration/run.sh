@@ -9,6 +9,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export EBPFJAIL=$(realpath "${1:?usage: run.sh BINARY [PATTERN]}")
+export SRC=$(cd "$here/../.." && pwd)
 pattern=${2:-}
 passed=0 failed=0 skipped=0
 

@@ -53,7 +53,7 @@ test_unbuilt_commands_say_so() {
 }
 
 test_config_example_file() {
-	run "$EBPFJAIL" config --config "$OLDPWD/etc/ebpfjail.conf"
+	run "$EBPFJAIL" config --config "$SRC/etc/ebpfjail.conf"
 	expect_rc 0
 	expect_out "local-model-port = 1920"
 	expect_out "etc/ebpfjail.conf:"
@@ -62,11 +62,11 @@ test_config_example_file() {
 
 test_example_documents_every_key() {
 	for k in egress-jail allow-ip block-cidr local-port local-model-port callback-port pass-env audit-log; do
-		grep -q "^#* *$k = " "$OLDPWD/etc/ebpfjail.conf" || fail "etc/ebpfjail.conf lacks $k"
+		grep -q "^#* *$k = " "$SRC/etc/ebpfjail.conf" || fail "etc/ebpfjail.conf lacks $k"
 	done
-	grep -q '^local-model-port = 1920' "$OLDPWD/etc/ebpfjail.conf" || fail "local-model-port not set"
-	grep -q '^# callback-port = 53692' "$OLDPWD/etc/ebpfjail.conf" || fail "no 53692 example"
-	grep -q '^# callback-port = 1455' "$OLDPWD/etc/ebpfjail.conf" || fail "no 1455 example"
+	grep -q '^local-model-port = 1920' "$SRC/etc/ebpfjail.conf" || fail "local-model-port not set"
+	grep -q '^# callback-port = 53692' "$SRC/etc/ebpfjail.conf" || fail "no 53692 example"
+	grep -q '^# callback-port = 1455' "$SRC/etc/ebpfjail.conf" || fail "no 1455 example"
 }
 
 test_config_error_names_file_line_text() {

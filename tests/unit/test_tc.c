@@ -351,3 +351,124 @@ Test(tc_sampling, drops_counted_events_sampled, .init = setup_default_sampling,
 	cr_expect_eq(v, TC_ACT_OK);
 	fprintf(stderr, "tc: %u ns per passed packet (BPF_PROG_TEST_RUN, 100000 runs)\n", ns);
 }
+
+/* --- attached to a real interface ----------------------------------------
+ *
+ * Two throwaway namespaces joined by a veth pair: the "jail" (203.0.113.2,
+ * a route to 10.9.9.9 via the peer) and the "peer" (203.0.113.1 and
+ * 10.9.9.9). The classifier sits on the jail's veth egress; the peer counts
+ * what arrives. No socket hooks are attached, so only TC decides. */
+
+#include <sched.h>
+#include <net/if.h>
+#include <sys/wait.h>
+
+static int wait_byte(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+static void send_byte(int fd)
+{
+	if (write(fd, "x", 1) != 1)
+		_exit(80);
+}
+
+static int udp_bound(const char *addr)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(5000) };
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 500000 };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	sin.sin_addr.s_addr = inet_addr(addr);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ? -1 : fd;
+}
+
+/* peer(): runs in its own namespace; reports what arrived on @report. */
+static void peer(int go, int ready, int report)
+{
+	int allowed, blocked, got[2] = { 0, 0 };
+	char buf[16];
+
+	if (unshare(CLONE_NEWNET))
+		_exit(70);
+	send_byte(ready); /* namespace exists: the jail may move veth1 in */
+	if (wait_byte(go) ||
+	    system("ip link set lo up && ip addr add 203.0.113.1/24 dev veth1 && "
+		   "ip addr add 10.9.9.9/32 dev veth1 && ip link set veth1 up"))
+		_exit(71);
+	allowed = udp_bound("203.0.113.1");
+	blocked = udp_bound("10.9.9.9");
+	if (allowed < 0 || blocked < 0)
+		_exit(72);
+	send_byte(ready);
+	while (recv(allowed, buf, sizeof(buf), 0) > 0)
+		got[0]++;
+	while (recv(blocked, buf, sizeof(buf), 0) > 0)
+		got[1]++;
+	if (write(report, got, sizeof(got)) != sizeof(got))
+		_exit(73);
+	_exit(0);
+}
+
+static void jail_side(int report)
+{
+	int to_peer[2], from_peer[2], fd, status, i;
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(5000) };
+	char cmd[256];
+	pid_t pid;
+
+	if (unshare(CLONE_NEWNET) || pipe(to_peer) || pipe(from_peer))
+		_exit(60);
+	pid = fork();
+	if (pid == 0)
+		peer(to_peer[0], from_peer[1], report);
+	if (wait_byte(from_peer[0]))
+		_exit(61);
+	snprintf(cmd, sizeof(cmd),
+		 "ip link set lo up && ip link add veth0 type veth peer name veth1 && "
+		 "ip link set veth1 netns %d && ip addr add 203.0.113.2/24 dev veth0 && "
+		 "ip link set veth0 up && ip route add 10.9.9.9/32 via 203.0.113.1",
+		 pid);
+	if (system(cmd))
+		_exit(62);
+	if (loader_attach_tc(jail, (int)if_nametoindex("veth0")))
+		_exit(63);
+	send_byte(to_peer[1]);
+	if (wait_byte(from_peer[0]))
+		_exit(64);
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	for (i = 0; i < 3; i++) {
+		sin.sin_addr.s_addr = inet_addr("203.0.113.1");
+		sendto(fd, "ok", 2, 0, (struct sockaddr *)&sin, sizeof(sin));
+		sin.sin_addr.s_addr = inet_addr("10.9.9.9");
+		sendto(fd, "no", 2, 0, (struct sockaddr *)&sin, sizeof(sin));
+	}
+	waitpid(pid, &status, 0);
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 69);
+}
+
+Test(tc, attached_to_a_real_interface, .timeout = 30)
+{
+	int pipefd[2], got[2] = { -1, -1 }, status;
+	pid_t pid;
+
+	cr_assert_eq(pipe(pipefd), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		jail_side(pipefd[1]);
+	close(pipefd[1]);
+	cr_assert_eq(read(pipefd[0], got, sizeof(got)), sizeof(got), "the peer reported nothing");
+	close(pipefd[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "jail side exit %d",
+		  WEXITSTATUS(status));
+	cr_expect_eq(got[0], 3, "the internet address got %d of 3 (ARP must pass too)", got[0]);
+	cr_expect_eq(got[1], 0, "the blocked address got %d packets", got[1]);
+	cr_expect_geq(tc_counter(REASON_PRIVATE), 3);
+}
