@@ -8,6 +8,8 @@ set -euo pipefail
 packages=(
 	# build
 	make clang llvm gcc pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
+	# netlink (routes, addresses, links) without hand-written message parsing
+	libmnl-dev
 	# unit tests and the libFuzzer target (clang's sanitizer and fuzzer runtimes)
 	libcriterion-dev libclang-rt-14-dev
 	# runtime: pasta backs the jail's network namespace

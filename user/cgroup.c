@@ -64,3 +64,91 @@ int cgroup_v2_root(char *buf, size_t size)
 	fclose(f);
 	return ret;
 }
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "log.h"
+
+int cgroup_jail_create(const char *root, const char *id, char *path, size_t size, int *fd)
+{
+	char parent[4096];
+
+	snprintf(parent, sizeof(parent), "%s/%s", root, CGROUP_JAIL_PARENT);
+	if (mkdir(parent, 0755) && errno != EEXIST)
+		return log_err(-errno, "cannot create the cgroup %s: %s", parent, strerror(errno));
+	if ((size_t)snprintf(path, size, "%s/%s", parent, id) >= size)
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0755))
+		return log_err(-errno, "cannot create the cgroup %s: %s", path, strerror(errno));
+	*fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0) {
+		int err = log_err(-errno, "cannot open the cgroup %s: %s", path, strerror(errno));
+
+		rmdir(path);
+		return err;
+	}
+	return 0;
+}
+
+int cgroup_add(int cg_fd, pid_t pid)
+{
+	char buf[32];
+	int fd, err = 0;
+
+	fd = openat(cg_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(buf, sizeof(buf), "%d", pid);
+	if (write(fd, buf, strlen(buf)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* kill_listed() - SIGKILL every pid in cgroup.procs (kernels before 5.14). */
+static void kill_listed(const char *path)
+{
+	char procs[4200];
+	FILE *f;
+	int pid;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
+	f = fopen(procs, "re");
+	if (!f)
+		return;
+	while (fscanf(f, "%d", &pid) == 1)
+		if (pid > 0)
+			kill(pid, SIGKILL);
+	fclose(f);
+}
+
+int cgroup_destroy(const char *path)
+{
+	struct timespec step = { 0, 5 * 1000 * 1000 };
+	char file[4200];
+	int fd, i;
+
+	/* cgroup.kill (5.14+) kills atomically, forks included. */
+	snprintf(file, sizeof(file), "%s/cgroup.kill", path);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "1", 1) < 0)
+			log_debug("cgroup.kill: %s", strerror(errno));
+		close(fd);
+	}
+	for (i = 0; i < 1000; i++) { /* at most ~5 s */
+		if (rmdir(path) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			break;
+		kill_listed(path);
+		nanosleep(&step, NULL);
+	}
+	return log_err(-errno, "cannot remove the cgroup %s: %s", path, strerror(errno));
+}

@@ -25,3 +25,25 @@ int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size);
 int cgroup_v2_root(char *buf, size_t size);
 
 #endif /* EBPFJAIL_CGROUP_H */
+
+#include <sys/types.h>
+
+#define CGROUP_JAIL_PARENT "ebpfjail"
+
+/**
+ * cgroup_jail_create() - make ROOT/ebpfjail/ID for one jail
+ * @path: result, the cgroup's directory
+ * @fd: result, an O_DIRECTORY fd of it (for attaching programs)
+ * Return: 0 or -errno (logged).
+ */
+int cgroup_jail_create(const char *root, const char *id, char *path, size_t size, int *fd);
+
+/** cgroup_add() - move @pid into the cgroup. Return: 0 or -errno. */
+int cgroup_add(int cg_fd, pid_t pid);
+
+/**
+ * cgroup_destroy() - kill every process in the cgroup, wait (bounded) until
+ * it is empty, remove it
+ * Return: 0 or -errno (logged: a cgroup that will not go is a leftover).
+ */
+int cgroup_destroy(const char *path);

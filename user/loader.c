@@ -7,6 +7,8 @@
  * which detaches every program.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +27,7 @@ struct jail_bpf {
 	struct bpf_tc_hook tc_hook;
 	struct bpf_tc_opts tc_opts;
 	bool tc_attached, tc_hook_created;
+	int cgroup_fd; /* where the socket hooks are attached, or -1 */
 };
 
 static int handle_event(void *ctx, void *data, size_t size)
@@ -45,6 +48,7 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 	jail = calloc(1, sizeof(*jail));
 	if (!jail)
 		return -ENOMEM;
+	jail->cgroup_fd = -1;
 	if (opts) {
 		jail->on_event = opts->on_event;
 		jail->ctx = opts->ctx;
@@ -106,26 +110,52 @@ out:
 	return err;
 }
 
+static const struct {
+	enum bpf_attach_type type;
+	size_t prog_offset;
+	const char *name;
+} cgroup_hooks[] = {
+	{ BPF_CGROUP_INET4_CONNECT, offsetof(struct ebpfjail, progs.jail_connect4), "connect4" },
+	{ BPF_CGROUP_UDP4_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg4), "sendmsg4" },
+	{ BPF_CGROUP_INET6_CONNECT, offsetof(struct ebpfjail, progs.jail_connect6), "connect6" },
+	{ BPF_CGROUP_UDP6_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg6), "sendmsg6" },
+};
+
+#define N_CGROUP_HOOKS (sizeof(cgroup_hooks) / sizeof(cgroup_hooks[0]))
+
+static int hook_prog_fd(const struct jail_bpf *jail, size_t i)
+{
+	struct bpf_program *const *prog =
+		(void *)((const char *)jail->skel + cgroup_hooks[i].prog_offset);
+
+	return bpf_program__fd(*prog);
+}
+
+static void detach_cgroup_hooks(struct jail_bpf *jail, size_t n)
+{
+	while (n-- > 0)
+		bpf_prog_detach2(hook_prog_fd(jail, n), jail->cgroup_fd, cgroup_hooks[n].type);
+}
+
 int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd)
 {
-	struct ebpfjail *s = jail->skel;
-	struct {
-		struct bpf_program *prog;
-		struct bpf_link **link;
-	} hooks[] = {
-		{ s->progs.jail_connect4, &s->links.jail_connect4 },
-		{ s->progs.jail_sendmsg4, &s->links.jail_sendmsg4 },
-		{ s->progs.jail_connect6, &s->links.jail_connect6 },
-		{ s->progs.jail_sendmsg6, &s->links.jail_sendmsg6 },
-	};
 	size_t i;
 	int err;
 
-	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
-		*hooks[i].link = bpf_program__attach_cgroup(hooks[i].prog, cgroup_fd);
-		if (!*hooks[i].link) {
+	if (jail->cgroup_fd >= 0)
+		return -EBUSY;
+	jail->cgroup_fd = fcntl(cgroup_fd, F_DUPFD_CLOEXEC, 3);
+	if (jail->cgroup_fd < 0)
+		return -errno;
+	/* Attached to the cgroup itself, not through bpf_link: the programs
+	 * stay in force when this process dies (even by SIGKILL), so a jail
+	 * whose supervisor is gone stays filtered until the next run removes
+	 * the cgroup. ALLOW_MULTI: programs of parent cgroups run as well. */
+	for (i = 0; i < N_CGROUP_HOOKS; i++) {
+		if (bpf_prog_attach(hook_prog_fd(jail, i), jail->cgroup_fd, cgroup_hooks[i].type,
+				    BPF_F_ALLOW_MULTI)) {
 			err = log_err(-errno, "cannot attach %s to the cgroup: %s",
-				      bpf_program__section_name(hooks[i].prog), strerror(errno));
+				      cgroup_hooks[i].name, strerror(errno));
 			goto undo;
 		}
 	}
@@ -133,11 +163,19 @@ int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd)
 undo:
 	/* All or nothing: a jail with connect4 but no sendmsg4 would leak
 	 * through unconnected UDP. */
-	while (i-- > 0) {
-		bpf_link__destroy(*hooks[i].link);
-		*hooks[i].link = NULL;
-	}
+	detach_cgroup_hooks(jail, i);
+	close(jail->cgroup_fd);
+	jail->cgroup_fd = -1;
 	return err;
+}
+
+void loader_detach_cgroup(struct jail_bpf *jail)
+{
+	if (jail->cgroup_fd < 0)
+		return;
+	detach_cgroup_hooks(jail, N_CGROUP_HOOKS);
+	close(jail->cgroup_fd);
+	jail->cgroup_fd = -1;
 }
 
 int loader_attach_tc(struct jail_bpf *jail, int ifindex)
@@ -218,17 +256,23 @@ int loader_test_run_tc(struct jail_bpf *jail, const void *frame, size_t len, uns
 	return 0;
 }
 
-void loader_close(struct jail_bpf *jail)
+void loader_detach_tc(struct jail_bpf *jail)
 {
-	if (!jail)
-		return;
 	if (jail->tc_attached) {
 		jail->tc_opts.flags = jail->tc_opts.prog_fd = jail->tc_opts.prog_id = 0;
 		bpf_tc_detach(&jail->tc_hook, &jail->tc_opts);
 	}
 	if (jail->tc_hook_created)
 		bpf_tc_hook_destroy(&jail->tc_hook);
+	jail->tc_attached = jail->tc_hook_created = false;
+}
+
+void loader_close(struct jail_bpf *jail)
+{
+	if (!jail)
+		return;
+	loader_detach_cgroup(jail);
 	ring_buffer__free(jail->ringbuf);
-	ebpfjail__destroy(jail->skel); /* destroys the cgroup links: detaches */
+	ebpfjail__destroy(jail->skel);
 	free(jail);
 }

@@ -51,6 +51,9 @@ int loader_set_policy(struct jail_bpf *jail, const struct policy_rule *rules, si
 /**
  * loader_attach_cgroup() - attach the four socket hooks to a cgroup
  * @cgroup_fd: an open directory fd of a cgroup v2 cgroup
+ *
+ * They stay attached if this process dies: only loader_detach_cgroup(),
+ * loader_close() or removing the cgroup takes them off.
  * Return: 0 or -errno; on failure none of them stays attached.
  */
 int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd);
@@ -63,6 +66,18 @@ int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd);
  * Return: 0 or -errno.
  */
 int loader_attach_tc(struct jail_bpf *jail, int ifindex);
+
+/**
+ * loader_detach_tc() - take the classifier off again
+ *
+ * Must run in the interface's network namespace, like loader_attach_tc():
+ * an ifindex means another interface elsewhere. loader_close() does not
+ * do it; a jail's qdisc goes with its namespace.
+ */
+void loader_detach_tc(struct jail_bpf *jail);
+
+/** loader_detach_cgroup() - take the socket hooks off their cgroup */
+void loader_detach_cgroup(struct jail_bpf *jail);
 
 /** loader_events_fd() - an fd that polls readable when events wait */
 int loader_events_fd(const struct jail_bpf *jail);
@@ -90,7 +105,7 @@ int loader_read_counters(const struct jail_bpf *jail, __u64 out[COUNTER_SLOTS]);
 int loader_test_run_tc(struct jail_bpf *jail, const void *frame, size_t len, unsigned int repeat,
 		       int *verdict, __u32 *duration_ns);
 
-/** loader_close() - detach everything and free it; NULL is fine */
+/** loader_close() - detach the socket hooks, free everything; NULL is fine */
 void loader_close(struct jail_bpf *jail);
 
 #endif /* EBPFJAIL_LOADER_H */

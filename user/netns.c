@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* netns.c - the jail's network namespace: create it, enter it, leave it */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "log.h"
+#include "netns.h"
+
+static int drop_all_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+int netns_create(struct netns *ns)
+{
+	char path[64], c = 0;
+	int pipefd[2], err = 0;
+
+	ns->holder = -1;
+	ns->fd = -1;
+	ns->host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns->host_fd < 0)
+		return log_err(-errno, "cannot open this process's network namespace: %s",
+			       strerror(errno));
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	ns->holder = fork();
+	if (ns->holder < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (ns->holder == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
+		if (unshare(CLONE_NEWNET) || drop_all_capabilities())
+			_exit(1);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	if (read(pipefd[0], &c, 1) != 1) {
+		err = log_err(-EPERM, "cannot create a network namespace (unshare CLONE_NEWNET failed)");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", ns->holder);
+	ns->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ns->fd < 0)
+		err = log_err(-errno, "cannot open %s: %s", path, strerror(errno));
+out:
+	close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	return err;
+}
+
+void netns_release_holder(struct netns *ns)
+{
+	if (ns->holder > 0) {
+		kill(ns->holder, SIGKILL);
+		waitpid(ns->holder, NULL, 0);
+	}
+	ns->holder = -1;
+}
+
+int netns_enter(const struct netns *ns)
+{
+	if (setns(ns->fd, CLONE_NEWNET))
+		return log_err(-errno, "cannot enter the jail's network namespace: %s",
+			       strerror(errno));
+	return 0;
+}
+
+int netns_leave(const struct netns *ns)
+{
+	if (setns(ns->host_fd, CLONE_NEWNET))
+		return log_err(-errno, "cannot return to the host's network namespace: %s",
+			       strerror(errno));
+	return 0;
+}
+
+static int write_sysctl(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int netns_disable_ipv6(void)
+{
+	/* /proc/sys/net follows the namespace of the process that opens it. */
+	int err = write_sysctl("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
+
+	if (!err)
+		err = write_sysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+	if (err == -ENOENT)
+		return 0; /* a kernel without IPv6: nothing to disable */
+	if (err)
+		return log_err(err, "cannot disable IPv6 in the jail: %s", strerror(-err));
+	return 0;
+}
+
+void netns_close(struct netns *ns)
+{
+	netns_release_holder(ns);
+	if (ns->fd >= 0)
+		close(ns->fd);
+	if (ns->host_fd >= 0)
+		close(ns->host_fd);
+	ns->fd = ns->host_fd = -1;
+}

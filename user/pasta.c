@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* pasta.c - start and stop pasta, which connects the jail to the host
+ *
+ * Flags (SPEC "Namespace, routes and privileges"): no port forwarding either
+ * way (-t/-u/-T/-U none: the host's and the jail's ports stay apart), no
+ * gateway mapping (--no-map-gw: the gateway address is not a door to the
+ * host's loopback), IPv4 only, DNS forwarding to the host's resolver for
+ * queries sent to the gateway, MTU 65520, no DHCP/NDP/RA servers (the jail
+ * is configured by us). --runas 0 because Debian 12's pasta otherwise
+ * drops to nobody and cannot join the namespace; it keeps only a few
+ * capabilities of its own. The namespace is named by /proc/PID/ns/net, not
+ * /run/netns, which AppArmor denies to older pastas.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "log.h"
+#include "netaddr.h"
+#include "pasta.h"
+
+int pasta_find(char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL;
+	int err = -ENOENT;
+
+	if (!path || !*path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		if ((size_t)snprintf(buf, size, "%s/pasta", dir) < size && access(buf, X_OK) == 0 &&
+		    dir[0] == '/') {
+			err = 0;
+			break;
+		}
+	}
+	free(copy);
+	return err;
+}
+
+int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size_t size,
+	       char **argv)
+{
+	char addr[NETADDR_CIDR_STRLEN], gw[NETADDR_CIDR_STRLEN];
+	static const char *const fixed[] = {
+		"--foreground", "--quiet", "--runas", "0", "--ipv4-only", "--no-map-gw",
+		"--tcp-ports", "none", "--udp-ports", "none", "--tcp-ns", "none",
+		"--udp-ns", "none", "--mtu", PASTA_MTU, "--ns-ifname", PASTA_IFNAME,
+		"--no-dhcp", "--no-ndp", "--no-dhcpv6", "--no-ra",
+	};
+	size_t used = 0, i;
+	int argc = 0;
+
+	netaddr_format(o->addr, addr);
+	netaddr_format(o->gateway, gw);
+	argv[argc++] = (char *)path;
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		argv[argc++] = (char *)fixed[i];
+#define PUT(fmt, ...)                                                                    \
+	do {                                                                             \
+		argv[argc++] = strings + used;                                           \
+		used += (size_t)snprintf(strings + used, size - used, fmt, __VA_ARGS__) + 1; \
+	} while (0)
+	argv[argc++] = "--address";
+	PUT("%s", addr);
+	argv[argc++] = "--gateway";
+	PUT("%s", gw);
+	argv[argc++] = "--dns-forward";
+	PUT("%s", gw);
+	argv[argc++] = "--netns";
+	PUT("/proc/%d/ns/net", o->netns_pid);
+#undef PUT
+	argv[argc] = NULL;
+	return argc;
+}
+
+int pasta_start(const struct pasta_opts *o, pid_t *pid)
+{
+	char path[4096], strings[512], *argv[PASTA_MAX_ARGS];
+	int err;
+
+	err = pasta_find(path, sizeof(path));
+	if (err)
+		return err;
+	pasta_argv(path, o, strings, sizeof(strings), argv);
+	*pid = fork();
+	if (*pid < 0)
+		return -errno;
+	if (*pid == 0) {
+		int fd = open(o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		sigset_t none;
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		/* pasta exits at start if SIGPIPE is ignored: give it a clean
+		 * signal state, and no terminal to scribble on. */
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_IGN); /* Ctrl-C is the agent's, not pasta's */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0)
+			dup2(fd, STDIN_FILENO);
+		setsid();
+		execv(path, argv);
+		_exit(127);
+	}
+	return 0;
+}
+
+void pasta_stop(pid_t pid)
+{
+	struct timespec step = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	for (i = 0; i < 200; i++) { /* at most 2 s */
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return;
+		nanosleep(&step, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
