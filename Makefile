@@ -126,7 +126,11 @@ bench: $(OUT)/bench/bench-connect
 unit: $(OUT)/unit-tests
 	$(Q)$(OUT)/unit-tests --jobs 1
 
-integration: $(OUT)/ebpfjail
+$(OUT)/probe: tests/integration/probe.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE $(CFLAGS) $< -o $@
+
+integration: $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)tests/integration/run.sh $(OUT)/ebpfjail
 
 # Unit tests first (Criterion's summary), then the fuzzer, then the

@@ -46,7 +46,11 @@ int netns_create(struct netns *ns)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() == 1)
 			_exit(1);
-		if (unshare(CLONE_NEWNET) || drop_all_capabilities())
+		/* Dumpable again (the supervisor is not): pasta's access to
+		 * /proc/HOLDER/ns/net is a ptrace-style check. Harmless: the
+		 * holder has nothing, not even capabilities. */
+		if (unshare(CLONE_NEWNET) || drop_all_capabilities() ||
+		    prctl(PR_SET_DUMPABLE, 1))
 			_exit(1);
 		if (write(pipefd[1], "x", 1) != 1)
 			_exit(1);

@@ -10,6 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export EBPFJAIL=$(realpath "${1:?usage: run.sh BINARY [PATTERN]}")
 export SRC=$(cd "$here/../.." && pwd)
+export BUILD=$(dirname "$EBPFJAIL")
 pattern=${2:-}
 passed=0 failed=0 skipped=0
 
@@ -19,7 +20,7 @@ for file in "$here"/test_*.sh; do
 		[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
 		T=$(mktemp -d /tmp/ebpfjail-it.XXXXXX)
 		out="$T.log"
-		( export T; cd "$T" && source "$here/lib.sh" && source "$file" && set -e && "$t" ) >"$out" 2>&1
+		( export T; cd "$T" && source "$here/lib.sh" && source "$here/netsim.sh" && source "$file" && trap netsim_down EXIT && set -e && "$t" ) >"$out" 2>&1
 		rc=$?
 		case $rc in
 		0) passed=$((passed + 1)); echo "ok      $(basename "$file" .sh) $t" ;;

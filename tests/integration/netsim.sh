@@ -1,0 +1,133 @@
+# netsim.sh - the simulated network the jail tests run in (sourced)
+#
+#   inet  203.0.113.1/24 (the host's default gateway), 198.51.100.7 web and
+#         UDP echo ("the internet")
+#   host  203.0.113.2/24 towards inet, default via 203.0.113.1
+#         10.23.0.1/24 towards lan, 198.18.0.0/15 routed via the LAN (a VPN-
+#         like internal route), docker0 172.17.0.1/16 (a docker-like
+#         bridge), services on 127.0.0.1:5432, 172.17.0.1:8080 and
+#         203.0.113.2:2222; resolv.conf names 10.23.0.53
+#   lan   10.23.0.2/24: ssh-like 10.23.0.2:22, metadata 169.254.169.254:80,
+#         DNS 10.23.0.53:53 (UDP echo), internal 198.18.0.10:443,
+#         UDP 10.23.0.2:5000
+# Every namespace is held by a "sleep" started with unshare: killing the
+# holders removes the namespaces and everything in them. Nothing is named in
+# /run/netns. Every listener that must stay silent logs what reaches it to
+# $T/hits, so a test can prove a denied packet never arrived.
+
+NETSIM_PIDS=()
+
+# _holder VAR: a new network namespace, held by a sleep whose pid goes in VAR
+_holder() {
+	unshare --net -- sleep 3600 </dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	printf -v "$1" %s $!
+}
+
+in_ns() { local pid=$1; shift; nsenter -t "$pid" -n -- "$@"; }
+
+# _serve NS PROTO ADDR PORT NAME: a listener answering "NAME", logging hits
+_serve() {
+	local ns=$1 proto=$2 addr=$3 port=$4 name=$5 listen
+	case $proto in
+	tcp) listen="TCP-LISTEN:$port,bind=$addr,fork,reuseaddr" ;;
+	udp) listen="UDP-RECVFROM:$port,bind=$addr,fork" ;;
+	esac
+	# nsenter execs socat: $! is the listener itself, so netsim_down kills it
+	nsenter -t "$ns" -n -- socat "$listen" SYSTEM:"echo $name >>$T/hits; echo $name" \
+		</dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+}
+
+_wait_listening() {
+	local ns=$1 want=$2 i
+	for i in $(seq 1 100); do
+		[ "$(in_ns "$ns" ss -H -ltun | wc -l)" -ge "$want" ] && return 0
+		sleep 0.05
+	done
+	fail "listeners in namespace $ns did not come up"
+}
+
+netsim_up() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+	command -v socat >/dev/null || fail "socat missing: scripts/deps.sh installs it"
+	_holder HOST
+	_holder INET
+	_holder LAN
+	local i
+	for i in $(seq 1 100); do # until unshare has made the namespaces
+		[ "$(readlink /proc/$LAN/ns/net)" != "$(readlink /proc/self/ns/net)" ] &&
+			[ "$(readlink /proc/$HOST/ns/net)" != "$(readlink /proc/self/ns/net)" ] &&
+			[ "$(readlink /proc/$INET/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+		sleep 0.02
+	done
+	: >"$T/hits"
+	chmod 755 "$T"
+	in_ns "$HOST" ip link add h-inet type veth peer name inet0 netns "$INET"
+	in_ns "$HOST" ip link add h-lan type veth peer name lan0 netns "$LAN"
+	in_ns "$HOST" sh -e -c '
+		ip link set lo up
+		ip addr add 203.0.113.2/24 dev h-inet; ip link set h-inet up
+		ip addr add 10.23.0.1/24 dev h-lan; ip link set h-lan up
+		ip route add default via 203.0.113.1
+		ip route add 198.18.0.0/15 via 10.23.0.2
+		ip link add docker0 type bridge; ip addr add 172.17.0.1/16 dev docker0
+		ip link set docker0 up'
+	in_ns "$INET" sh -e -c '
+		ip link set lo up
+		ip addr add 203.0.113.1/24 dev inet0; ip link set inet0 up
+		ip addr add 198.51.100.7/32 dev lo
+		ip route add 10.23.0.0/24 via 203.0.113.2'
+	in_ns "$LAN" sh -e -c '
+		ip link set lo up
+		ip addr add 10.23.0.2/24 dev lan0; ip link set lan0 up
+		ip addr add 169.254.169.254/32 dev lo
+		ip addr add 10.23.0.53/32 dev lo
+		ip addr add 198.18.0.10/32 dev lo
+		ip route add default via 10.23.0.1'
+	_serve "$INET" tcp 198.51.100.7 80 inet-web
+	_serve "$INET" udp 198.51.100.7 7 inet-echo
+	_serve "$INET" tcp 203.0.113.1 80 gateway-web
+	_serve "$LAN" tcp 10.23.0.2 22 lan-ssh
+	_serve "$LAN" tcp 169.254.169.254 80 metadata
+	_serve "$LAN" udp 10.23.0.53 53 lan-dns
+	_serve "$LAN" tcp 198.18.0.10 443 vpn-internal
+	_serve "$LAN" udp 10.23.0.2 5000 lan-udp
+	_serve "$HOST" tcp 127.0.0.1 5432 host-loopback
+	_serve "$HOST" tcp 172.17.0.1 8080 docker-bridge
+	_serve "$HOST" tcp 203.0.113.2 2222 host-addr
+	_wait_listening "$INET" 3
+	_wait_listening "$LAN" 5
+	_wait_listening "$HOST" 3
+	printf 'search example.test\nnameserver 10.23.0.53\noptions ndots:1\n' >"$T/resolv.conf"
+	printf 'audit-log = %s/audit.jsonl\nlocal-model-port = 0\n' "$T" >"$T/jail.conf"
+	cp "$BUILD/probe" "$T/probe"
+	chmod 755 "$T/probe"
+}
+
+netsim_down() {
+	local p
+	for p in "${NETSIM_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	NETSIM_PIDS=()
+}
+
+# jail [RUN-OPTIONS] -- COMMAND...: `ebpfjail run` inside the simulated host,
+# with its resolv.conf, as uid 4242 (as if through sudo), output in $T/out,
+# $T/err, status in $rc.
+jail() {
+	run unshare --mount --propagation private -- sh -c '
+		t=$0 host=$1 bin=$2; shift 2
+		mount --bind "$t/resolv.conf" /etc/resolv.conf &&
+		exec nsenter -t "$host" -n -- env SUDO_UID=4242 SUDO_GID=4242 "$bin" run --config "$t/jail.conf" "$@"' \
+		"$T" "$HOST" "$EBPFJAIL" "$@"
+}
+
+# result SPEC: the result probe printed for SPEC
+result() { awk -v s="$1" '$1 == s { print $2 }' "$T/out"; }
+expect_result() {
+	local got
+	got=$(result "$1")
+	[ "$got" = "$2" ] || fail "$1: got '${got:-nothing}', want $2 (stdout: $(tr '\n' ';' <"$T/out") stderr: $(cat "$T/err"))"
+}
+expect_no_hit() { ! grep -qx "$1" "$T/hits" || fail "$1 received a packet from the jail"; }

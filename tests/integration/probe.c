@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* probe.c - what a jailed agent would try, one line of result per attempt
+ *
+ * Usage: probe SPEC...   where SPEC is
+ *   tcp:ADDR:PORT        connect (2 s timeout), send "ping", read a reply
+ *   udp:ADDR:PORT        send "ping", wait 1 s for a reply
+ *   tcp6:ADDR6:PORT      connect an AF_INET6 socket ([::1] forms not needed:
+ *                        the address is everything between the first and
+ *                        last colon)
+ * Prints "SPEC RESULT MICROSECONDS" per SPEC, RESULT being "ok", "sent"
+ * (UDP, no reply) or the errno name (EPERM, ETIMEDOUT, ECONNREFUSED, ...).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+static const char *errname(int e)
+{
+	switch (e) {
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case ENETUNREACH: return "ENETUNREACH";
+	case EHOSTUNREACH: return "EHOSTUNREACH";
+	case ECONNRESET: return "ECONNRESET";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	default: return strerror(e);
+	}
+}
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int wait_fd(int fd, short events, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	return poll(&p, 1, ms) == 1 ? 0 : ETIMEDOUT;
+}
+
+static const char *attempt(const char *spec)
+{
+	char proto[8], addr[64];
+	const char *first = strchr(spec, ':'), *last = strrchr(spec, ':');
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, type, family, e = 0;
+	char buf[64];
+	size_t n;
+
+	if (!first || first == last || (size_t)(first - spec) >= sizeof(proto) ||
+	    (size_t)(last - first - 1) >= sizeof(addr))
+		return "BADSPEC";
+	memset(&ss, 0, sizeof(ss));
+	memcpy(proto, spec, (size_t)(first - spec));
+	proto[first - spec] = '\0';
+	n = (size_t)(last - first - 1);
+	memcpy(addr, first + 1, n);
+	addr[n] = '\0';
+	family = strcmp(proto, "tcp6") ? AF_INET : AF_INET6;
+	type = strcmp(proto, "udp") ? SOCK_STREAM : SOCK_DGRAM;
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)atoi(last + 1));
+		if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
+			return "BADADDR";
+		len = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)atoi(last + 1));
+		if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1)
+			return "BADADDR";
+		len = sizeof(*sin6);
+	}
+	fd = socket(family, type | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return errname(errno);
+	if (type == SOCK_STREAM) {
+		if (connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) {
+			e = errno;
+		} else if ((e = wait_fd(fd, POLLOUT, 2000)) == 0) {
+			socklen_t el = sizeof(e);
+
+			getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+		}
+		if (!e && write(fd, "ping\n", 5) != 5)
+			e = errno;
+		close(fd);
+		return e ? errname(e) : "ok";
+	}
+	if (sendto(fd, "ping\n", 5, 0, (struct sockaddr *)&ss, len) < 0)
+		e = errno;
+	if (!e && wait_fd(fd, POLLIN, 1000) == 0 && recv(fd, buf, sizeof(buf), 0) > 0) {
+		close(fd);
+		return "ok";
+	}
+	close(fd);
+	return e ? errname(e) : "sent";
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		double t0 = now_us();
+		const char *r = attempt(argv[i]);
+
+		printf("%s %s %.0f\n", argv[i], r, now_us() - t0);
+		fflush(stdout);
+	}
+	return 0;
+}

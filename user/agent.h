@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* agent.h - start the agent: who it runs as, what it sees, what it keeps */
+#ifndef EBPFJAIL_AGENT_H
+#define EBPFJAIL_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "config.h"
+
+struct agent_user {
+	uid_t uid;
+	gid_t gid;
+	char name[64];
+	char home[1024];
+	char shell[256];
+};
+
+/**
+ * agent_user_resolve() - who the agent runs as
+ * @user_opt: --user NAME|UID, or NULL
+ * @envp: the supervisor's environment (SUDO_UID, SUDO_GID)
+ * @why: on failure, the one-line cause and fix
+ *
+ * --user wins; otherwise SUDO_UID/SUDO_GID; real root with neither is
+ * refused (an agent never runs as root by accident).
+ * Return: 0 or -EPERM / -ENOENT with @why filled.
+ */
+int agent_user_resolve(const char *user_opt, char *const envp[], struct agent_user *out,
+		       char *why, size_t why_size);
+
+/**
+ * agent_env() - the agent's environment (pure)
+ * @host: the supervisor's environment
+ * @u: the agent's user (HOME, USER, LOGNAME, SHELL)
+ * @cfg: pass-env names
+ *
+ * A sensible base (PATH, TERM, locale, time zone, terminal colours), the
+ * user's identity, EBPFJAIL=1, and each pass-env variable that is set.
+ * Return: a NULL-terminated array; free with agent_env_free(), NULL on ENOMEM.
+ */
+char **agent_env(char *const host[], const struct agent_user *u, const struct config *cfg);
+void agent_env_free(char **env);
+
+struct agent_spec {
+	char *const *argv;
+	char *const *envp;
+	const struct agent_user *user;
+	int cgroup_fd;           /* join this cgroup, or -1 */
+	int netns_fd;            /* join this network namespace, or -1 */
+	const char *resolv_conf; /* bind over /etc/resolv.conf, or NULL */
+};
+
+/**
+ * agent_spawn() - fork and exec the agent
+ * @pid: the agent's pid, once exec succeeded
+ *
+ * Child: joins the cgroup and namespace, gets a private mount namespace with
+ * the jail's resolv.conf, becomes the user (groups included), loses every
+ * capability, sets no_new_privs, keeps only fds 0-2, dies with the
+ * supervisor (PDEATHSIG), execs.
+ * Return: 0; -errno of a failed exec (-ENOENT: not found, -EACCES/-ENOEXEC:
+ * not executable); other setup failures as -EPERM (logged by the child).
+ */
+int agent_spawn(const struct agent_spec *s, pid_t *pid);
+
+#endif /* EBPFJAIL_AGENT_H */
