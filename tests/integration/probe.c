@@ -4,9 +4,10 @@
  * Usage: probe SPEC...   where SPEC is
  *   tcp:ADDR:PORT        connect (2 s timeout), send "ping", read a reply
  *   udp:ADDR:PORT        send "ping", wait 1 s for a reply
- *   tcp6:ADDR6:PORT      connect an AF_INET6 socket ([::1] forms not needed:
- *                        the address is everything between the first and
- *                        last colon)
+ *   tcp6:ADDR6:PORT      connect an AF_INET6 socket (the address is
+ *                        everything between the first and last colon)
+ *   raw:ADDR:0           open a raw ICMP socket and send an echo request
+ *   packet:any:0         open an AF_PACKET socket
  * Prints "SPEC RESULT MICROSECONDS" per SPEC, RESULT being "ok", "sent"
  * (UDP, no reply) or the errno name (EPERM, ETIMEDOUT, ECONNREFUSED, ...).
  */
@@ -20,6 +21,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/if_ether.h>
+#include <netinet/ip_icmp.h>
 #include <sys/socket.h>
 
 static const char *errname(int e)
@@ -72,6 +75,13 @@ static const char *attempt(const char *spec)
 	n = (size_t)(last - first - 1);
 	memcpy(addr, first + 1, n);
 	addr[n] = '\0';
+	if (!strcmp(proto, "packet")) {
+		fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+		if (fd < 0)
+			return errname(errno);
+		close(fd);
+		return "ok";
+	}
 	family = strcmp(proto, "tcp6") ? AF_INET : AF_INET6;
 	type = strcmp(proto, "udp") ? SOCK_STREAM : SOCK_DGRAM;
 	if (family == AF_INET) {
@@ -90,6 +100,16 @@ static const char *attempt(const char *spec)
 		if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1)
 			return "BADADDR";
 		len = sizeof(*sin6);
+	}
+	if (!strcmp(proto, "raw")) {
+		struct icmphdr icmp = { .type = ICMP_ECHO };
+
+		fd = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+		if (fd < 0)
+			return errname(errno);
+		e = sendto(fd, &icmp, sizeof(icmp), 0, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+		close(fd);
+		return e ? errname(e) : "sent";
 	}
 	fd = socket(family, type | SOCK_NONBLOCK, 0);
 	if (fd < 0)

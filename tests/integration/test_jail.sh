@@ -1,0 +1,248 @@
+# test_jail.sh - `ebpfjail run` in the simulated network (netsim.sh), real pasta
+
+# Nothing of a jail may stay behind it: state, cgroup, pasta.
+expect_no_leftovers() {
+	local cg
+	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	[ -z "$(ls -A /run/ebpfjail 2>/dev/null)" ] || fail "left in /run/ebpfjail: $(ls /run/ebpfjail)"
+	[ -z "$(find "$cg/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
+		fail "cgroups left: $(find "$cg/ebpfjail" -mindepth 1 -maxdepth 1 -type d)"
+	! pgrep -x pasta >/dev/null || fail "pasta left running: $(pgrep -a -x pasta)"
+}
+
+# alive PID: running, not a zombie waiting for a reaper
+alive() { [ -r "/proc/$1/stat" ] && ! awk '{ exit $3 != "Z" }' "/proc/$1/stat"; }
+
+test_internet_and_dns_allowed() {
+	netsim_up
+	jail -- "$T/probe" tcp:198.51.100.7:80 udp:198.51.100.7:7 udp:203.0.113.1:53
+	expect_rc 0
+	expect_result tcp:198.51.100.7:80 ok
+	# DNS to the gateway goes through pasta's forwarder to the host's
+	# resolver, 10.23.0.53, which the jail may not reach directly.
+	expect_result udp:203.0.113.1:53 ok
+	grep -qx inet-web "$T/hits" || fail "the web server saw nothing"
+	grep -qx inet-echo "$T/hits" || fail "the UDP server saw nothing"
+	grep -qx lan-dns "$T/hits" || fail "the host's resolver saw no query"
+	expect_no_leftovers
+}
+
+test_blocked_destinations_get_eperm_and_never_arrive() {
+	netsim_up
+	jail -- "$T/probe" tcp:10.23.0.2:22 tcp:169.254.169.254:80 tcp:198.18.0.10:443 \
+		tcp:172.17.0.1:8080 tcp:203.0.113.2:2222 tcp:203.0.113.1:80 udp:10.23.0.2:5000 \
+		udp:10.23.0.53:53 tcp:192.168.1.1:80 tcp:100.64.0.1:80 tcp:224.0.0.1:80 \
+		tcp:240.0.0.1:80 tcp6:::1:22 tcp6:::ffff:10.23.0.2:22 tcp6:2001:db8::1:80
+	expect_rc 0
+	for spec in tcp:10.23.0.2:22 tcp:169.254.169.254:80 tcp:198.18.0.10:443 tcp:172.17.0.1:8080 \
+		tcp:203.0.113.2:2222 tcp:203.0.113.1:80 udp:10.23.0.2:5000 udp:10.23.0.53:53 \
+		tcp:192.168.1.1:80 tcp:100.64.0.1:80 tcp:224.0.0.1:80 tcp:240.0.0.1:80 \
+		tcp6:::1:22 tcp6:::ffff:10.23.0.2:22 tcp6:2001:db8::1:80; do
+		expect_result "$spec" EPERM
+	done
+	# EPERM at once, not a timeout: the probe's own clock (microseconds).
+	awk '$2 == "EPERM" && $3 > 100000 { bad = bad " " $1 } END { if (bad) { print "slow denials:" bad; exit 1 } }' \
+		"$T/out" || fail "a denial took more than 100 ms"
+	for name in lan-ssh metadata vpn-internal docker-bridge host-addr gateway-web lan-udp lan-dns; do
+		expect_no_hit "$name"
+	done
+	expect_no_leftovers
+}
+
+test_audit_records_each_denial() {
+	netsim_up
+	jail -- "$T/probe" tcp:169.254.169.254:80 tcp:198.18.0.10:443 tcp:203.0.113.1:80 \
+		tcp6:::ffff:10.23.0.2:22
+	expect_rc 0
+	[ "$(wc -l <"$T/audit.jsonl")" -eq 4 ] || fail "want 4 audit lines: $(cat "$T/audit.jsonl")"
+	grep -q '"comm": "probe", "uid": 4242, "proto": "tcp", "daddr": "169.254.169.254", "dport": 80, "hook": "connect4", "reason": "metadata", "rule": "169.254.169.254/32"}' \
+		"$T/audit.jsonl" || fail "metadata denial: $(cat "$T/audit.jsonl")"
+	grep -q '"daddr": "198.18.0.10", "dport": 443, "hook": "connect4", "reason": "host-route", "rule": "198.18.0.0/15"' \
+		"$T/audit.jsonl" || fail "host route denial: $(cat "$T/audit.jsonl")"
+	grep -q '"daddr": "203.0.113.1", "dport": 80, "hook": "connect4", "reason": "gateway", "rule": "203.0.113.1/32"' \
+		"$T/audit.jsonl" || fail "gateway denial: $(cat "$T/audit.jsonl")"
+	grep -q '"daddr": "10.23.0.2", "family": "inet6", "dport": 22, "hook": "connect6", "reason": "connected"' \
+		"$T/audit.jsonl" || fail "mapped denial: $(cat "$T/audit.jsonl")"
+	grep -qE '^\{"time": "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z", "jail": "[0-9a-f]{8}", "pid": [0-9]+,' \
+		"$T/audit.jsonl" || fail "time/jail/pid: $(head -n1 "$T/audit.jsonl")"
+	expect_err "ebpfjail: denied 4 connections"
+	[ "$(stat -c %a "$T/audit.jsonl")" = 640 ] || fail "audit log mode $(stat -c %a "$T/audit.jsonl")"
+}
+
+test_allow_ip_opens_one_device() {
+	netsim_up
+	jail --allow-ip 10.23.0.2:22 -- "$T/probe" tcp:10.23.0.2:22 udp:10.23.0.2:5000 \
+		tcp:169.254.169.254:80
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 ok
+	expect_result udp:10.23.0.2:5000 EPERM
+	expect_result tcp:169.254.169.254:80 EPERM
+	grep -qx lan-ssh "$T/hits" || fail "the allowed device saw nothing"
+	expect_no_hit lan-udp
+}
+
+test_host_loopback_is_not_the_jails() {
+	netsim_up
+	# 127.0.0.1 in the jail is the jail's own loopback: nothing listens
+	# there, and the host's 127.0.0.1:5432 never sees a thing.
+	jail -- "$T/probe" tcp:127.0.0.1:5432
+	expect_rc 0
+	expect_result tcp:127.0.0.1:5432 ECONNREFUSED
+	expect_no_hit host-loopback
+}
+
+test_agent_has_no_privileges() {
+	netsim_up
+	cat >"$T/agent.sh" <<'EOF'
+ip route add 198.51.100.0/24 dev jail0 2>/dev/null && echo route-added
+ip link set jail0 down 2>/dev/null && echo link-down
+tc qdisc del dev jail0 clsact 2>/dev/null && echo qdisc-deleted
+echo $$ > "$CG/cgroup.procs" 2>/dev/null && echo cgroup-escaped
+echo $$ > "$CG/../cgroup.procs" 2>/dev/null && echo cgroup-escaped-parent
+grep -E '^(CapEff|CapPrm|CapBnd|CapAmb):' /proc/self/status
+grep NoNewPrivs /proc/self/status
+id -u
+ls /proc/self/fd | sort -n | tr '\n' ' '; echo
+echo "env:$EBPFJAIL"
+EOF
+	chmod 755 "$T/agent.sh"
+	local cg
+	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	jail --pass-env CG -- sh "$T/agent.sh"
+	expect_rc 0
+	expect_no_out route-added
+	expect_no_out link-down
+	expect_no_out qdisc-deleted
+	expect_no_out cgroup-escaped
+	for c in CapEff CapPrm CapBnd CapAmb; do expect_out "$c:	0000000000000000"; done
+	expect_out "NoNewPrivs:	1"
+	expect_out "4242"
+	expect_out "env:1"
+	grep -qE '^0 1 2 3 $' "$T/out" || fail "the agent holds more fds than 0-2 (3 is ls's own): $(cat "$T/out")"
+	jail -- "$T/probe" raw:198.51.100.7:0 packet:any:0
+	expect_result raw:198.51.100.7:0 EPERM
+	expect_result packet:any:0 EPERM
+}
+
+test_exit_statuses() {
+	netsim_up
+	jail -- sh -c 'exit 3'
+	expect_rc 3
+	jail -- sh -c 'kill -TERM $$'
+	expect_rc 143
+	jail -- "$T/no-such-command"
+	expect_rc 127
+	expect_err "command not found"
+	printf 'not a program\n' >"$T/not-exec"
+	chmod 644 "$T/not-exec"
+	jail -- "$T/not-exec"
+	expect_rc 126
+	expect_no_leftovers
+}
+
+test_fail_closed_bad_config() {
+	netsim_up
+	echo 'allow-ip = 10.1' >>"$T/jail.conf"
+	jail -- "$T/probe" tcp:198.51.100.7:80
+	expect_rc 125
+	expect_err 'jail.conf:3: allow-ip = "10.1"'
+	[ ! -s "$T/out" ] || fail "the command ran"
+	expect_no_leftovers
+}
+
+test_fail_closed_without_pasta() {
+	netsim_up
+	mkdir "$T/bin"
+	for tool in sh env; do ln -s "$(command -v $tool)" "$T/bin/$tool"; done
+	run unshare --mount --propagation private -- sh -c '
+		mount --bind "$0/resolv.conf" /etc/resolv.conf &&
+		exec nsenter -t "$1" -n -- env PATH="$0/bin" SUDO_UID=4242 SUDO_GID=4242 "$2" run --config "$0/jail.conf" -- /bin/true' \
+		"$T" "$HOST" "$EBPFJAIL"
+	expect_rc 125
+	expect_err "pasta is not on PATH; install it: apt-get install passt"
+	expect_lines 1 "$T/err"
+	expect_no_leftovers
+}
+
+test_fail_closed_without_tun() {
+	netsim_up
+	run unshare --mount --propagation private -- sh -c '
+		mount -t tmpfs none /dev/net &&
+		exec nsenter -t "$1" -n -- env SUDO_UID=4242 "$2" run --config "$0/jail.conf" -- /bin/true' \
+		"$T" "$HOST" "$EBPFJAIL"
+	expect_rc 125
+	expect_err "cannot open /dev/net/tun"
+	expect_lines 1 "$T/err"
+}
+
+test_fail_closed_on_unexpected_route() {
+	netsim_up
+	# A pasta that, before it starts, leaves a policy rule in the jail's
+	# namespace: the check after the rebuild must refuse the launch.
+	mkdir "$T/bin"
+	cat >"$T/bin/pasta" <<EOF
+#!/bin/sh
+for a; do case \$a in /proc/*/ns/net) ns=\$a ;; esac; done
+nsenter --net="\$ns" ip rule add from 192.0.2.9 lookup 100
+exec $(command -v pasta) "\$@"
+EOF
+	chmod 755 "$T/bin/pasta"
+	run unshare --mount --propagation private -- sh -c '
+		mount --bind "$0/resolv.conf" /etc/resolv.conf &&
+		exec nsenter -t "$1" -n -- env PATH="$0/bin:$PATH" SUDO_UID=4242 SUDO_GID=4242 "$2" run --config "$0/jail.conf" -- /bin/true' \
+		"$T" "$HOST" "$EBPFJAIL"
+	expect_rc 125
+	expect_err "the jail's routing is not what was set: unexpected IPv4 policy rule"
+	expect_no_leftovers
+}
+
+test_refuses_root_without_sudo_uid() {
+	netsim_up
+	run nsenter -t "$HOST" -n -- env -u SUDO_UID "$EBPFJAIL" run --config "$T/jail.conf" -- /bin/true
+	expect_rc 125
+	expect_err "--user"
+}
+
+test_egress_jail_off_warns_and_runs_unjailed() {
+	netsim_up
+	echo 'egress-jail = off' >>"$T/jail.conf"
+	jail -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 0
+	expect_err "WARNING: egress-jail = off"
+	expect_result tcp:10.23.0.2:22 ok
+}
+
+test_supervisor_sigkill_leaves_nothing_unfiltered() {
+	netsim_up
+	# The agent starts a child that outlives it and keeps trying the LAN.
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<EOF
+( for i in \$(seq 1 300); do $T/probe tcp:10.23.0.2:22 >>$T/agent/late.out; sleep 0.1; done ) &
+echo \$! > $T/agent/child.pid
+sleep 30
+EOF
+	chmod 755 "$T/agent.sh"
+	unshare --mount --propagation private -- sh -c '
+		mount --bind "$0/resolv.conf" /etc/resolv.conf &&
+		exec nsenter -t "$1" -n -- env SUDO_UID=4242 SUDO_GID=4242 "$2" run --config "$0/jail.conf" -- sh "$0/agent.sh"' \
+		"$T" "$HOST" "$EBPFJAIL" >"$T/out" 2>"$T/err" &
+	local sup=$! i
+	for i in $(seq 1 100); do [ -s "$T/agent/late.out" ] && break; sleep 0.05; done
+	[ -s "$T/agent/late.out" ] || fail "the agent did not start: $(cat "$T/err")"
+	# unshare, sh, nsenter and env all exec: $sup is the supervisor now.
+	[ "$(cat /proc/$sup/comm)" = ebpfjail ] || fail "the supervisor is $(cat /proc/$sup/comm)"
+	kill -KILL "$sup"
+	wait "$sup" 2>/dev/null || true
+	sleep 0.5
+	# Whatever still runs is still filtered...
+	if alive "$(cat "$T/agent/child.pid")"; then
+		! grep -v EPERM "$T/agent/late.out" | grep -q . || fail "a connect got through after the kill"
+	fi
+	expect_no_hit lan-ssh
+	! pgrep -x pasta >/dev/null || fail "pasta outlived its supervisor"
+	# ...and the next run removes it all.
+	jail -- /bin/true
+	expect_rc 0
+	! alive "$(cat "$T/agent/child.pid")" || fail "the dead jail's process survived the next run"
+	expect_no_leftovers
+}
