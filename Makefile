@@ -3,6 +3,7 @@
 #   make            build/ebpfjail
 #   make check      unit tests (Criterion), integration tests, a bounded fuzz run
 #   make fuzz       build and run the config parser fuzzer (FUZZ_SECONDS=30)
+#   make demo       ebpfjail run with a demo agent in a simulated network (root)
 #   make bench      benchmarks (root; not part of check)
 #   make V=1        show full commands
 #
@@ -57,7 +58,7 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: all check unit integration fuzz fuzz-build bench clean
+.PHONY: all check unit integration fuzz fuzz-build bench demo clean
 all: $(OUT)/ebpfjail
 
 $(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
@@ -132,6 +133,10 @@ $(OUT)/probe: tests/integration/probe.c | $(OUT)
 
 integration: $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)tests/integration/run.sh $(OUT)/ebpfjail
+
+# The main job: `ebpfjail run` in the simulated network, with a demo agent.
+demo: $(OUT)/ebpfjail $(OUT)/probe
+	$(Q)scripts/demo.sh
 
 # Unit tests first (Criterion's summary), then the fuzzer, then the
 # integration suite, whose "N passed, M failed" line ends the output.

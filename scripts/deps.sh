@@ -15,7 +15,7 @@ packages=(
 	# runtime: pasta backs the jail's network namespace
 	passt
 	# integration tests: namespaces, veth, real clients
-	iproute2 util-linux procps curl socat iperf3 hyperfine
+	iproute2 util-linux procps curl socat iperf3 hyperfine tmux
 )
 
 missing=()

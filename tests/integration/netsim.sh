@@ -108,7 +108,7 @@ netsim_up() {
 netsim_down() {
 	local p
 	for p in "${NETSIM_PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
+	wait 2>/dev/null || true
 	NETSIM_PIDS=()
 }
 
