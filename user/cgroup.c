@@ -130,7 +130,7 @@ static void kill_listed(const char *path)
 
 int cgroup_destroy(const char *path)
 {
-	struct timespec step = { 0, 5 * 1000 * 1000 };
+	struct timespec step = { 0, 1000 * 1000 };
 	char file[4200];
 	int fd, i;
 
@@ -142,7 +142,7 @@ int cgroup_destroy(const char *path)
 			log_debug("cgroup.kill: %s", strerror(errno));
 		close(fd);
 	}
-	for (i = 0; i < 1000; i++) { /* at most ~5 s */
+	for (i = 0; i < 5000; i++) { /* at most ~5 s */
 		if (rmdir(path) == 0 || errno == ENOENT)
 			return 0;
 		if (errno != EBUSY)

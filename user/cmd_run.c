@@ -181,10 +181,10 @@ static void last_line(const char *path, char *buf, size_t size)
 
 static int wait_for_tap(struct jail *j, int *ifindex)
 {
-	struct timespec step = { 0, 10 * 1000 * 1000 };
+	struct timespec step = { 0, 1000 * 1000 };
 	int i, status;
 
-	for (i = 0; i < 500; i++) { /* at most 5 s */
+	for (i = 0; i < 5000; i++) { /* at most 5 s */
 		*ifindex = nl_link_index(PASTA_IFNAME);
 		if (*ifindex > 0)
 			return 0;

@@ -17,9 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "log.h"
@@ -123,17 +124,19 @@ int pasta_start(const struct pasta_opts *o, pid_t *pid)
 
 void pasta_stop(pid_t pid)
 {
-	struct timespec step = { 0, 10 * 1000 * 1000 };
-	int i;
+	int fd;
 
 	if (pid <= 0)
 		return;
+	/* A pidfd polls readable the moment pasta exits: no sleep loop. */
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
 	kill(pid, SIGTERM);
-	for (i = 0; i < 200; i++) { /* at most 2 s */
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return;
-		nanosleep(&step, NULL);
+	if (fd >= 0) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 2000) != 1) /* at most 2 s */
+			kill(pid, SIGKILL);
+		close(fd);
 	}
-	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }

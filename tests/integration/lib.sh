@@ -36,3 +36,9 @@ with_etc() {
 	fi
 	unshare --mount --propagation private -- sh -c 'mount --bind "$0/etc" /etc && exec "$@"' "$T" "$@"
 }
+
+# pasta_pids: running pasta processes (Debian's pasta is passt, exec'd as
+# passt.avx2 on most CPUs; zombies waiting for a reaper do not count)
+pasta_pids() {
+	ps -eo pid=,stat=,comm= | awk '$2 !~ /Z/ && $3 ~ /^(pasta|passt|passt\.avx2)$/ { print $1 }'
+}

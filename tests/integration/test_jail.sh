@@ -7,7 +7,7 @@ expect_no_leftovers() {
 	[ -z "$(ls -A /run/ebpfjail 2>/dev/null)" ] || fail "left in /run/ebpfjail: $(ls /run/ebpfjail)"
 	[ -z "$(find "$cg/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
 		fail "cgroups left: $(find "$cg/ebpfjail" -mindepth 1 -maxdepth 1 -type d)"
-	! pgrep -x pasta >/dev/null || fail "pasta left running: $(pgrep -a -x pasta)"
+	[ -z "$(pasta_pids)" ] || fail "pasta left running: $(pasta_pids)"
 }
 
 # alive PID: running, not a zombie waiting for a reaper
@@ -104,6 +104,12 @@ grep NoNewPrivs /proc/self/status
 id -u
 ls /proc/self/fd | sort -n | tr '\n' ' '; echo
 echo "env:$EBPFJAIL"
+kill -0 $PPID 2>/dev/null && echo can-signal-supervisor
+for p in $(pgrep -x 'pasta|passt|passt.avx2'); do kill -0 $p 2>/dev/null && echo can-signal-pasta; done
+cat /proc/$PPID/environ >/dev/null 2>&1 && echo can-read-supervisor
+pgrep -x 'pasta|passt|passt.avx2' >/dev/null && echo pasta-visible
+echo "---resolv"
+cat /etc/resolv.conf
 EOF
 	chmod 755 "$T/agent.sh"
 	local cg
@@ -118,6 +124,16 @@ EOF
 	expect_out "NoNewPrivs:	1"
 	expect_out "4242"
 	expect_out "env:1"
+	expect_out pasta-visible # so the next two lines are not vacuous
+	expect_no_out can-signal-supervisor
+	expect_no_out can-signal-pasta
+	expect_no_out can-read-supervisor
+	# The jail's resolv.conf: only pasta's forwarder, the host's search
+	# and options kept, the host's resolver gone.
+	expect_out "nameserver 203.0.113.1"
+	expect_out "search example.test"
+	expect_out "options ndots:1"
+	expect_no_out "10.23.0.53"
 	grep -qE '^0 1 2 3 $' "$T/out" || fail "the agent holds more fds than 0-2 (3 is ls's own): $(cat "$T/out")"
 	jail -- "$T/probe" raw:198.51.100.7:0 packet:any:0
 	expect_result raw:198.51.100.7:0 EPERM
@@ -239,7 +255,7 @@ EOF
 		! grep -v EPERM "$T/agent/late.out" | grep -q . || fail "a connect got through after the kill"
 	fi
 	expect_no_hit lan-ssh
-	! pgrep -x pasta >/dev/null || fail "pasta outlived its supervisor"
+	[ -z "$(pasta_pids)" ] || fail "pasta outlived its supervisor: $(pasta_pids)"
 	# ...and the next run removes it all.
 	jail -- /bin/true
 	expect_rc 0
