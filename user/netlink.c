@@ -87,6 +87,26 @@ static struct nlmsghdr *dump_request(char *buf, uint16_t type, int family, size_
 	return nlh;
 }
 
+/* dump() - one NLM_F_DUMP request; every reply becomes an element of *out */
+static int dump(uint16_t type, int family, size_t hdrlen, mnl_cb_t cb, size_t elem, void **out,
+		size_t *n)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct vec v = { .size = elem };
+	int err;
+
+	err = talk(dump_request(buf, type, family, hdrlen), cb, &v);
+	if (!err)
+		err = v.err;
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*out = v.items;
+	*n = v.n;
+	return 0;
+}
+
 static void copy_addr(uint8_t dst[16], const struct nlattr *a)
 {
 	size_t len = mnl_attr_get_payload_len(a);
@@ -121,20 +141,8 @@ static int addr_cb(const struct nlmsghdr *nlh, void *data)
 
 int nl_dump_addrs(int family, struct nl_addr **out, size_t *n)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct vec v = { .size = sizeof(**out) };
-	int err;
-
-	err = talk(dump_request(buf, RTM_GETADDR, family, sizeof(struct ifaddrmsg)), addr_cb, &v);
-	if (!err)
-		err = v.err;
-	if (err) {
-		free(v.items);
-		return err;
-	}
-	*out = v.items;
-	*n = v.n;
-	return 0;
+	return dump(RTM_GETADDR, family, sizeof(struct ifaddrmsg), addr_cb, sizeof(**out),
+		    (void **)out, n);
 }
 
 static int route_cb(const struct nlmsghdr *nlh, void *data)
@@ -181,20 +189,8 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 
 int nl_dump_routes(int family, struct nl_route **out, size_t *n)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct vec v = { .size = sizeof(**out) };
-	int err;
-
-	err = talk(dump_request(buf, RTM_GETROUTE, family, sizeof(struct rtmsg)), route_cb, &v);
-	if (!err)
-		err = v.err;
-	if (err) {
-		free(v.items);
-		return err;
-	}
-	*out = v.items;
-	*n = v.n;
-	return 0;
+	return dump(RTM_GETROUTE, family, sizeof(struct rtmsg), route_cb, sizeof(**out),
+		    (void **)out, n);
 }
 
 static int rule_cb(const struct nlmsghdr *nlh, void *data)
@@ -240,21 +236,8 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 
 int nl_dump_rules(int family, struct nl_rule **out, size_t *n)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct vec v = { .size = sizeof(**out) };
-	int err;
-
-	err = talk(dump_request(buf, RTM_GETRULE, family, sizeof(struct fib_rule_hdr)), rule_cb,
-		   &v);
-	if (!err)
-		err = v.err;
-	if (err) {
-		free(v.items);
-		return err;
-	}
-	*out = v.items;
-	*n = v.n;
-	return 0;
+	return dump(RTM_GETRULE, family, sizeof(struct fib_rule_hdr), rule_cb, sizeof(**out),
+		    (void **)out, n);
 }
 
 int nl_link_index(const char *name)

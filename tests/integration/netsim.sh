@@ -107,21 +107,34 @@ netsim_up() {
 
 netsim_down() {
 	local p
+	# A jail a failed test left running in the background goes first.
+	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
 	for p in "${NETSIM_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null || true
 	NETSIM_PIDS=()
 }
 
-# jail [RUN-OPTIONS] -- COMMAND...: `ebpfjail run` inside the simulated host,
-# with its resolv.conf, as uid 4242 (as if through sudo), output in $T/out,
-# $T/err, status in $rc.
-jail() {
-	run unshare --mount --propagation private -- sh -c '
-		t=$0 host=$1 bin=$2; shift 2
+# jail_cmd [RUN-OPTIONS] -- COMMAND...: `ebpfjail run` inside the simulated
+# host, with its resolv.conf, as uid 4242 (as if through sudo). JAIL_PATH, if
+# set, replaces PATH (to hide or wrap pasta).
+jail_cmd() (
+	exec unshare --mount --propagation private -- sh -c '
+		t=$0 host=$1 bin=$2 path=$3; shift 3
 		mount --bind "$t/resolv.conf" /etc/resolv.conf &&
-		exec nsenter -t "$host" -n -- env SUDO_UID=4242 SUDO_GID=4242 "$bin" run --config "$t/jail.conf" "$@"' \
-		"$T" "$HOST" "$EBPFJAIL" "$@"
+		exec nsenter -t "$host" -n -- env PATH="$path" SUDO_UID=4242 SUDO_GID=4242 \
+			"$bin" run --config "$t/jail.conf" "$@"' \
+		"$T" "$HOST" "$EBPFJAIL" "${JAIL_PATH:-$PATH}" "$@"
+)
+
+# supervisor_pid: the running ebpfjail (tests run one jail at a time)
+supervisor_pid() {
+	local i
+	for i in $(seq 1 100); do pgrep -n -x ebpfjail && return 0; sleep 0.05; done
+	fail "no ebpfjail supervisor is running"
 }
+
+# jail ...: jail_cmd with stdout in $T/out, stderr in $T/err, status in $rc
+jail() { run jail_cmd "$@"; }
 
 # result SPEC: the result probe printed for SPEC
 result() { awk -v s="$1" '$1 == s { print $2 }' "$T/out"; }

@@ -170,10 +170,7 @@ test_fail_closed_without_pasta() {
 	netsim_up
 	mkdir "$T/bin"
 	for tool in sh env; do ln -s "$(command -v $tool)" "$T/bin/$tool"; done
-	run unshare --mount --propagation private -- sh -c '
-		mount --bind "$0/resolv.conf" /etc/resolv.conf &&
-		exec nsenter -t "$1" -n -- env PATH="$0/bin" SUDO_UID=4242 SUDO_GID=4242 "$2" run --config "$0/jail.conf" -- /bin/true' \
-		"$T" "$HOST" "$EBPFJAIL"
+	JAIL_PATH="$T/bin" jail -- /bin/true
 	expect_rc 125
 	expect_err "pasta is not on PATH; install it: apt-get install passt"
 	expect_lines 1 "$T/err"
@@ -203,10 +200,7 @@ nsenter --net="\$ns" ip rule add from 192.0.2.9 lookup 100
 exec $(command -v pasta) "\$@"
 EOF
 	chmod 755 "$T/bin/pasta"
-	run unshare --mount --propagation private -- sh -c '
-		mount --bind "$0/resolv.conf" /etc/resolv.conf &&
-		exec nsenter -t "$1" -n -- env PATH="$0/bin:$PATH" SUDO_UID=4242 SUDO_GID=4242 "$2" run --config "$0/jail.conf" -- /bin/true' \
-		"$T" "$HOST" "$EBPFJAIL"
+	JAIL_PATH="$T/bin:$PATH" jail -- /bin/true
 	expect_rc 125
 	expect_err "the jail's routing is not what was set: unexpected IPv4 policy rule"
 	expect_no_leftovers
@@ -238,17 +232,13 @@ echo \$! > $T/agent/child.pid
 sleep 30
 EOF
 	chmod 755 "$T/agent.sh"
-	unshare --mount --propagation private -- sh -c '
-		mount --bind "$0/resolv.conf" /etc/resolv.conf &&
-		exec nsenter -t "$1" -n -- env SUDO_UID=4242 SUDO_GID=4242 "$2" run --config "$0/jail.conf" -- sh "$0/agent.sh"' \
-		"$T" "$HOST" "$EBPFJAIL" >"$T/out" 2>"$T/err" &
-	local sup=$! i
+	jail_cmd -- sh "$T/agent.sh" >"$T/out" 2>"$T/err" &
+	local job=$! sup i
 	for i in $(seq 1 100); do [ -s "$T/agent/late.out" ] && break; sleep 0.05; done
 	[ -s "$T/agent/late.out" ] || fail "the agent did not start: $(cat "$T/err")"
-	# unshare, sh, nsenter and env all exec: $sup is the supervisor now.
-	[ "$(cat /proc/$sup/comm)" = ebpfjail ] || fail "the supervisor is $(cat /proc/$sup/comm)"
+	sup=$(supervisor_pid)
 	kill -KILL "$sup"
-	wait "$sup" 2>/dev/null || true
+	wait "$job" 2>/dev/null || true
 	sleep 0.5
 	# Whatever still runs is still filtered...
 	if alive "$(cat "$T/agent/child.pid")"; then

@@ -61,15 +61,12 @@ trap 'echo got-term; exit 7' TERM
 echo ready
 sleep 20 & wait
 EOF
-	unshare --mount --propagation private -- sh -c '
-		mount --bind "$0/resolv.conf" /etc/resolv.conf &&
-		exec nsenter -t "$1" -n -- env SUDO_UID=4242 SUDO_GID=4242 "$2" run --config "$0/jail.conf" -- sh "$0/trap.sh"' \
-		"$T" "$HOST" "$EBPFJAIL" >"$T/out" 2>"$T/err" &
-	local sup=$!
+	jail_cmd -- sh "$T/trap.sh" >"$T/out" 2>"$T/err" &
+	local job=$!
 	_wait_for "$T/out" ready
-	kill -TERM "$sup"
+	kill -TERM "$(supervisor_pid)"
 	rc=0
-	wait "$sup" || rc=$?
+	wait "$job" || rc=$?
 	expect_rc 7
 	expect_out got-term
 }
