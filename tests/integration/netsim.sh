@@ -108,8 +108,8 @@ netsim_up() {
 netsim_down() {
 	local p
 	# A jail a failed test left running in the background goes first.
-	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
-	for p in "${NETSIM_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
+	for p in "${NETSIM_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	NETSIM_PIDS=()
 }
