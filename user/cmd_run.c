@@ -49,6 +49,7 @@
 #include "netns.h"
 #include "pasta.h"
 #include "policy.h"
+#include "relay.h"
 #include "routes.h"
 
 extern char **environ;
@@ -62,6 +63,7 @@ struct jail {
 	pid_t pasta;
 	pid_t agent;
 	struct jail_bpf *bpf;
+	struct relays *relays;
 	int audit_fd;
 	struct summary summary;
 	uint64_t lost_logged;
@@ -335,6 +337,41 @@ static int build_jail(struct jail *j, const struct config *cfg, char *resolv_pat
 	return err;
 }
 
+/* start_relays() - local ports into the host (fail closed: the user asked
+ * for them), callback ports into the jail (a busy host port only warns). */
+static int start_relays(struct jail *j, const struct config *cfg)
+{
+	uint16_t model = cfg->local_model_port;
+	size_t i, n = cfg->n_local_port;
+	int err;
+
+	j->relays = relays_new(j->ns.host_fd, j->ns.fd);
+	if (!j->relays)
+		return refuse("cannot set up the relays: %s", strerror(errno));
+	/* The local ports, then the model port unless it is one of them. */
+	for (i = 0; i < n; i++)
+		if (cfg->local_port[i].port == model)
+			model = 0;
+	for (i = 0; i < n + (model != 0); i++) {
+		uint16_t port = i < n ? cfg->local_port[i].port : model;
+
+		err = relays_add(j->relays, RELAY_INTO_HOST, port);
+		if (err)
+			return refuse("local-port %u: cannot listen on the jail's 127.0.0.1:%u: %s", port,
+				      port, strerror(-err));
+	}
+	for (i = 0; i < cfg->n_callback_port; i++) {
+		uint16_t port = cfg->callback_port[i].port;
+
+		err = relays_add(j->relays, RELAY_INTO_JAIL, port);
+		if (err)
+			log_warn("callback-port %u: cannot listen on the host's 127.0.0.1:%u (%s); this "
+				 "relay is skipped",
+				 port, port, err == -EADDRINUSE ? "already in use" : strerror(-err));
+	}
+	return 0;
+}
+
 static void destroy_jail(struct jail *j)
 {
 	/* Processes first: nothing may run once its filters are gone. */
@@ -342,6 +379,8 @@ static void destroy_jail(struct jail *j)
 		j->cg_path[0] = '\0';
 	if (j->cg_fd >= 0)
 		close(j->cg_fd);
+	relays_free(j->relays);
+	j->relays = NULL;
 	pasta_stop(j->pasta);
 	netns_close(&j->ns);
 	if (j->bpf) {
@@ -411,7 +450,7 @@ static int supervise(struct jail *j, const sigset_t *set)
 	struct epoll_event ev = { .events = EPOLLIN }, got[4];
 	int sfd, efd, status = 0, done = 0, i, n;
 
-	sfd = signalfd(-1, set, SFD_CLOEXEC);
+	sfd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
 	efd = epoll_create1(EPOLL_CLOEXEC);
 	if (sfd < 0 || efd < 0)
 		return log_err(EXIT_REFUSED, "cannot watch signals: %s", strerror(errno));
@@ -419,6 +458,10 @@ static int supervise(struct jail *j, const sigset_t *set)
 	epoll_ctl(efd, EPOLL_CTL_ADD, sfd, &ev);
 	if (j->bpf) {
 		ev.data.fd = loader_events_fd(j->bpf);
+		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
+	if (j->relays) {
+		ev.data.fd = relays_fd(j->relays);
 		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
 	/* The agent may have exited before the signalfd existed. */
@@ -432,6 +475,10 @@ static int supervise(struct jail *j, const sigset_t *set)
 		for (i = 0; i < n && !done; i++) {
 			struct signalfd_siginfo si;
 
+			if (j->relays && got[i].data.fd == relays_fd(j->relays)) {
+				relays_dispatch(j->relays);
+				continue;
+			}
 			if (got[i].data.fd != sfd) {
 				loader_events_poll(j->bpf, 0);
 				continue;
@@ -530,6 +577,8 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 	jailstate_new_id(j.id);
 	block_signals(&set);
 	ret = build_jail(&j, &cfg, resolv, sizeof(resolv));
+	if (!ret)
+		ret = start_relays(&j, &cfg);
 	if (ret)
 		goto cleanup;
 	j.audit_fd = audit_open(cfg.audit_log);

@@ -8,6 +8,13 @@
  *                        everything between the first and last colon)
  *   raw:ADDR:0           open a raw ICMP socket and send an echo request
  *   packet:any:0         open an AF_PACKET socket
+ *   tcpread:ADDR:PORT    connect, send "ping", half-close, read to the end:
+ *                        "reply" (data then EOF), "eof" (none) or the errno
+ *   rstserve:ADDR:PORT   listen, accept one connection, reset it (a server
+ *                        that dies mid-conversation), exit
+ *   many:ADDR:PORT       PROBE_MANY (default 500) connections at once, each
+ *                        sending 64 KiB of its own bytes, half-closing and
+ *                        expecting them echoed back: "ok" or "lost:N"
  * Prints "SPEC RESULT MICROSECONDS" per SPEC, RESULT being "ok", "sent"
  * (UDP, no reply) or the errno name (EPERM, ETIMEDOUT, ECONNREFUSED, ...).
  */
@@ -56,9 +63,93 @@ static int wait_fd(int fd, short events, int ms)
 	return poll(&p, 1, ms) == 1 ? 0 : ETIMEDOUT;
 }
 
+/* read_all() - read @fd (blocking, 5 s per read) until EOF; errno on error */
+static int read_all(int fd, size_t *total, unsigned char *into, size_t cap)
+{
+	unsigned char buf[65536];
+	ssize_t n;
+
+	*total = 0;
+	for (;;) {
+		if (wait_fd(fd, POLLIN, 5000))
+			return ETIMEDOUT;
+		n = read(fd, buf, sizeof(buf));
+		if (n == 0)
+			return 0;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : errno;
+		if (into && *total + (size_t)n <= cap)
+			memcpy(into + *total, buf, (size_t)n);
+		*total += (size_t)n;
+	}
+}
+
+static int connect_wait(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int e = 0;
+	socklen_t el = sizeof(e);
+
+	if (connect(fd, sa, len) && errno != EINPROGRESS)
+		return errno;
+	if (wait_fd(fd, POLLOUT, 2000))
+		return ETIMEDOUT;
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+	return e;
+}
+
+#define MANY_BYTES 65536
+
+/* many() - COUNT connections open at once, each echoing its own bytes. */
+static const char *many(const struct sockaddr *sa, socklen_t len)
+{
+	static char result[32];
+	const char *env = getenv("PROBE_MANY");
+	int count = env ? atoi(env) : 500, i, lost = 0;
+	int *fds = calloc((size_t)count, sizeof(int));
+	unsigned char *want = malloc(MANY_BYTES), *got = malloc(MANY_BYTES);
+
+	if (!fds || !want || !got)
+		return "ENOMEM";
+	for (i = 0; i < count; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		if (fds[i] < 0 || connect_wait(fds[i], sa, len))
+			return "connect-failed";
+	}
+	/* All open: now each sends, half-closes, and must get it all back. */
+	for (i = 0; i < count; i++) {
+		size_t off = 0, total;
+		int j;
+
+		for (j = 0; j < MANY_BYTES; j++)
+			want[j] = (unsigned char)(i * 131 + j * 7);
+		while (off < MANY_BYTES) {
+			ssize_t n = write(fds[i], want + off, MANY_BYTES - off);
+
+			if (n > 0)
+				off += (size_t)n;
+			else if (n < 0 && errno == EAGAIN)
+				wait_fd(fds[i], POLLOUT, 5000);
+			else
+				break;
+		}
+		shutdown(fds[i], SHUT_WR);
+		if (read_all(fds[i], &total, got, MANY_BYTES) || total != MANY_BYTES ||
+		    memcmp(want, got, MANY_BYTES))
+			lost++;
+		close(fds[i]);
+	}
+	free(fds);
+	free(want);
+	free(got);
+	if (!lost)
+		return "ok";
+	snprintf(result, sizeof(result), "lost:%d", lost);
+	return result;
+}
+
 static const char *attempt(const char *spec)
 {
-	char proto[8], addr[64];
+	char proto[16], addr[64];
 	const char *first = strchr(spec, ':'), *last = strrchr(spec, ':');
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -111,9 +202,42 @@ static const char *attempt(const char *spec)
 		close(fd);
 		return e ? errname(e) : "sent";
 	}
+	if (!strcmp(proto, "many"))
+		return many((struct sockaddr *)&ss, len);
+	if (!strcmp(proto, "rstserve")) {
+		struct linger rst = { .l_onoff = 1, .l_linger = 0 };
+		int one = 1, c;
+
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 8))
+			return errname(errno);
+		printf("listening\n");
+		fflush(stdout);
+		c = accept(fd, NULL, NULL);
+		if (c < 0)
+			return errname(errno);
+		setsockopt(c, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
+		close(c);
+		close(fd);
+		return "reset";
+	}
 	fd = socket(family, type | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return errname(errno);
+	if (!strcmp(proto, "tcpread")) {
+		size_t total = 0;
+
+		e = connect_wait(fd, (struct sockaddr *)&ss, len);
+		if (!e && write(fd, "ping\n", 5) != 5)
+			e = errno;
+		if (!e) {
+			shutdown(fd, SHUT_WR);
+			e = read_all(fd, &total, NULL, 0);
+		}
+		close(fd);
+		return e ? errname(e) : total ? "reply" : "eof";
+	}
 	if (type == SOCK_STREAM) {
 		if (connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) {
 			e = errno;

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* relay.c - splice-based TCP relays between the host's and the jail's loopback
+ *
+ * Theory of operation
+ * -------------------
+ * Each relay is a listening socket on 127.0.0.1:N in one namespace; each
+ * accepted connection gets a socket connected to 127.0.0.1:N in the other.
+ * Sockets keep the namespace they were created in, so the supervisor creates
+ * jail-side sockets with a brief setns() and then uses them from the host.
+ *
+ * A connection is two sockets, fd[0] (accepted) and fd[1] (dialled), and two
+ * pipes: pipe[d] carries what fd[d] reads to fd[!d]. Data moves with
+ * splice() socket -> pipe -> socket and is never copied to user space. Both
+ * sockets are in one edge-triggered epoll set; any event on either runs
+ * pump(), which moves data in both directions until nothing moves. Memory is
+ * bounded by the two pipes (RELAY_PIPE_SIZE each, kernel memory) and one
+ * small struct per connection.
+ *
+ * States and what ends them:
+ *  - dialling: fd[1]'s connect() in progress; fd[0] is not read until it
+ *    completes. A refused dial resets fd[0] at once (the jail's client sees
+ *    ECONNRESET, never a hang).
+ *  - open: data both ways. EOF on fd[d] with pipe[d] empty becomes
+ *    shutdown(fd[!d], SHUT_WR): half-close passes through.
+ *  - both directions shut: closed. A reset or error on either side resets
+ *    the other (SO_LINGER 0) and closes: resets pass through too.
+ * Only the named ports exist: a relay dials its own port and nothing else.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "log.h"
+#include "relay.h"
+
+#define RELAY_MAX_CONNS 4096
+#define RELAY_PIPE_SIZE (256 * 1024)
+#define RELAY_BACKLOG 1024
+
+struct conn;
+struct listener;
+
+struct endpoint {
+	struct listener *listener; /* set for a listening socket */
+	struct conn *conn;         /* else the connection ... */
+	int side;                  /* ... and which of its sockets */
+};
+
+struct listener {
+	struct endpoint ep;
+	int fd;
+	enum relay_direction dir;
+	uint16_t port;
+};
+
+struct conn {
+	struct endpoint ep[2];
+	int fd[2];
+	int pipe[2][2];
+	size_t queued[2];
+	bool eof[2];
+	bool shut[2];
+	bool dialling;
+	bool closed; /* fds gone; freed after the current batch of events */
+	struct conn *prev, *next;
+};
+
+struct relays {
+	int epfd;
+	int host_ns, jail_ns;
+	struct listener *listeners[64];
+	unsigned int n_listeners;
+	struct conn *conns;
+	struct conn *dead; /* closed during this batch, freed at its end */
+	unsigned int open;
+	unsigned long total, refused;
+};
+
+struct relays *relays_new(int host_ns, int jail_ns)
+{
+	struct relays *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->host_ns = host_ns;
+	r->jail_ns = jail_ns;
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int relays_fd(const struct relays *r)
+{
+	return r->epfd;
+}
+
+/* socket_in() - a TCP socket of namespace @ns (we are in host_ns). */
+static int socket_in(const struct relays *r, int ns)
+{
+	int fd, err;
+
+	if (ns == r->host_ns)
+		return socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (setns(ns, CLONE_NEWNET))
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	err = errno;
+	if (setns(r->host_ns, CLONE_NEWNET)) {
+		/* Stuck in the jail's namespace, the supervisor would dial
+		 * the jail for host relays: nothing sane is left to do. */
+		log_err(0, "cannot return to the host's network namespace: %s", strerror(errno));
+		abort();
+	}
+	errno = err;
+	return fd;
+}
+
+static struct sockaddr_in loopback(uint16_t port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return sin;
+}
+
+int relays_add(struct relays *r, enum relay_direction dir, uint16_t port)
+{
+	struct sockaddr_in sin = loopback(port);
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct listener *l;
+	int one = 1, err;
+
+	if (r->n_listeners == sizeof(r->listeners) / sizeof(r->listeners[0]))
+		return -ENOSPC;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->dir = dir;
+	l->port = port;
+	l->ep.listener = l;
+	l->fd = socket_in(r, dir == RELAY_INTO_HOST ? r->jail_ns : r->host_ns);
+	if (l->fd < 0 || setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(l->fd, (struct sockaddr *)&sin, sizeof(sin)) || listen(l->fd, RELAY_BACKLOG))
+		goto fail;
+	ev.data.ptr = &l->ep;
+	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, l->fd, &ev))
+		goto fail;
+	r->listeners[r->n_listeners++] = l;
+	return 0;
+fail:
+	err = -errno;
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l);
+	return err;
+}
+
+static void conn_close(struct relays *r, struct conn *c, bool reset)
+{
+	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (c->fd[i] >= 0) {
+			/* SO_LINGER 0: close() sends RST, so a reset (or a
+			 * refused dial) reaches the peer as one. */
+			if (reset)
+				setsockopt(c->fd[i], SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
+			close(c->fd[i]);
+		}
+		if (c->pipe[i][0] >= 0)
+			close(c->pipe[i][0]);
+		if (c->pipe[i][1] >= 0)
+			close(c->pipe[i][1]);
+	}
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		r->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	r->open--;
+	/* Events for the other socket may still wait in this batch: keep the
+	 * memory until the batch is done. */
+	c->closed = true;
+	c->next = r->dead;
+	r->dead = c;
+}
+
+static void free_dead(struct relays *r)
+{
+	while (r->dead) {
+		struct conn *c = r->dead;
+
+		r->dead = c->next;
+		free(c);
+	}
+}
+
+/* pump() - move what can move, both ways. Return: false if @c was closed. */
+static bool pump(struct relays *r, struct conn *c)
+{
+	bool progress;
+	int d;
+
+	if (c->dialling)
+		return true;
+	do {
+		progress = false;
+		for (d = 0; d < 2; d++) {
+			ssize_t n;
+
+			if (!c->eof[d]) {
+				n = splice(c->fd[d], NULL, c->pipe[d][1], NULL, RELAY_PIPE_SIZE,
+					   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+				if (n > 0) {
+					c->queued[d] += (size_t)n;
+					progress = true;
+				} else if (n == 0) {
+					c->eof[d] = true;
+					progress = true;
+				} else if (errno != EAGAIN) {
+					conn_close(r, c, true);
+					return false;
+				}
+			}
+			if (c->queued[d]) {
+				n = splice(c->pipe[d][0], NULL, c->fd[!d], NULL, c->queued[d],
+					   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+				if (n > 0) {
+					c->queued[d] -= (size_t)n;
+					progress = true;
+				} else if (n < 0 && errno != EAGAIN) {
+					conn_close(r, c, true);
+					return false;
+				}
+			}
+			if (c->eof[d] && !c->queued[d] && !c->shut[d]) {
+				/* Half-close: the reading side said all it will. */
+				shutdown(c->fd[!d], SHUT_WR);
+				c->shut[d] = true;
+			}
+		}
+	} while (progress);
+	if (c->shut[0] && c->shut[1]) {
+		conn_close(r, c, false);
+		return false;
+	}
+	return true;
+}
+
+static int watch(struct relays *r, struct conn *c, int side)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
+
+	c->ep[side].conn = c;
+	c->ep[side].side = side;
+	ev.data.ptr = &c->ep[side];
+	return epoll_ctl(r->epfd, EPOLL_CTL_ADD, c->fd[side], &ev);
+}
+
+static void accept_one(struct relays *r, struct listener *l, int fd)
+{
+	struct sockaddr_in sin = loopback(l->port);
+	struct conn *c;
+	int i;
+
+	r->total++;
+	c = calloc(1, sizeof(*c));
+	if (!c || r->open >= RELAY_MAX_CONNS) {
+		/* Over the limit: refuse this one, keep the others going. */
+		struct linger rst = { .l_onoff = 1, .l_linger = 0 };
+
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
+		close(fd);
+		free(c);
+		r->refused++;
+		return;
+	}
+	c->fd[0] = fd;
+	c->fd[1] = -1;
+	for (i = 0; i < 2; i++)
+		c->pipe[i][0] = c->pipe[i][1] = -1;
+	c->next = r->conns;
+	if (r->conns)
+		r->conns->prev = c;
+	r->conns = c;
+	r->open++;
+
+	for (i = 0; i < 2; i++) {
+		if (pipe2(c->pipe[i], O_NONBLOCK | O_CLOEXEC))
+			goto fail;
+		fcntl(c->pipe[i][1], F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+	}
+	c->fd[1] = socket_in(r, l->dir == RELAY_INTO_HOST ? r->host_ns : r->jail_ns);
+	if (c->fd[1] < 0)
+		goto fail;
+	if (connect(c->fd[1], (struct sockaddr *)&sin, sizeof(sin))) {
+		if (errno != EINPROGRESS)
+			goto refused;
+		c->dialling = true;
+	}
+	if (watch(r, c, 0) || watch(r, c, 1))
+		goto fail;
+	pump(r, c);
+	return;
+refused:
+	r->refused++;
+fail:
+	conn_close(r, c, true);
+}
+
+static void on_dial(struct relays *r, struct conn *c)
+{
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &err, &len) || err) {
+		if (err != EINPROGRESS && err != EALREADY) {
+			r->refused++;
+			conn_close(r, c, true);
+			return;
+		}
+	}
+	c->dialling = false;
+	pump(r, c);
+}
+
+void relays_dispatch(struct relays *r)
+{
+	struct epoll_event events[64];
+	int n, i;
+
+	while ((n = epoll_wait(r->epfd, events, 64, 0)) > 0) {
+		for (i = 0; i < n; i++) {
+			struct endpoint *ep = events[i].data.ptr;
+
+			if (ep->listener) {
+				int fd;
+
+				while ((fd = accept4(ep->listener->fd, NULL, NULL,
+						     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
+					accept_one(r, ep->listener, fd);
+				continue;
+			}
+			if (ep->conn->closed)
+				continue;
+			if (ep->conn->dialling && ep->side == 1)
+				on_dial(r, ep->conn);
+			else
+				pump(r, ep->conn);
+		}
+		free_dead(r);
+		if (n < 64)
+			break;
+	}
+}
+
+void relays_stats(const struct relays *r, struct relay_stats *out)
+{
+	out->listeners = r->n_listeners;
+	out->open = r->open;
+	out->total = r->total;
+	out->refused = r->refused;
+}
+
+void relays_free(struct relays *r)
+{
+	unsigned int i;
+
+	if (!r)
+		return;
+	while (r->conns)
+		conn_close(r, r->conns, true);
+	free_dead(r);
+	for (i = 0; i < r->n_listeners; i++) {
+		close(r->listeners[i]->fd);
+		free(r->listeners[i]);
+	}
+	close(r->epfd);
+	free(r);
+}

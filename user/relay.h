@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* relay.h - splice-based TCP relays between the host's and the jail's loopback */
+#ifndef EBPFJAIL_RELAY_H
+#define EBPFJAIL_RELAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct relays;
+
+enum relay_direction {
+	RELAY_INTO_HOST, /* local-port: jail 127.0.0.1:N -> host 127.0.0.1:N */
+	RELAY_INTO_JAIL, /* callback-port: host 127.0.0.1:N -> jail 127.0.0.1:N */
+};
+
+/**
+ * relays_new() - an empty set of relays with its own epoll instance
+ * @host_ns, @jail_ns: network namespace fds; the calling process is in
+ * @host_ns whenever a relay function is called
+ * Return: the set, or NULL (ENOMEM, or epoll failed: errno says).
+ */
+struct relays *relays_new(int host_ns, int jail_ns);
+
+/**
+ * relays_add() - listen on 127.0.0.1:@port on one side, relay to the other
+ *
+ * The listening socket is created in the namespace it listens in (a socket
+ * keeps the namespace it was made in), so one process holds both sides.
+ * Return: 0, -EADDRINUSE when the port is taken, or -errno.
+ */
+int relays_add(struct relays *r, enum relay_direction dir, uint16_t port);
+
+/** relays_fd() - an fd that polls readable when relays_dispatch() has work */
+int relays_fd(const struct relays *r);
+
+/**
+ * relays_dispatch() - accept, connect and move data until nothing is ready
+ * Never blocks. A failure of one connection closes that connection only.
+ */
+void relays_dispatch(struct relays *r);
+
+struct relay_stats {
+	unsigned int listeners;
+	unsigned int open;      /* connections now */
+	unsigned long total;    /* connections accepted */
+	unsigned long refused;  /* accepted but the other side was not there */
+};
+
+void relays_stats(const struct relays *r, struct relay_stats *out);
+
+/** relays_free() - close every listener and connection; NULL is fine */
+void relays_free(struct relays *r);
+
+#endif /* EBPFJAIL_RELAY_H */
