@@ -121,8 +121,9 @@ $(OUT)/bench/bench-connect: bench/bench_connect.c $(LIB_OBJS) | $(OUT)
 	$(Q)mkdir -p $(OUT)/bench
 	$(Q)$(CC) $(USER_CFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
-bench: $(OUT)/bench/bench-connect
+bench: $(OUT)/bench/bench-connect $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)$(OUT)/bench/bench-connect $(BENCH_N)
+	$(Q)bench/relay.sh
 
 unit: $(OUT)/unit-tests
 	$(Q)$(OUT)/unit-tests --jobs 1

@@ -12,6 +12,9 @@
  *                        "reply" (data then EOF), "eof" (none) or the errno
  *   rstserve:ADDR:PORT   listen, accept one connection, reset it (a server
  *                        that dies mid-conversation), exit
+ *   rr:ADDR:PORT         PROBE_RR (default 20000) 1-byte request/response
+ *                        round trips on one connection to an echo server;
+ *                        the result is the mean round trip in nanoseconds
  *   many:ADDR:PORT       PROBE_MANY (default 500) connections at once, each
  *                        sending 64 KiB of its own bytes, half-closing and
  *                        expecting them echoed back: "ok" or "lost:N"
@@ -30,6 +33,7 @@
 #include <netinet/in.h>
 #include <linux/if_ether.h>
 #include <netinet/ip_icmp.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 static const char *errname(int e)
@@ -204,6 +208,26 @@ static const char *attempt(const char *spec)
 	}
 	if (!strcmp(proto, "many"))
 		return many((struct sockaddr *)&ss, len);
+	if (!strcmp(proto, "rr")) {
+		static char result[32];
+		const char *env = getenv("PROBE_RR");
+		long n = env ? atol(env) : 20000, i;
+		double t0;
+		char b = 'x';
+		int one = 1;
+
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(fd, (struct sockaddr *)&ss, len))
+			return errname(errno);
+		t0 = now_us();
+		for (i = 0; i < n; i++)
+			if (write(fd, &b, 1) != 1 || read(fd, &b, 1) != 1)
+				return "short";
+		snprintf(result, sizeof(result), "%.0f", (now_us() - t0) * 1000.0 / (double)n);
+		close(fd);
+		return result;
+	}
 	if (!strcmp(proto, "rstserve")) {
 		struct linger rst = { .l_onoff = 1, .l_linger = 0 };
 		int one = 1, c;

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# relay.sh - relay throughput and latency vs direct loopback and a socat relay
+#
+# In the integration tests' simulated host (root; nothing leaves the machine):
+#   throughput  iperf3 to the host's 127.0.0.1:5201: directly on the host,
+#               through a socat relay on the host, and from inside the jail
+#               through ebpfjail's local-port relay
+#   latency     1-byte request/response round trips to an echo server on
+#               the host's 127.0.0.1:7001: directly, and through the relay
+# Prints one row per figure with the ratio and the SPEC target. Not a test:
+# no pass/fail exit status (timing on shared machines is noise).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+export EBPFJAIL=$top/build/ebpfjail BUILD=$top/build
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
+T=$(mktemp -d /tmp/ebpfjail-bench.XXXXXX)
+export T
+source "$top/tests/integration/lib.sh"
+source "$top/tests/integration/netsim.sh"
+trap 'netsim_down; rm -rf "$T"' EXIT
+netsim_up >/dev/null
+
+# gbits OUTPUT: the receiver's Gbit/s from iperf3's text output
+gbits() { awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /bits\/sec/) { v = $i; u = $(i + 1) } }
+	END { if (u ~ /^M/) v /= 1000; if (u ~ /^K/) v /= 1e6; print v + 0 }'; }
+
+iperf_server() { # one client, then exit
+	nsenter -t "$HOST" -n -- iperf3 -s -1 -B 127.0.0.1 -p 5201 >/dev/null 2>&1 &
+	sleep 0.3
+}
+
+iperf_server
+direct=$(nsenter -t "$HOST" -n -- iperf3 -c 127.0.0.1 -p 5201 -t "$SECONDS_PER_RUN" -f g | gbits)
+iperf_server
+nsenter -t "$HOST" -n -- socat TCP-LISTEN:5202,bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:5201 &
+NETSIM_PIDS+=($!)
+sleep 0.2
+socat_relay=$(nsenter -t "$HOST" -n -- iperf3 -c 127.0.0.1 -p 5202 -t "$SECONDS_PER_RUN" -f g | gbits)
+iperf_server
+jail --local-port 5201 -- iperf3 -c 127.0.0.1 -p 5201 -t "$SECONDS_PER_RUN" -f g
+relay=$(gbits <"$T/out")
+
+nsenter -t "$HOST" -n -- socat TCP-LISTEN:7001,bind=127.0.0.1,fork,reuseaddr EXEC:cat &
+NETSIM_PIDS+=($!)
+sleep 0.2
+rr_direct=$(nsenter -t "$HOST" -n -- "$T/probe" rr:127.0.0.1:7001 | awk '{ print $2 }')
+jail --local-port 7001 -- "$T/probe" rr:127.0.0.1:7001
+rr_relay=$(awk '{ print $2 }' "$T/out")
+
+row() { awk -v n="$1" -v a="$2" -v b="$3" -v t="$4" -v u="$5" \
+	'BEGIN { printf "%-36s %10.2f %10.2f %8.2f %8s %s\n", n, a, b, (b ? a / b : 0), t, u }'; }
+printf '%-36s %10s %10s %8s %8s\n' benchmark ebpfjail baseline ratio target
+row "relay vs direct loopback, Gbit/s" "$relay" "$direct" ">=0.90" ""
+row "relay vs socat relay, Gbit/s" "$relay" "$socat_relay" ">=3" ""
+row "relay vs direct round trip, us" "$(awk -v x="$rr_relay" 'BEGIN { print x / 1000 }')" \
+	"$(awk -v x="$rr_direct" 'BEGIN { print x / 1000 }')" "<=2" ""
