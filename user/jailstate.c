@@ -147,7 +147,7 @@ static bool supervisor_alive(const char *dir)
 
 void jailstate_cleanup_dead(const char *cgroup_root)
 {
-	char dir[512], cg[4400], parent[4096];
+	char dir[512], cg[4400] = "", parent[4096];
 	struct dirent *de;
 	DIR *d;
 

@@ -163,7 +163,8 @@ int policy_compile(const struct config *cfg, const struct host_facts *facts, str
 	err = collect(cfg, facts, &b);
 	if (err)
 		goto out;
-	qsort(b.items, b.n, sizeof(*b.items), compare);
+	if (b.n)
+		qsort(b.items, b.n, sizeof(*b.items), compare);
 
 	out->rules = calloc(b.n ? b.n : 1, sizeof(*out->rules));
 	out->sources = calloc(b.n ? b.n : 1, sizeof(*out->sources));
