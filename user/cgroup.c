@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* cgroup.c - find the cgroup v2 hierarchy */
+/* cgroup.c - find the cgroup v2 hierarchy; make, fill and destroy jail cgroups */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "cgroup.h"
+#include "log.h"
 
 /* Decode mountinfo's octal escapes ("\040" is a space) in place. */
 static void unescape(char *s)
@@ -65,31 +72,31 @@ int cgroup_v2_root(char *buf, size_t size)
 	return ret;
 }
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <time.h>
-#include <unistd.h>
-#include <sys/stat.h>
-
-#include "log.h"
 
 int cgroup_jail_create(const char *root, const char *id, char *path, size_t size, int *fd)
 {
 	char parent[4096];
+	int tries, err = 0;
 
 	snprintf(parent, sizeof(parent), "%s/%s", root, CGROUP_JAIL_PARENT);
-	if (mkdir(parent, 0755) && errno != EEXIST)
-		return log_err(-errno, "cannot create the cgroup %s: %s", parent, strerror(errno));
 	if ((size_t)snprintf(path, size, "%s/%s", parent, id) >= size)
 		return -ENAMETOOLONG;
-	if (mkdir(path, 0755))
-		return log_err(-errno, "cannot create the cgroup %s: %s", path, strerror(errno));
+	/* The parent goes with its last jail (cgroup_destroy()): one ending
+	 * right now may remove it between our two mkdirs, so try again. */
+	for (tries = 0; tries < 3; tries++) {
+		if (mkdir(parent, 0755) && errno != EEXIST) {
+			err = -errno;
+			break;
+		}
+		err = mkdir(path, 0755) ? -errno : 0;
+		if (err != -ENOENT)
+			break;
+	}
+	if (err)
+		return log_err(err, "cannot create the cgroup %s: %s", path, strerror(-err));
 	*fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (*fd < 0) {
-		int err = log_err(-errno, "cannot open the cgroup %s: %s", path, strerror(errno));
-
+		err = log_err(-errno, "cannot open the cgroup %s: %s", path, strerror(errno));
 		rmdir(path);
 		return err;
 	}
@@ -128,6 +135,22 @@ static void kill_listed(const char *path)
 	fclose(f);
 }
 
+/* remove_parent_if_empty() - ROOT/ebpfjail goes with the last jail; while
+ * another jail lives in it, rmdir fails (EBUSY/ENOTEMPTY) and that is fine. */
+static void remove_parent_if_empty(const char *path)
+{
+	char parent[4096], *slash;
+
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	slash = strrchr(parent, '/');
+	if (slash && !strcmp(slash + 1, CGROUP_JAIL_PARENT))
+		rmdir(parent);
+}
+
 int cgroup_destroy(const char *path)
 {
 	struct timespec step = { 0, 1000 * 1000 };
@@ -143,8 +166,10 @@ int cgroup_destroy(const char *path)
 		close(fd);
 	}
 	for (i = 0; i < 5000; i++) { /* at most ~5 s */
-		if (rmdir(path) == 0 || errno == ENOENT)
+		if (rmdir(path) == 0 || errno == ENOENT) {
+			remove_parent_if_empty(path);
 			return 0;
+		}
 		if (errno != EBUSY)
 			break;
 		kill_listed(path);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* cgroup.h - find the cgroup v2 hierarchy */
+/* cgroup.h - find the cgroup v2 hierarchy; make, fill and destroy jail cgroups */
 #ifndef EBPFJAIL_CGROUP_H
 #define EBPFJAIL_CGROUP_H
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /**
  * cgroup_parse_mountinfo() - the mount point of the first cgroup2 mount
@@ -24,9 +25,6 @@ int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size);
  */
 int cgroup_v2_root(char *buf, size_t size);
 
-#endif /* EBPFJAIL_CGROUP_H */
-
-#include <sys/types.h>
 
 #define CGROUP_JAIL_PARENT "ebpfjail"
 
@@ -47,3 +45,5 @@ int cgroup_add(int cg_fd, pid_t pid);
  * Return: 0 or -errno (logged: a cgroup that will not go is a leftover).
  */
 int cgroup_destroy(const char *path);
+
+#endif /* EBPFJAIL_CGROUP_H */
