@@ -39,11 +39,16 @@ EOF
 
 test_job_control() {
 	netsim_up
-	printf 'sleep 1\necho agent-finished\n' >"$T/slow.sh"
+	printf 'echo agent-started\nsleep 1\necho agent-finished\n' >"$T/slow.sh"
 	_tmux_start "bash --norc -i"
 	sleep 0.3
 	tmux -S "$TMUX_SOCK" send-keys "$(_tmux_jail "$T/slow.sh")" Enter
-	sleep 0.5
+	# Ctrl-Z once the agent runs (before, it would reach only the supervisor).
+	local i
+	for i in $(seq 1 100); do
+		tmux -S "$TMUX_SOCK" capture-pane -p | grep -q '^agent-started' && break
+		sleep 0.05
+	done
 	tmux -S "$TMUX_SOCK" send-keys C-z
 	sleep 0.3
 	tmux -S "$TMUX_SOCK" send-keys "jobs -l > $T/jobs.out" Enter
