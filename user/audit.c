@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "audit.h"
@@ -167,30 +168,276 @@ static int make_dirs(char *path)
 	return 0;
 }
 
-int audit_open(const char *path)
+void audit_log_file(const char *path, unsigned int n, char *buf, size_t size)
+{
+	if (n)
+		snprintf(buf, size, "%s.%u", path, n);
+	else
+		snprintf(buf, size, "%s", path);
+}
+
+static int reopen(struct audit_log *log)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(log->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
+		  0640);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -errno;
+	}
+	if (log->fd >= 0)
+		close(log->fd);
+	log->fd = fd;
+	log->dev = st.st_dev;
+	log->ino = st.st_ino;
+	return 0;
+}
+
+int audit_log_open(struct audit_log *log, const char *path)
 {
 	char copy[4096];
-	int fd, err;
+	int err;
 
-	if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy))
+	log->fd = -1;
+	log->rotate_bytes = AUDIT_ROTATE_BYTES;
+	if (snprintf(log->path, sizeof(log->path), "%s", path) >= (int)sizeof(log->path))
 		return -ENAMETOOLONG;
+	snprintf(copy, sizeof(copy), "%s", path);
 	err = make_dirs(copy);
 	if (err)
 		return log_err(err, "cannot create the directory of the audit log %s: %s", path,
 			       strerror(-err));
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0640);
-	if (fd < 0)
-		return log_err(-errno, "cannot open the audit log %s: %s", path, strerror(errno));
-	return fd;
+	err = reopen(log);
+	if (err)
+		return log_err(err, "cannot open the audit log %s: %s", path, strerror(-err));
+	return 0;
 }
 
-int audit_append(int fd, const char *line, size_t len)
+/* rotate() - PATH -> PATH.1 -> ... -> PATH.AUDIT_KEEP (dropped), under a
+ * lock; rotates only if the file is still the big one we saw. */
+static void rotate(struct audit_log *log)
 {
-	ssize_t n = write(fd, line, len);
+	char lock[4200], from[4200], to[4200];
+	struct stat st;
+	unsigned int i;
+	int lfd;
 
+	snprintf(lock, sizeof(lock), "%s.lock", log->path);
+	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lfd < 0 || flock(lfd, LOCK_EX)) {
+		if (lfd >= 0)
+			close(lfd);
+		return;
+	}
+	if (stat(log->path, &st) == 0 && (uint64_t)st.st_ino == log->ino &&
+	    (uint64_t)st.st_size >= log->rotate_bytes) {
+		for (i = AUDIT_KEEP; i > 0; i--) {
+			audit_log_file(log->path, i - 1, from, sizeof(from));
+			audit_log_file(log->path, i, to, sizeof(to));
+			rename(from, to); /* the oldest is replaced, so dropped */
+		}
+	}
+	close(lfd); /* releases the lock */
+}
+
+int audit_log_append(struct audit_log *log, const char *line, size_t len)
+{
+	struct stat st;
+	ssize_t n;
+	int err;
+
+	if (log->fd < 0)
+		return -EBADF;
+	/* Another jail rotated our file away: write to the new one. */
+	if (stat(log->path, &st) || (uint64_t)st.st_ino != log->ino ||
+	    (uint64_t)st.st_dev != log->dev) {
+		err = reopen(log);
+		if (err)
+			return err;
+	}
+	if (fstat(log->fd, &st) == 0 && (uint64_t)st.st_size + len > log->rotate_bytes &&
+	    st.st_size > 0) {
+		rotate(log);
+		err = reopen(log);
+		if (err)
+			return err;
+	}
+	n = write(log->fd, line, len);
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EIO;
+}
+
+void audit_log_close(struct audit_log *log)
+{
+	if (log->fd >= 0)
+		close(log->fd);
+	log->fd = -1;
+}
+
+/* --- reading ---------------------------------------------------------------- */
+
+/* json_string() - parse a JSON string at @p into @out; Return: past it, or NULL */
+static const char *json_string(const char *p, char *out, size_t size)
+{
+	size_t o = 0;
+
+	if (*p++ != '"')
+		return NULL;
+	for (; *p && *p != '"'; p++) {
+		char c = *p;
+
+		if (c == '\\') {
+			p++;
+			if (*p == 'u') {
+				unsigned int v;
+
+				if (sscanf(p + 1, "%4x", &v) != 1)
+					return NULL;
+				c = v < 0x80 ? (char)v : '?';
+				p += 4;
+			} else if (*p == 'n') {
+				c = '\n';
+			} else if (*p) {
+				c = *p;
+			} else {
+				return NULL;
+			}
+		}
+		if (o + 1 < size)
+			out[o++] = c;
+	}
+	if (*p != '"')
+		return NULL;
+	out[o] = '\0';
+	return p + 1;
+}
+
+/* copy_text() - as much of @src as fits, always terminated */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static int parse_time(const char *s, struct timespec *t)
+{
+	struct tm tm = { 0 };
+	long usec = 0;
+	const char *rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+
+	if (!rest)
+		return -EINVAL;
+	if (*rest == '.')
+		usec = strtol(rest + 1, NULL, 10);
+	t->tv_sec = timegm(&tm);
+	t->tv_nsec = usec * 1000;
+	return 0;
+}
+
+int audit_parse_line(const char *line, struct audit_record *r)
+{
+	const char *p = line;
+	bool have_time = false;
+
+	memset(r, 0, sizeof(*r));
+	while (*p == ' ')
+		p++;
+	if (*p++ != '{')
+		return -EINVAL;
+	for (;;) {
+		char key[32], text[128];
+
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (*p == '}')
+			break;
+		p = json_string(p, key, sizeof(key));
+		if (!p)
+			return -EINVAL;
+		while (*p == ' ' || *p == ':')
+			p++;
+		if (*p == '"') {
+			p = json_string(p, text, sizeof(text));
+			if (!p)
+				return -EINVAL;
+		} else {
+			size_t n = strcspn(p, ",}");
+
+			if (n >= sizeof(text))
+				return -EINVAL;
+			memcpy(text, p, n);
+			text[n] = '\0';
+			p += n;
+		}
+#define TEXT(field) copy_text(r->field, sizeof(r->field), text)
+		if (!strcmp(key, "time"))
+			have_time = parse_time(text, &r->time) == 0;
+		else if (!strcmp(key, "jail"))
+			TEXT(jail);
+		else if (!strcmp(key, "pid"))
+			r->pid = strtoul(text, NULL, 10);
+		else if (!strcmp(key, "uid"))
+			r->uid = strtoul(text, NULL, 10);
+		else if (!strcmp(key, "dport"))
+			r->dport = strtoul(text, NULL, 10);
+		else if (!strcmp(key, "lost")) {
+			r->lost = strtoul(text, NULL, 10);
+			r->is_lost = true;
+		} else if (!strcmp(key, "comm"))
+			TEXT(comm);
+		else if (!strcmp(key, "proto"))
+			TEXT(proto);
+		else if (!strcmp(key, "daddr"))
+			TEXT(daddr);
+		else if (!strcmp(key, "family"))
+			TEXT(family);
+		else if (!strcmp(key, "hook"))
+			TEXT(hook);
+		else if (!strcmp(key, "reason"))
+			TEXT(reason);
+		else if (!strcmp(key, "rule"))
+			copy_text(r->rule, sizeof(r->rule), strcmp(text, "null") ? text : "");
+#undef TEXT
+	}
+	return have_time && r->jail[0] ? 0 : -EINVAL;
+}
+
+int audit_parse_since(const char *text, time_t now, time_t *out)
+{
+	static const struct {
+		char unit;
+		long seconds;
+	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
+	struct tm tm = { 0 };
+	const char *rest;
+	char *end;
+	long n;
+	size_t i;
+
+	n = strtol(text, &end, 10);
+	if (end != text && n >= 0 && end[0] && !end[1]) {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (*end == units[i].unit) {
+				*out = now - n * units[i].seconds;
+				return 0;
+			}
+		return -EINVAL;
+	}
+	rest = strptime(text, "%Y-%m-%dT%H:%M", &tm);
+	if (rest && *rest == ':')
+		rest = strptime(rest + 1, "%S", &tm);
+	if (!rest || *rest)
+		return -EINVAL;
+	tm.tm_isdst = -1; /* a local time, as people type it */
+	*out = mktime(&tm);
+	return *out == (time_t)-1 ? -EINVAL : 0;
 }
 
 void summary_add(struct summary *s, const struct jail_event *e)

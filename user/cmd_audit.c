@@ -1,8 +1,198 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* cmd_audit.c - `ebpfjail audit`: not built yet; says so instead of pretending */
+/* cmd_audit.c - `ebpfjail audit`: what the jails denied, oldest first
+ *
+ * Reads the rotated files (PATH.4 ... PATH.1) and then PATH, so the newest
+ * denial is the last line. --follow keeps reading PATH like `tail -F`: when
+ * a jail rotates it away, the rest of the old file is read, then the new
+ * one from its start, so nothing is skipped or shown twice.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "audit.h"
 #include "cli.h"
+#include "log.h"
+
+struct filter {
+	bool json;
+	time_t since; /* 0: no limit */
+	const char *jail;
+	unsigned long shown;
+};
+
+static void print_header(void)
+{
+	printf("%-19s  %-8s  %7s  %-15s  %6s  %-5s  %-21s  %-8s  %-10s  %s\n", "TIME", "JAIL", "PID",
+	       "COMM", "UID", "PROTO", "DESTINATION", "HOOK", "REASON", "RULE");
+}
+
+static void print_row(const struct audit_record *r)
+{
+	char when[32], dest[64], comm[sizeof(r->comm)];
+	struct tm tm;
+	size_t i;
+
+	localtime_r(&r->time.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	if (r->is_lost) {
+		printf("%-19s  %-8s  %lu events lost (the ring buffer was full)\n", when, r->jail,
+		       r->lost);
+		return;
+	}
+	/* The agent chose its comm: nothing but printable text reaches the
+	 * terminal, whatever the log holds. */
+	for (i = 0; r->comm[i] && i + 1 < sizeof(comm); i++)
+		comm[i] = r->comm[i] >= 0x20 && r->comm[i] < 0x7f ? r->comm[i] : '?';
+	comm[i] = '\0';
+	if (strchr(r->daddr, ':'))
+		snprintf(dest, sizeof(dest), "[%s]:%lu", r->daddr, r->dport);
+	else
+		snprintf(dest, sizeof(dest), "%s:%lu", r->daddr[0] ? r->daddr : "-", r->dport);
+	printf("%-19s  %-8s  %7lu  %-15s  %6lu  %-5s  %-21s  %-8s  %-10s  %s\n", when, r->jail,
+	       r->pid, comm, r->uid, r->proto, dest, r->hook, r->reason,
+	       r->rule[0] ? r->rule : "-");
+}
+
+static void show_line(const char *line, struct filter *f)
+{
+	struct audit_record r;
+
+	if (audit_parse_line(line, &r))
+		return; /* not ours (or a torn line after a crash): skip it */
+	if (f->since && r.time.tv_sec < f->since)
+		return;
+	if (f->jail && strcmp(f->jail, r.jail))
+		return;
+	if (f->json) {
+		fputs(line, stdout);
+	} else {
+		if (!f->shown)
+			print_header();
+		print_row(&r);
+	}
+	f->shown++;
+}
+
+/* show_stream() - every complete line from @in's position on */
+static void show_stream(FILE *in, struct filter *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	for (;;) {
+		long at = ftell(in);
+
+		n = getline(&line, &cap, in);
+		if (n <= 0)
+			break;
+		if (line[n - 1] != '\n') {
+			/* Half-written: leave it for the next read. */
+			fseek(in, at, SEEK_SET);
+			break;
+		}
+		show_line(line, f);
+	}
+	clearerr(in);
+	free(line);
+	fflush(stdout);
+}
+
+static int open_log(const char *file, FILE **out)
+{
+	*out = fopen(file, "re");
+	if (*out)
+		return 0;
+	if (errno == ENOENT)
+		return -ENOENT;
+	return log_err(-errno, "cannot read the audit log %s: %s%s", file, strerror(errno),
+		       errno == EACCES ? " (it is root's: run with sudo)" : "");
+}
+
+static int follow(const char *path, FILE *cur, struct filter *f)
+{
+	struct stat a, b;
+
+	for (;;) {
+		if (cur)
+			show_stream(cur, f);
+		poll(NULL, 0, 200);
+		if (!cur) {
+			if (open_log(path, &cur) == -EACCES)
+				return EXIT_TROUBLE;
+			continue;
+		}
+		/* Rotated or replaced: finish the old file, then the new one. */
+		if (stat(path, &a) == 0 && fstat(fileno(cur), &b) == 0 && a.st_ino != b.st_ino) {
+			show_stream(cur, f);
+			fclose(cur);
+			cur = NULL;
+			open_log(path, &cur);
+		}
+	}
+}
 
 int cmd_audit(const struct command *cmd, int argc, char **argv)
 {
-	return cli_not_yet(cmd, argc, argv);
+	struct filter f = { 0 };
+	struct cli_options o;
+	struct config cfg;
+	char file[4200];
+	FILE *in = NULL;
+	int ret, n, err;
+
+	ret = cli_parse(cmd, argc, argv, &o);
+	if (ret != CLI_CONTINUE)
+		goto out_opts;
+	f.json = o.json;
+	f.jail = o.jail;
+	if (o.since && audit_parse_since(o.since, time(NULL), &f.since)) {
+		ret = cli_usage_error(cmd,
+				      "audit: --since '%s': want a duration (30s, 10m, 2h, 1d) or a "
+				      "local time (2026-11-29T10:00)",
+				      o.since);
+		goto out_opts;
+	}
+	config_init(&cfg);
+	if (cli_load_config(&cfg, &o)) {
+		ret = EXIT_TROUBLE;
+		goto out;
+	}
+	for (n = AUDIT_KEEP; n >= 0; n--) {
+		audit_log_file(cfg.audit_log, (unsigned int)n, file, sizeof(file));
+		err = open_log(file, &in);
+		if (err == -ENOENT)
+			continue;
+		if (err) {
+			ret = EXIT_TROUBLE;
+			goto out;
+		}
+		show_stream(in, &f);
+		if (n > 0) {
+			fclose(in);
+			in = NULL;
+		}
+	}
+	if (o.follow) {
+		ret = follow(cfg.audit_log, in, &f);
+		in = NULL;
+		goto out;
+	}
+	if (!f.shown)
+		fprintf(stderr, "ebpfjail: %s in %s yet\n",
+			o.since || o.jail ? "no denials match" : "no denials recorded", cfg.audit_log);
+	ret = 0;
+out:
+	if (in)
+		fclose(in);
+	config_free(&cfg);
+out_opts:
+	cli_options_free(&o);
+	return ret;
 }

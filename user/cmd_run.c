@@ -64,7 +64,7 @@ struct jail {
 	pid_t agent;
 	struct jail_bpf *bpf;
 	struct relays *relays;
-	int audit_fd;
+	struct audit_log audit;
 	struct summary summary;
 	uint64_t lost_logged;
 };
@@ -102,10 +102,10 @@ static int on_event(void *ctx, const struct jail_event *e)
 	size_t len;
 
 	summary_add(&j->summary, e);
-	if (j->audit_fd < 0)
+	if (j->audit.fd < 0)
 		return 0;
 	len = audit_format_event(e, j->id, audit_event_wall_time(e->time_ns), line, sizeof(line));
-	if (audit_append(j->audit_fd, line, len))
+	if (audit_log_append(&j->audit, line, len))
 		log_debug("cannot write to the audit log: %s", strerror(errno));
 	return 0;
 }
@@ -128,8 +128,8 @@ static void log_lost(struct jail *j)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	len = audit_format_lost(j->id, lost - j->lost_logged, now, line, sizeof(line));
-	if (j->audit_fd >= 0)
-		audit_append(j->audit_fd, line, len);
+	if (j->audit.fd >= 0)
+		audit_log_append(&j->audit, line, len);
 	j->summary.lost += lost - j->lost_logged;
 	j->lost_logged = lost;
 }
@@ -389,8 +389,7 @@ static void destroy_jail(struct jail *j)
 	}
 	loader_close(j->bpf);
 	j->bpf = NULL;
-	if (j->audit_fd >= 0)
-		close(j->audit_fd);
+	audit_log_close(&j->audit);
 	/* A cgroup that would not go stays recorded for the next run. */
 	if (!j->cg_path[0])
 		jailstate_remove(j->state_dir);
@@ -513,7 +512,7 @@ static int run_unjailed(char **argv, const struct agent_user *u, const struct co
 	char **env = agent_env(environ, u, cfg);
 	sigset_t set;
 	int status = 0, err, ret;
-	struct jail j = { .agent = -1, .pasta = -1 };
+	struct jail j = { .agent = -1, .pasta = -1, .audit = { .fd = -1 } };
 
 	fprintf(stderr,
 		"ebpfjail: WARNING: egress-jail = off: %s runs WITHOUT the network jail; it can "
@@ -534,7 +533,7 @@ static int run_unjailed(char **argv, const struct agent_user *u, const struct co
 
 int cmd_run(const struct command *cmd, int argc, char **argv)
 {
-	struct jail j = { .cg_fd = -1, .pasta = -1, .agent = -1, .audit_fd = -1,
+	struct jail j = { .cg_fd = -1, .pasta = -1, .agent = -1, .audit = { .fd = -1 },
 			  .ns = { .holder = -1, .fd = -1, .host_fd = -1 } };
 	char why[512], resolv[300];
 	struct agent_user user;
@@ -581,8 +580,7 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 		ret = start_relays(&j, &cfg);
 	if (ret)
 		goto cleanup;
-	j.audit_fd = audit_open(cfg.audit_log);
-	if (j.audit_fd < 0) {
+	if (audit_log_open(&j.audit, cfg.audit_log)) {
 		ret = refuse("the audit log %s cannot be written; set audit-log to a writable path",
 			     cfg.audit_log);
 		goto cleanup;

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_audit.c - audit lines: written, read back, filtered; the summary */
+#include <string.h>
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+
+#include "audit.h"
+
+static struct jail_event event(const char *daddr, uint16_t dport, uint8_t reason, const char *comm)
+{
+	struct jail_event e = { .pid = 42, .uid = 1000, .proto = 6, .hook = HOOK_CONNECT4,
+				.reason = reason, .rule_prefixlen = 8, .family = 2, .dport = dport };
+
+	e.daddr = inet_addr(daddr);
+	strncpy(e.comm, comm, sizeof(e.comm) - 1);
+	return e;
+}
+
+Test(audit, line_has_every_field_and_reads_back)
+{
+	struct jail_event e = event("10.1.2.3", 22, REASON_PRIVATE, "curl");
+	struct timespec t = { .tv_sec = 1795000000, .tv_nsec = 123456000 };
+	struct audit_record r;
+	char line[AUDIT_LINE_MAX];
+
+	audit_format_event(&e, "abcd0123", t, line, sizeof(line));
+	cr_expect_str_eq(line,
+			 "{\"time\": \"2026-11-18T11:06:40.123456Z\", \"jail\": \"abcd0123\", \"pid\": 42, "
+			 "\"comm\": \"curl\", \"uid\": 1000, \"proto\": \"tcp\", \"daddr\": \"10.1.2.3\", "
+			 "\"dport\": 22, \"hook\": \"connect4\", \"reason\": \"private\", \"rule\": "
+			 "\"10.0.0.0/8\"}\n");
+	cr_assert_eq(audit_parse_line(line, &r), 0);
+	cr_expect_eq(r.time.tv_sec, t.tv_sec);
+	cr_expect_eq(r.time.tv_nsec, t.tv_nsec);
+	cr_expect_str_eq(r.jail, "abcd0123");
+	cr_expect_eq(r.pid, 42);
+	cr_expect_str_eq(r.comm, "curl");
+	cr_expect_str_eq(r.daddr, "10.1.2.3");
+	cr_expect_eq(r.dport, 22);
+	cr_expect_str_eq(r.reason, "private");
+	cr_expect_str_eq(r.rule, "10.0.0.0/8");
+}
+
+Test(audit, hostile_comm_cannot_forge_a_line)
+{
+	struct jail_event e = event("10.1.2.3", 22, REASON_PRIVATE, "x\"}\n{\"jail\"");
+	struct timespec t = { 0 };
+	struct audit_record r;
+	char line[AUDIT_LINE_MAX];
+
+	audit_format_event(&e, "j", t, line, sizeof(line));
+	cr_expect_eq(strchr(line, '\n'), line + strlen(line) - 1, "one line: %s", line);
+	cr_expect(strstr(line, "\"comm\": \"x\\\"}\\u000a{\\\"jail\\\"\""), "%s", line);
+	cr_assert_eq(audit_parse_line(line, &r), 0);
+	cr_expect_str_eq(r.comm, "x\"}\n{\"jail\"");
+	cr_expect_str_eq(r.jail, "j");
+}
+
+Test(audit, mapped_ipv6_and_lost_records)
+{
+	struct jail_event e = event("10.1.2.3", 443, REASON_PRIVATE, "node");
+	struct timespec t = { 0 };
+	struct audit_record r;
+	char line[AUDIT_LINE_MAX];
+
+	e.family = 10;
+	e.hook = HOOK_CONNECT6;
+	audit_format_event(&e, "j", t, line, sizeof(line));
+	cr_expect(strstr(line, "\"daddr\": \"10.1.2.3\", \"family\": \"inet6\", \"dport\": 443"), "%s",
+		  line);
+	audit_format_lost("j", 17, t, line, sizeof(line));
+	cr_expect_str_eq(line, "{\"time\": \"1970-01-01T00:00:00.000000Z\", \"jail\": \"j\", \"lost\": 17}\n");
+	cr_assert_eq(audit_parse_line(line, &r), 0);
+	cr_expect(r.is_lost);
+	cr_expect_eq(r.lost, 17);
+	cr_expect_neq(audit_parse_line("not json\n", &r), 0);
+	cr_expect_neq(audit_parse_line("{\"time\": \"garbage\", \"jail\": \"j\"}\n", &r), 0);
+}
+
+Test(audit, since)
+{
+	time_t now = 1795000000, t;
+
+	cr_assert_eq(audit_parse_since("10m", now, &t), 0);
+	cr_expect_eq(t, now - 600);
+	cr_assert_eq(audit_parse_since("2h", now, &t), 0);
+	cr_expect_eq(t, now - 7200);
+	cr_assert_eq(audit_parse_since("1d", now, &t), 0);
+	cr_expect_eq(t, now - 86400);
+	cr_assert_eq(audit_parse_since("2026-11-29T10:00", now, &t), 0);
+	cr_assert_eq(audit_parse_since("2026-11-29T10:00:30", now, &t), 0);
+	cr_expect_neq(audit_parse_since("10", now, &t), 0);
+	cr_expect_neq(audit_parse_since("10x", now, &t), 0);
+	cr_expect_neq(audit_parse_since("-5m", now, &t), 0);
+	cr_expect_neq(audit_parse_since("yesterday", now, &t), 0);
+	cr_expect_neq(audit_parse_since("2026-11-29T10:00 x", now, &t), 0);
+}
+
+Test(audit, summary_line)
+{
+	struct summary s = { 0 };
+	struct jail_event a = event("10.1.2.3", 22, REASON_PRIVATE, "ssh");
+	struct jail_event b = event("169.254.169.254", 80, REASON_METADATA, "curl");
+	char line[1024];
+
+	cr_expect_eq(summary_format(&s, line, sizeof(line)), 0, "nothing denied, nothing said");
+	summary_add(&s, &b);
+	summary_add(&s, &a);
+	summary_add(&s, &a);
+	summary_format(&s, line, sizeof(line));
+	cr_expect_str_eq(line, "ebpfjail: denied 3 connections: 10.1.2.3:22 (private) x2, "
+			       "169.254.169.254:80 (metadata) x1; to allow the first: allow-ip = "
+			       "10.1.2.3:22 (details: ebpfjail audit)\n");
+}
