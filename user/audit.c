@@ -71,15 +71,23 @@ static void put_time(struct out *o, struct timespec t)
 
 struct timespec audit_event_wall_time(uint64_t boot_ns)
 {
-	struct timespec real, boot, t;
-	int64_t delta;
+	/* Wall minus boot clock, taken once: sampling both clocks per event
+	 * jitters by a microsecond, which would put lines out of order. */
+	static int64_t offset;
+	struct timespec t;
+	int64_t wall;
 
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_BOOTTIME, &boot);
-	delta = ((int64_t)boot.tv_sec * 1000000000LL + boot.tv_nsec) - (int64_t)boot_ns;
-	delta = ((int64_t)real.tv_sec * 1000000000LL + real.tv_nsec) - delta;
-	t.tv_sec = (time_t)(delta / 1000000000LL);
-	t.tv_nsec = (long)(delta % 1000000000LL);
+	if (!offset) {
+		struct timespec real, boot;
+
+		clock_gettime(CLOCK_REALTIME, &real);
+		clock_gettime(CLOCK_BOOTTIME, &boot);
+		offset = ((int64_t)real.tv_sec - boot.tv_sec) * 1000000000LL +
+			 (real.tv_nsec - boot.tv_nsec);
+	}
+	wall = (int64_t)boot_ns + offset;
+	t.tv_sec = (time_t)(wall / 1000000000LL);
+	t.tv_nsec = (long)(wall % 1000000000LL);
 	return t;
 }
 

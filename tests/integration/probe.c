@@ -15,6 +15,9 @@
  *   rr:ADDR:PORT         PROBE_RR (default 20000) 1-byte request/response
  *                        round trips on one connection to an echo server;
  *                        the result is the mean round trip in nanoseconds
+ *   flood:ADDR:PORT      PROBE_FLOOD (default 40000) UDP sends, as fast as it
+ *                        can or pausing PROBE_FLOOD_PAUSE_US after every 500;
+ *                        the result is how many were refused with EPERM
  *   many:ADDR:PORT       PROBE_MANY (default 500) connections at once, each
  *                        sending 64 KiB of its own bytes, half-closing and
  *                        expecting them echoed back: "ok" or "lost:N"
@@ -208,6 +211,22 @@ static const char *attempt(const char *spec)
 	}
 	if (!strcmp(proto, "many"))
 		return many((struct sockaddr *)&ss, len);
+	if (!strcmp(proto, "flood")) {
+		static char result[32];
+		const char *env = getenv("PROBE_FLOOD"), *pause = getenv("PROBE_FLOOD_PAUSE_US");
+		long n = env ? atol(env) : 40000, i, refused = 0;
+
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		for (i = 0; i < n; i++) {
+			refused += sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len) < 0 &&
+				   errno == EPERM;
+			if (pause && i % 500 == 499)
+				usleep((useconds_t)atol(pause));
+		}
+		close(fd);
+		snprintf(result, sizeof(result), "%ld", refused);
+		return result;
+	}
 	if (!strcmp(proto, "rr")) {
 		static char result[32];
 		const char *env = getenv("PROBE_RR");
