@@ -59,6 +59,13 @@ static void put_json_string(struct out *o, const char *s, size_t max)
 	put(o, "\"");
 }
 
+void audit_json_string(const char *s, char *buf, size_t size)
+{
+	struct out o = { buf, size, 0 };
+
+	put_json_string(&o, s, strlen(s));
+}
+
 static void put_time(struct out *o, struct timespec t)
 {
 	struct tm tm;

@@ -23,6 +23,12 @@
 size_t audit_format_event(const struct jail_event *e, const char *jail, struct timespec wall,
 			  char *buf, size_t size);
 
+/**
+ * audit_json_string() - @s as a JSON string, quotes included, only printable
+ * ASCII left unescaped (see put_json_string() in audit.c for why)
+ */
+void audit_json_string(const char *s, char *buf, size_t size);
+
 /** audit_format_lost() - {"time": ..., "jail": ..., "lost": N} and a newline */
 size_t audit_format_lost(const char *jail, uint64_t lost, struct timespec wall, char *buf,
 			 size_t size);

@@ -67,6 +67,8 @@ struct jail {
 	struct audit_log audit;
 	struct summary summary;
 	uint64_t lost_logged;
+	struct jail_status status;
+	time_t status_written;
 };
 
 /* refuse() - the one line of a fail-closed exit: the cause and the fix. */
@@ -132,6 +134,63 @@ static void log_lost(struct jail *j)
 		audit_log_append(&j->audit, line, len);
 	j->summary.lost += lost - j->lost_logged;
 	j->lost_logged = lost;
+}
+
+/* update_status() - what `ebpfjail status` shows: counters, relays */
+static void update_status(struct jail *j)
+{
+	struct jail_status *st = &j->status;
+	struct relay_listener_stats ls;
+	__u64 c[COUNTER_SLOTS];
+	unsigned int hook, reason, i;
+
+	if (!j->state_dir[0] || !j->bpf || loader_read_counters(j->bpf, c))
+		return;
+	st->allowed = st->lost = 0;
+	memset(st->denied, 0, sizeof(st->denied));
+	for (hook = 0; hook < HOOK_COUNT; hook++) {
+		for (reason = 0; reason < REASON_COUNT; reason++) {
+			__u64 n = c[hook * COUNTER_STRIDE + reason];
+
+			if (reason < REASON_FIRST_DENY)
+				st->allowed += n;
+			else
+				st->denied[reason] += n;
+		}
+		st->lost += c[hook * COUNTER_STRIDE + COUNTER_LOST];
+	}
+	for (i = 0; j->relays && i < STATUS_RELAYS_MAX && !relays_listener(j->relays, i, &ls); i++) {
+		snprintf(st->relays[i].kind, sizeof(st->relays[i].kind), "%s",
+			 ls.dir == RELAY_INTO_HOST ? "local" : "callback");
+		st->relays[i].port = ls.port;
+		st->relays[i].open = ls.open;
+		st->relays[i].total = ls.total;
+	}
+	st->n_relays = i;
+	jailstate_write_status(j->state_dir, st);
+	j->status_written = time(NULL);
+}
+
+static void start_status(struct jail *j, char **argv, const struct agent_user *u)
+{
+	size_t used = 0;
+	int i;
+
+	j->status.agent = j->agent;
+	j->status.uid = u->uid;
+	snprintf(j->status.user, sizeof(j->status.user), "%s", u->name);
+	j->status.started = time(NULL);
+	for (i = 0; argv[i] && used + 1 < sizeof(j->status.command); i++) {
+		int n = snprintf(j->status.command + used, sizeof(j->status.command) - used, "%s%s",
+				 i ? " " : "", argv[i]);
+
+		used += n > 0 ? (size_t)n : 0;
+	}
+	/* One line per key: a newline in an argument would start another. */
+	for (i = 0; j->status.command[i]; i++)
+		if (j->status.command[i] < 0x20)
+			j->status.command[i] = '?';
+	update_status(j);
 }
 
 /* --- setup ----------------------------------------------------------------- */
@@ -487,6 +546,8 @@ static int supervise(struct jail *j, const sigset_t *set)
 		}
 		if (j->bpf)
 			log_lost(j);
+		if (time(NULL) != j->status_written)
+			update_status(j);
 	}
 	close(efd);
 	close(sfd);
@@ -600,6 +661,7 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 		ret = spawn_error(err, o.rest[0]);
 		goto cleanup;
 	}
+	start_status(&j, o.rest, &user);
 	ret = supervise(&j, &set);
 	loader_events_poll(j.bpf, 0);
 	log_lost(&j);

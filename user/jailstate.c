@@ -16,6 +16,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include "builtin.h"
 #include "cgroup.h"
 #include "jailstate.h"
 #include "log.h"
@@ -119,7 +120,8 @@ int jailstate_set_cgroup(const char *dir, const char *cgroup_path)
 
 void jailstate_remove(const char *dir)
 {
-	static const char *const files[] = { "supervisor", "cgroup", "resolv.conf", "pasta.log" };
+	static const char *const files[] = { "supervisor", "cgroup", "resolv.conf", "pasta.log",
+					     "status", "status.tmp" };
 	char path[512];
 	size_t i;
 
@@ -184,4 +186,121 @@ void jailstate_cleanup_dead(const char *cgroup_root)
 	}
 	if (d)
 		closedir(d);
+}
+
+int jailstate_write_status(const char *dir, const struct jail_status *st)
+{
+	char tmp[512], path[512];
+	unsigned int i;
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s/status.tmp", dir);
+	snprintf(path, sizeof(path), "%s/status", dir);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "agent %d\nuid %u\nuser %s\nstarted %lld\ncommand %s\nallowed %llu\nlost %llu\n",
+		st->agent, st->uid, st->user[0] ? st->user : "-", st->started, st->command,
+		st->allowed, st->lost);
+	for (i = REASON_FIRST_DENY; i < REASON_COUNT; i++)
+		if (st->denied[i])
+			fprintf(f, "denied %s %llu\n", reason_name(i), st->denied[i]);
+	for (i = 0; i < st->n_relays; i++)
+		fprintf(f, "relay %s %u %llu %llu\n", st->relays[i].kind, st->relays[i].port,
+			st->relays[i].open, st->relays[i].total);
+	if (fclose(f) || rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+int jailstate_read_status(const char *dir, struct jail_status *st)
+{
+	char path[512], *line = NULL, word[32];
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/status", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		char *value = strchr(line, ' ');
+		unsigned int i;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!value)
+			continue;
+		*value++ = '\0';
+		if (!strcmp(line, "agent"))
+			st->agent = atoi(value);
+		else if (!strcmp(line, "uid"))
+			st->uid = (unsigned int)strtoul(value, NULL, 10);
+		else if (!strcmp(line, "user"))
+			snprintf(st->user, sizeof(st->user), "%s", value);
+		else if (!strcmp(line, "started"))
+			st->started = strtoll(value, NULL, 10);
+		else if (!strcmp(line, "command"))
+			snprintf(st->command, sizeof(st->command), "%s", value);
+		else if (!strcmp(line, "allowed"))
+			st->allowed = strtoull(value, NULL, 10);
+		else if (!strcmp(line, "lost"))
+			st->lost = strtoull(value, NULL, 10);
+		else if (!strcmp(line, "denied") || !strcmp(line, "relay")) {
+			unsigned long long a = 0, b = 0;
+			unsigned int port = 0;
+
+			if (!strcmp(line, "denied") && sscanf(value, "%31s %llu", word, &a) == 2) {
+				for (i = REASON_FIRST_DENY; i < REASON_COUNT; i++)
+					if (!strcmp(word, reason_name(i)))
+						st->denied[i] = a;
+			} else if (sscanf(value, "%15s %u %llu %llu", word, &port, &a, &b) == 4 &&
+				   st->n_relays < STATUS_RELAYS_MAX) {
+				memcpy(st->relays[st->n_relays].kind, word,
+				       sizeof(st->relays[0].kind));
+				st->relays[st->n_relays].kind[sizeof(st->relays[0].kind) - 1] = '\0';
+				st->relays[st->n_relays].port = port;
+				st->relays[st->n_relays].open = a;
+				st->relays[st->n_relays].total = b;
+				st->n_relays++;
+			}
+		}
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+int jailstate_list(struct jail_status **out, size_t *n)
+{
+	struct jail_status *list = NULL;
+	struct dirent *de;
+	char dir[512], text[64];
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	d = opendir(JAILSTATE_DIR);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		struct jail_status *st, *grown;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) != JAIL_ID_LEN)
+			continue;
+		grown = reallocarray(list, *n + 1, sizeof(*list));
+		if (!grown)
+			break;
+		list = grown;
+		st = &list[(*n)++];
+		memset(st, 0, sizeof(*st));
+		snprintf(st->id, sizeof(st->id), "%s", de->d_name);
+		snprintf(dir, sizeof(dir), "%s/%s", JAILSTATE_DIR, de->d_name);
+		st->alive = supervisor_alive(dir);
+		if (read_file(dir, "supervisor", text, sizeof(text)) == 0)
+			st->supervisor = atoi(text);
+		jailstate_read_status(dir, st);
+	}
+	closedir(d);
+	*out = list;
+	return 0;
 }

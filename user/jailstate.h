@@ -3,8 +3,12 @@
 #ifndef EBPFJAIL_JAILSTATE_H
 #define EBPFJAIL_JAILSTATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <linux/types.h>
+
+#include "ebpfjail.h"
 
 #define JAILSTATE_DIR "/run/ebpfjail"
 #define JAIL_ID_LEN 8
@@ -31,5 +35,43 @@ void jailstate_remove(const char *dir);
  * ROOT/ebpfjail that no state names (a run killed between the two).
  */
 void jailstate_cleanup_dead(const char *cgroup_root);
+
+/* What `ebpfjail status` shows of a jail; written by its supervisor. */
+#define STATUS_RELAYS_MAX 16
+
+struct jail_status {
+	char id[JAIL_ID_LEN + 1];
+	int supervisor;   /* pid */
+	bool alive;       /* the supervisor runs (checked by jailstate_list) */
+	int agent;        /* pid */
+	unsigned int uid;
+	char user[64];
+	char command[256];
+	long long started; /* seconds since the epoch */
+	unsigned long long allowed, lost;
+	unsigned long long denied[REASON_COUNT]; /* by reason */
+	unsigned int n_relays;
+	struct {
+		char kind[16]; /* "local" or "callback" */
+		unsigned int port;
+		unsigned long long open, total;
+	} relays[STATUS_RELAYS_MAX];
+};
+
+/** jailstate_write_status() - replace DIR/status atomically (write, rename) */
+int jailstate_write_status(const char *dir, const struct jail_status *st);
+
+/**
+ * jailstate_read_status() - parse DIR/status (pure apart from the read)
+ * Return: 0 or -errno.
+ */
+int jailstate_read_status(const char *dir, struct jail_status *st);
+
+/**
+ * jailstate_list() - every jail under JAILSTATE_DIR, alive or not
+ * @out: malloc'd array (free it), @n its length
+ * Return: 0 or -errno.
+ */
+int jailstate_list(struct jail_status **out, size_t *n);
 
 #endif /* EBPFJAIL_JAILSTATE_H */

@@ -59,6 +59,8 @@ struct listener {
 	int fd;
 	enum relay_direction dir;
 	uint16_t port;
+	unsigned int open;
+	unsigned long total;
 };
 
 struct conn {
@@ -70,6 +72,7 @@ struct conn {
 	bool shut[2];
 	bool dialling;
 	bool closed; /* fds gone; freed after the current batch of events */
+	struct listener *listener; /* whose connection this is */
 	struct conn *prev, *next;
 };
 
@@ -191,6 +194,7 @@ static void conn_close(struct relays *r, struct conn *c, bool reset)
 	if (c->next)
 		c->next->prev = c->prev;
 	r->open--;
+	c->listener->open--;
 	/* Events for the other socket may still wait in this batch: keep the
 	 * memory until the batch is done. */
 	c->closed = true;
@@ -290,6 +294,9 @@ static void accept_one(struct relays *r, struct listener *l, int fd)
 	}
 	c->fd[0] = fd;
 	c->fd[1] = -1;
+	c->listener = l;
+	l->open++;
+	l->total++;
 	for (i = 0; i < 2; i++)
 		c->pipe[i][0] = c->pipe[i][1] = -1;
 	c->next = r->conns;
@@ -373,6 +380,17 @@ void relays_stats(const struct relays *r, struct relay_stats *out)
 	out->open = r->open;
 	out->total = r->total;
 	out->refused = r->refused;
+}
+
+int relays_listener(const struct relays *r, unsigned int i, struct relay_listener_stats *out)
+{
+	if (i >= r->n_listeners)
+		return -ENOENT;
+	out->dir = r->listeners[i]->dir;
+	out->port = r->listeners[i]->port;
+	out->open = r->listeners[i]->open;
+	out->total = r->listeners[i]->total;
+	return 0;
 }
 
 void relays_free(struct relays *r)

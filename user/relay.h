@@ -48,6 +48,16 @@ struct relay_stats {
 
 void relays_stats(const struct relays *r, struct relay_stats *out);
 
+struct relay_listener_stats {
+	enum relay_direction dir;
+	uint16_t port;
+	unsigned int open;
+	unsigned long total;
+};
+
+/** relays_listener() - the @i-th listener's numbers. Return: 0, or -ENOENT past the last. */
+int relays_listener(const struct relays *r, unsigned int i, struct relay_listener_stats *out);
+
 /** relays_free() - close every listener and connection; NULL is fine */
 void relays_free(struct relays *r);
 

@@ -105,10 +105,18 @@ netsim_up() {
 	chmod 755 "$T/probe"
 }
 
+# _kill_tree PID: PID and everything below it (a background jail is a few
+# execs and forks deep; its supervisor forwards SIGTERM to the agent)
+_kill_tree() {
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do _kill_tree "$c"; done
+	kill "$1" 2>/dev/null || true
+}
+
 netsim_down() {
 	local p
 	# A jail a failed test left running in the background goes first.
-	for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
+	for p in $(jobs -p); do _kill_tree "$p"; done
 	for p in "${NETSIM_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	NETSIM_PIDS=()

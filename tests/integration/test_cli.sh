@@ -44,7 +44,7 @@ test_usage_errors_exit_2_with_one_line_hint() {
 }
 
 test_unbuilt_commands_say_so() {
-	for c in doctor status; do
+	for c in doctor; do
 		run "$EBPFJAIL" "$c"
 		expect_rc 2
 		expect_err "'$c' is not available yet"
