@@ -211,7 +211,7 @@ static void load_as_user(struct config *cfg, const char *path, uid_t uid, gid_t 
 	}
 }
 
-int cli_load_config(struct config *cfg, const struct cli_options *o)
+void cli_read_config(struct config *cfg, const struct cli_options *o)
 {
 	char user_path[4096];
 	uid_t uid;
@@ -230,7 +230,13 @@ int cli_load_config(struct config *cfg, const struct cli_options *o)
 		config_set(cfg, o->flags[i].key, o->flags[i].value, &origin);
 	}
 	config_finish(cfg);
+}
 
+int cli_load_config(struct config *cfg, const struct cli_options *o)
+{
+	size_t i;
+
+	cli_read_config(cfg, o);
 	for (i = 0; i < cfg->n_diags; i++) {
 		if (cfg->diags[i].severity == CONFIG_ERROR)
 			log_err(0, "%s", cfg->diags[i].text);
@@ -238,17 +244,4 @@ int cli_load_config(struct config *cfg, const struct cli_options *o)
 			log_warn("%s", cfg->diags[i].text);
 	}
 	return config_ok(cfg) ? 0 : -EINVAL;
-}
-
-int cli_not_yet(const struct command *cmd, int argc, char **argv)
-{
-	struct cli_options o;
-	int ret = cli_parse(cmd, argc, argv, &o);
-
-	cli_options_free(&o);
-	if (ret != CLI_CONTINUE)
-		return ret;
-	fprintf(stderr, "ebpfjail: '%s' is not available yet in this version (%s)\n", cmd->name,
-		EBPFJAIL_VERSION);
-	return EXIT_USAGE;
 }

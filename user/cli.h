@@ -96,7 +96,7 @@ int cmd_audit(const struct command *cmd, int argc, char **argv);
 int cmd_doctor(const struct command *cmd, int argc, char **argv);
 int cmd_status(const struct command *cmd, int argc, char **argv);
 
-/** cli_not_yet() - the answer of a command whose issue has not landed */
-int cli_not_yet(const struct command *cmd, int argc, char **argv);
+/** cli_read_config() - the same, printing nothing: diagnostics stay in @cfg */
+void cli_read_config(struct config *cfg, const struct cli_options *o);
 
 #endif /* EBPFJAIL_CLI_H */

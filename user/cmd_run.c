@@ -49,6 +49,7 @@
 #include "netns.h"
 #include "pasta.h"
 #include "policy.h"
+#include "probe.h"
 #include "relay.h"
 #include "routes.h"
 
@@ -262,12 +263,10 @@ static int build_network(struct jail *j, const struct hostnet *host)
 {
 	struct jail_net net = { .addr = host->default_addr, .gateway = host->default_gateway };
 	struct pasta_opts po = { .addr = host->default_addr, .gateway = host->default_gateway };
-	char log_path[300], why[256], pasta_path[4096];
+	char log_path[300], why[256];
 	struct net_state state;
 	int err;
 
-	if (pasta_find(pasta_path, sizeof(pasta_path)))
-		return refuse("pasta is not on PATH; install it: apt-get install passt");
 	if (netns_create(&j->ns))
 		return refuse("cannot create a network namespace; run as root on a kernel with "
 			      "network namespaces");
@@ -329,21 +328,18 @@ static int build_jail(struct jail *j, const struct config *cfg, char *resolv_pat
 		      size_t resolv_size)
 {
 	struct loader_options lo = { .on_event = on_event, .ctx = j };
+	struct probe_result pr;
 	struct host_facts facts;
 	struct hostnet host;
 	struct policy pol;
 	char root[4096];
-	int err, fd;
+	int err;
 
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return refuse("cannot open /dev/net/tun (%s): pasta needs it; load the tun module or "
-			      "pass --device /dev/net/tun to the container",
-			      strerror(errno));
-	close(fd);
-	if (cgroup_v2_root(root, sizeof(root)))
-		return refuse("no cgroup v2 file system is mounted; mount one "
-			      "(mount -t cgroup2 none /sys/fs/cgroup)");
+	/* The same checks as `ebpfjail doctor`, so it never says ok about
+	 * what this refuses. */
+	if (probe_tun(&pr) == PROBE_FAIL || probe_cgroup(&pr, root, sizeof(root)) == PROBE_FAIL ||
+	    probe_pasta(&pr) == PROBE_FAIL)
+		return refuse("%s; %s", pr.detail, pr.fix);
 
 	jailstate_cleanup_dead(root);
 	err = jailstate_create(j->id, getpid(), j->state_dir, sizeof(j->state_dir));
@@ -619,9 +615,13 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 		ret = refuse("the configuration is invalid (see above); run 'ebpfjail config'");
 		goto out;
 	}
-	if (geteuid() != 0) {
-		ret = refuse("it needs root (BPF, cgroups, namespaces); run it with sudo");
-		goto out;
+	{
+		struct probe_result pr;
+
+		if (probe_privileges(&pr) == PROBE_FAIL) {
+			ret = refuse("%s; %s", pr.detail, pr.fix);
+			goto out;
+		}
 	}
 	if (agent_user_resolve(o.user, environ, &user, why, sizeof(why))) {
 		ret = refuse("%s", why);

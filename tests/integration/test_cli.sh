@@ -43,15 +43,6 @@ test_usage_errors_exit_2_with_one_line_hint() {
 	done
 }
 
-test_unbuilt_commands_say_so() {
-	for c in doctor; do
-		run "$EBPFJAIL" "$c"
-		expect_rc 2
-		expect_err "'$c' is not available yet"
-		[ ! -s "$T/out" ] || fail "$c printed output: $(cat "$T/out")"
-	done
-}
-
 test_config_example_file() {
 	run "$EBPFJAIL" config --config "$SRC/etc/ebpfjail.conf"
 	expect_rc 0

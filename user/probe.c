@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* probe.c - the jail's prerequisites, checked: shared by `run` and `doctor` */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/magic.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+
+#include "cgroup.h"
+#include "loader.h"
+#include "log.h"
+#include "pasta.h"
+#include "probe.h"
+
+/* Debian 12's passt; pastas from 2023-09-08 on ship an AppArmor profile
+ * that lets them open /proc/PID/ns/net and the namespaces we use. */
+#define PASTA_APPARMOR_FIXED "0.0~git20230908"
+
+static enum probe_level set(struct probe_result *r, enum probe_level level, const char *name,
+			    const char *fix, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static enum probe_level set(struct probe_result *r, enum probe_level level, const char *name,
+			    const char *fix, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->level = level;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->fix, sizeof(r->fix), "%s", level == PROBE_OK ? "" : fix);
+	va_start(ap, fmt);
+	vsnprintf(r->detail, sizeof(r->detail), fmt, ap);
+	va_end(ap);
+	return level;
+}
+
+enum probe_level probe_privileges(struct probe_result *r)
+{
+	if (geteuid() != 0)
+		return set(r, PROBE_FAIL, "privileges", "run it with sudo",
+			   "not root: BPF, cgroups and namespaces need root");
+	return set(r, PROBE_OK, "privileges", "", "running as root");
+}
+
+enum probe_level probe_tun(struct probe_result *r)
+{
+	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return set(r, PROBE_FAIL, "/dev/net/tun",
+			   "load the tun module (modprobe tun), or pass --device /dev/net/tun to "
+			   "the container",
+			   "cannot open /dev/net/tun (%s): pasta needs it", strerror(errno));
+	close(fd);
+	return set(r, PROBE_OK, "/dev/net/tun", "", "present and openable");
+}
+
+/* pasta_version() - from dpkg when pasta is Debian's, else "unknown" */
+static void pasta_version(char *buf, size_t size)
+{
+	FILE *p = popen("dpkg-query -W -f='${Version}' passt 2>/dev/null", "re");
+
+	snprintf(buf, size, "unknown");
+	if (!p)
+		return;
+	if (!fgets(buf, (int)size, p) || !buf[0])
+		snprintf(buf, size, "unknown");
+	buf[strcspn(buf, "\n")] = '\0';
+	pclose(p);
+}
+
+static bool apparmor_enabled(void)
+{
+	char c = 'N';
+	FILE *f = fopen("/sys/module/apparmor/parameters/enabled", "re");
+
+	if (f) {
+		if (fread(&c, 1, 1, f) != 1)
+			c = 'N';
+		fclose(f);
+	}
+	return c == 'Y';
+}
+
+enum probe_level probe_pasta(struct probe_result *r)
+{
+	char path[4096], version[128];
+
+	if (pasta_find(path, sizeof(path)))
+		return set(r, PROBE_FAIL, "pasta", "install it: apt-get install passt",
+			   "pasta is not on PATH");
+	pasta_version(version, sizeof(version));
+	if (strcmp(version, "unknown") && probe_version_older(version, PASTA_APPARMOR_FIXED)) {
+		if (apparmor_enabled())
+			return set(r, PROBE_WARN, "pasta",
+				   "if run fails to start pasta, install a newer passt or put its "
+				   "AppArmor profile in complain mode",
+				   "%s, version %s, older than %s on an AppArmor host: its profile "
+				   "may deny parts of what the jail asks of it",
+				   path, version, PASTA_APPARMOR_FIXED);
+		return set(r, PROBE_WARN, "pasta", "nothing to do here; a newer passt is better",
+			   "%s, version %s, older than %s: works here (AppArmor is off), but on "
+			   "an AppArmor host its profile may deny what the jail asks of it",
+			   path, version, PASTA_APPARMOR_FIXED);
+	}
+	return set(r, PROBE_OK, "pasta", "", "%s, version %s", path, version);
+}
+
+enum probe_level probe_cgroup(struct probe_result *r, char *root, size_t size)
+{
+	char test[4200];
+
+	if (cgroup_v2_root(root, size))
+		return set(r, PROBE_FAIL, "cgroup v2", "mount one: mount -t cgroup2 none /sys/fs/cgroup",
+			   "no cgroup v2 file system is mounted");
+	snprintf(test, sizeof(test), "%s/ebpfjail-doctor-%d", root, getpid());
+	if (mkdir(test, 0755))
+		return set(r, PROBE_FAIL, "cgroup v2",
+			   "run as root; in a container, mount the cgroup v2 file system read-write",
+			   "%s is not writable: %s", root, strerror(errno));
+	rmdir(test);
+	return set(r, PROBE_OK, "cgroup v2", "", "mounted at %s, writable", root);
+}
+
+enum probe_level probe_bpf(struct probe_result *r)
+{
+	struct jail_bpf *jail = NULL;
+	enum log_level saved = log_get_level();
+	struct stat st;
+	int err;
+
+	if (stat("/sys/kernel/btf/vmlinux", &st))
+		return set(r, PROBE_FAIL, "BPF", "use a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+			   "the kernel has no BTF (/sys/kernel/btf/vmlinux)");
+	log_set_level(LOG_ERR < saved ? LOG_ERR : saved);
+	err = loader_open(NULL, &jail);
+	log_set_level(saved);
+	loader_close(jail);
+	if (err)
+		return set(r, PROBE_FAIL, "BPF",
+			   "run as root on Linux 6.1 or newer with BPF; 'ebpfjail doctor -v' shows "
+			   "the verifier's log",
+			   "the kernel refused the jail's programs: %s", strerror(-err));
+	return set(r, PROBE_OK, "BPF", "",
+		   "cgroup sock_addr and TC programs, LPM trie, ring buffer and BTF all load");
+}
+
+enum probe_level probe_bpffs(struct probe_result *r)
+{
+	struct statfs fs;
+
+	if (statfs("/sys/fs/bpf", &fs) || fs.f_type != BPF_FS_MAGIC)
+		return set(r, PROBE_WARN, "bpffs", "mount -t bpf bpf /sys/fs/bpf",
+			   "/sys/fs/bpf is not a bpf file system (ebpfjail pins nothing, "
+			   "bpftool needs it to inspect a jail)");
+	return set(r, PROBE_OK, "bpffs", "", "mounted at /sys/fs/bpf");
+}
+
+enum probe_level probe_netns(struct probe_result *r)
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWNET | CLONE_NEWNS) ? 1 : 0);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	if (status != 0)
+		return set(r, PROBE_FAIL, "namespaces",
+			   "run as root; in a container, add --cap-add SYS_ADMIN --cap-add NET_ADMIN",
+			   "cannot create network and mount namespaces");
+	return set(r, PROBE_OK, "namespaces", "", "network and mount namespaces can be created");
+}
+
+enum probe_level probe_userns(struct probe_result *r)
+{
+	FILE *f = fopen("/proc/sys/user/max_user_namespaces", "re");
+	long max = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = -1;
+		fclose(f);
+	}
+	if (max == 0)
+		return set(r, PROBE_WARN, "user namespaces", "sysctl user.max_user_namespaces=15000",
+			   "unprivileged user namespaces are off: not needed by ebpfjail (pasta "
+			   "runs as root), but rootless pasta elsewhere will fail");
+	return set(r, PROBE_OK, "user namespaces", "", "unprivileged user namespaces available");
+}
+
+enum probe_level probe_apparmor(struct probe_result *r)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	bool confined = false;
+	FILE *f;
+
+	if (!apparmor_enabled())
+		return set(r, PROBE_OK, "AppArmor", "", "not enabled");
+	f = fopen("/sys/kernel/security/apparmor/profiles", "re");
+	while (f && getline(&line, &cap, f) > 0)
+		confined |= strstr(line, "passt") || strstr(line, "pasta");
+	if (f)
+		fclose(f);
+	free(line);
+	if (confined)
+		return set(r, PROBE_WARN, "AppArmor",
+			   "if pasta fails to start, check 'journalctl -k | grep apparmor'",
+			   "a profile confines passt/pasta");
+	return set(r, PROBE_OK, "AppArmor", "", "enabled, no profile for pasta");
+}
+
+enum probe_level probe_iproute2(struct probe_result *r)
+{
+	return set(r, PROBE_OK, "iproute2", "",
+		   "not needed at run time: ebpfjail speaks netlink itself");
+}
+
+enum probe_level probe_callback_ports(struct probe_result *r, const struct config *cfg)
+{
+	char busy[256] = "";
+	size_t i, used = 0;
+
+	for (i = 0; i < cfg->n_callback_port; i++) {
+		struct sockaddr_in sin = { .sin_family = AF_INET,
+					   .sin_port = htons(cfg->callback_port[i].port),
+					   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (fd >= 0 && bind(fd, (struct sockaddr *)&sin, sizeof(sin)) && errno == EADDRINUSE)
+			used += (size_t)snprintf(busy + used, sizeof(busy) - used, "%s%u",
+						 used ? ", " : "", cfg->callback_port[i].port);
+		if (fd >= 0)
+			close(fd);
+		if (used >= sizeof(busy))
+			break;
+	}
+	if (used)
+		return set(r, PROBE_WARN, "callback ports",
+			   "stop what listens there, or change callback-port; run skips a busy one",
+			   "in use on the host's 127.0.0.1: %s", busy);
+	return set(r, PROBE_OK, "callback ports", "", "%zu configured, all free",
+		   cfg->n_callback_port);
+}
+
+enum probe_level probe_audit_log(struct probe_result *r, const struct config *cfg)
+{
+	char dir[4096], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", cfg->audit_log);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	/* The nearest existing ancestor must be writable: run creates the rest. */
+	while (dir[0] && access(dir, F_OK))
+		if ((slash = strrchr(dir, '/')))
+			*slash = '\0';
+	if (access(dir[0] ? dir : "/", W_OK))
+		return set(r, PROBE_FAIL, "audit log", "run as root, or set audit-log to a writable path",
+			   "%s cannot be written (%s is not writable)", cfg->audit_log,
+			   dir[0] ? dir : "/");
+	return set(r, PROBE_OK, "audit log", "", "%s can be written", cfg->audit_log);
+}
+
+/* Debian version order, enough for passt's "0.0~gitYYYYMMDD.hash-N":
+ * '~' sorts before everything, digits compare as numbers. */
+bool probe_version_older(const char *a, const char *b)
+{
+	while (*a || *b) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
+
+			if (x != y)
+				return x < y;
+			continue;
+		}
+		if (*a != *b) {
+			if (*a == '~' || !*b)
+				return *a == '~';
+			if (*b == '~' || !*a)
+				return *b != '~';
+			return *a < *b;
+		}
+		a++;
+		b++;
+	}
+	return false;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* probe.h - the jail's prerequisites, checked: shared by `run` and `doctor` */
+#ifndef EBPFJAIL_PROBE_H
+#define EBPFJAIL_PROBE_H
+
+#include "config.h"
+
+enum probe_level {
+	PROBE_OK,
+	PROBE_WARN,
+	PROBE_FAIL,
+};
+
+struct probe_result {
+	enum probe_level level;
+	char name[32];     /* "pasta", "/dev/net/tun", ... */
+	char detail[320];  /* what was found */
+	char fix[256];     /* what to do; empty when ok */
+};
+
+/* Each check fills @r and returns its level. `run` refuses to start on
+ * PROBE_FAIL of the ones it calls, with the same words doctor prints, so
+ * doctor can never say ok about something run then refuses. */
+enum probe_level probe_privileges(struct probe_result *r);
+enum probe_level probe_tun(struct probe_result *r);
+enum probe_level probe_pasta(struct probe_result *r);
+enum probe_level probe_cgroup(struct probe_result *r, char *root, size_t size);
+enum probe_level probe_bpf(struct probe_result *r);
+enum probe_level probe_bpffs(struct probe_result *r);
+enum probe_level probe_netns(struct probe_result *r);
+enum probe_level probe_userns(struct probe_result *r);
+enum probe_level probe_apparmor(struct probe_result *r);
+enum probe_level probe_iproute2(struct probe_result *r);
+enum probe_level probe_callback_ports(struct probe_result *r, const struct config *cfg);
+enum probe_level probe_audit_log(struct probe_result *r, const struct config *cfg);
+
+/** probe_version_older() - is Debian version @a older than @b (pure) */
+bool probe_version_older(const char *a, const char *b);
+
+#endif /* EBPFJAIL_PROBE_H */
