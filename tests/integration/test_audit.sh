@@ -50,6 +50,10 @@ test_audit_follow_sees_a_new_denial() {
 
 test_flood_rotates_and_every_denial_is_logged_or_counted() {
 	netsim_up
+	# A follower from the start must see every line, across the rotation.
+	"$EBPFJAIL" audit --config "$T/jail.conf" --follow --json >"$T/follow.out" 2>&1 &
+	local follower=$!
+	sleep 0.3
 	# 40,000 denials of ~250 bytes each: more than one 8 MiB file, sent
 	# in bursts of 500 so the supervisor keeps most of them (the rest are
 	# counted as lost, and the count must add up either way).
@@ -65,5 +69,14 @@ test_flood_rotates_and_every_denial_is_logged_or_counted() {
 	# Oldest first across the rotated files, nothing out of order.
 	sed -n 's/^{"time": "\([^"]*\)".*/\1/p' "$T/all.jsonl" | sort -c ||
 		fail "audit lines are out of order across rotation"
+	local i
+	for i in $(seq 1 100); do
+		[ "$(wc -l <"$T/follow.out")" -ge "$(wc -l <"$T/all.jsonl")" ] && break
+		sleep 0.05
+	done
+	kill "$follower"
+	wait "$follower" 2>/dev/null || true
+	cmp -s "$T/follow.out" "$T/all.jsonl" ||
+		fail "--follow saw $(wc -l <"$T/follow.out") lines, the log holds $(wc -l <"$T/all.jsonl")"
 	echo "flood: $logged logged, $lost lost"
 }
