@@ -109,7 +109,8 @@ static int connect_wait(int fd, const struct sockaddr *sa, socklen_t len)
 /* many() - COUNT connections open at once, each echoing its own bytes. */
 static const char *many(const struct sockaddr *sa, socklen_t len)
 {
-	static char result[32];
+	static char result[128];
+	char first[96] = "";
 	const char *env = getenv("PROBE_MANY");
 	int count = env ? atoi(env) : 500, i, lost = 0;
 	int *fds = calloc((size_t)count, sizeof(int));
@@ -140,9 +141,12 @@ static const char *many(const struct sockaddr *sa, socklen_t len)
 				break;
 		}
 		shutdown(fds[i], SHUT_WR);
-		if (read_all(fds[i], &total, got, MANY_BYTES) || total != MANY_BYTES ||
-		    memcmp(want, got, MANY_BYTES))
-			lost++;
+		j = read_all(fds[i], &total, got, MANY_BYTES);
+		if (j || total != MANY_BYTES || memcmp(want, got, MANY_BYTES)) {
+			if (!lost++)
+				snprintf(first, sizeof(first), "(#%d:sent=%zu,got=%zu,err=%s)", i, off,
+					 total, j ? errname(j) : "none");
+		}
 		close(fds[i]);
 	}
 	free(fds);
@@ -150,7 +154,7 @@ static const char *many(const struct sockaddr *sa, socklen_t len)
 	free(got);
 	if (!lost)
 		return "ok";
-	snprintf(result, sizeof(result), "lost:%d", lost);
+	snprintf(result, sizeof(result), "lost:%d%s", lost, first);
 	return result;
 }
 

@@ -2,7 +2,10 @@
 
 # host_serve PORT SOCAT-ADDRESS: a service on the simulated host's 127.0.0.1
 host_serve() {
-	nsenter -t "$HOST" -n -- socat "TCP-LISTEN:$1,bind=127.0.0.1,fork,reuseaddr" "$2" \
+	# -t 30: after the client half-closes, socat waits that long (not its
+	# default 0.5 s) for the rest of the reply: under load 0.5 s cuts echoes.
+	# backlog=1024: socat's default of 5 overflows with 500 connections at once.
+	nsenter -t "$HOST" -n -- socat -t 30 "TCP-LISTEN:$1,bind=127.0.0.1,fork,reuseaddr,backlog=1024" "$2" \
 		</dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
 	local i
