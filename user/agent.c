@@ -179,7 +179,7 @@ static void fail(int report, int err, const char *what)
 {
 	log_err(0, "cannot start the agent: %s: %s", what, strerror(-err));
 	if (write(report, &err, sizeof(err)) < 0)
-		_exit(125);
+		log_debug("cannot report to the supervisor: %s", strerror(errno));
 	_exit(125);
 }
 

@@ -567,9 +567,9 @@ static int run_unjailed(char **argv, const struct agent_user *u, const struct co
 {
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = -1, .netns_fd = -1 };
 	char **env = agent_env(environ, u, cfg);
-	sigset_t set;
-	int status = 0, err, ret;
 	struct jail j = { .agent = -1, .pasta = -1, .audit = { .fd = -1 } };
+	sigset_t set;
+	int err;
 
 	fprintf(stderr,
 		"ebpfjail: WARNING: egress-jail = off: %s runs WITHOUT the network jail; it can "
@@ -583,9 +583,7 @@ static int run_unjailed(char **argv, const struct agent_user *u, const struct co
 	agent_env_free(env);
 	if (err)
 		return spawn_error(err, argv[0]);
-	ret = supervise(&j, &set);
-	(void)status;
-	return ret;
+	return supervise(&j, &set);
 }
 
 int cmd_run(const struct command *cmd, int argc, char **argv)
