@@ -4,7 +4,8 @@
 #   make check      unit tests (Criterion), integration tests, a bounded fuzz run
 #   make fuzz       build and run the config parser fuzzer (FUZZ_SECONDS=30)
 #   make demo       ebpfjail run with a demo agent in a simulated network (root)
-#   make bench      benchmarks (root; not part of check)
+#   make bench      every benchmark, a table and JSON (root; not part of check;
+#                   BENCH_JSON=FILE writes the JSON there)
 #   make V=1        show full commands
 #
 # Everything generated lives under build/. Layout follows libbpf-bootstrap:
@@ -122,8 +123,7 @@ $(OUT)/bench/bench-connect: bench/bench_connect.c $(LIB_OBJS) | $(OUT)
 	$(Q)$(CC) $(USER_CFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
 bench: $(OUT)/bench/bench-connect $(OUT)/ebpfjail $(OUT)/probe
-	$(Q)$(OUT)/bench/bench-connect $(BENCH_N)
-	$(Q)bench/relay.sh
+	$(Q)bench/run.sh $(if $(BENCH_JSON),--json $(BENCH_JSON))
 
 unit: $(OUT)/unit-tests
 	$(Q)$(OUT)/unit-tests --jobs 1

@@ -7,12 +7,12 @@
 #               through ebpfjail's local-port relay
 #   latency     1-byte request/response round trips to an echo server on
 #               the host's 127.0.0.1:7001: directly, and through the relay
-# Prints one row per figure with the ratio and the SPEC target. Not a test:
-# no pass/fail exit status (timing on shared machines is noise).
+# Prints ROW lines for bench/run.sh (name, unit, value, baseline, target).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export EBPFJAIL=$top/build/ebpfjail BUILD=$top/build
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
+export PROBE_RR=${PROBE_RR:-20000}
 T=$(mktemp -d /tmp/ebpfjail-bench.XXXXXX)
 export T
 source "$top/tests/integration/lib.sh"
@@ -47,10 +47,8 @@ rr_direct=$(nsenter -t "$HOST" -n -- "$T/probe" rr:127.0.0.1:7001 | awk '{ print
 jail --local-port 7001 -- "$T/probe" rr:127.0.0.1:7001
 rr_relay=$(awk '{ print $2 }' "$T/out")
 
-row() { awk -v n="$1" -v a="$2" -v b="$3" -v t="$4" -v u="$5" \
-	'BEGIN { printf "%-36s %10.2f %10.2f %8.2f %8s %s\n", n, a, b, (b ? a / b : 0), t, u }'; }
-printf '%-36s %10s %10s %8s %8s\n' benchmark ebpfjail baseline ratio target
-row "relay vs direct loopback, Gbit/s" "$relay" "$direct" ">=0.90" ""
-row "relay vs socat relay, Gbit/s" "$relay" "$socat_relay" ">=3" ""
-row "relay vs direct round trip, us" "$(awk -v x="$rr_relay" 'BEGIN { print x / 1000 }')" \
-	"$(awk -v x="$rr_direct" 'BEGIN { print x / 1000 }')" "<=2" ""
+row() { printf 'ROW\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
+row "relay vs direct loopback" Gbit/s "$relay" "$direct" ">=0.90"
+row "relay vs socat relay" Gbit/s "$relay" "$socat_relay" ">=3"
+row "relay round trip vs direct" us "$(awk -v x="$rr_relay" 'BEGIN { print x / 1000 }')" \
+	"$(awk -v x="$rr_direct" 'BEGIN { print x / 1000 }')" "<=2"

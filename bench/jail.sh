@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# jail.sh - whole-jail benchmarks in the simulated network (root)
+#
+#   throughput  iperf3 from the jail to the simulated internet through the
+#               tap with the TC filter, vs. bare pasta (no filter)
+#   start-up    `ebpfjail run -- true` vs. `pasta --config-net --runas 0 --
+#               true` (Debian 12's pasta needs --runas 0 as root), hyperfine
+#   flood       several processes sending denied datagrams for a while:
+#               achieved rate, events logged, events counted lost
+#   memory      the supervisor's peak RSS with 1,000 relay connections open
+# Prints ROW lines for bench/run.sh. BENCH_SMOKE=1 makes each one short.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+export EBPFJAIL=$top/build/ebpfjail BUILD=$top/build
+if [ "${BENCH_SMOKE:-}" = 1 ]; then secs=1 runs=3 flood=20000 many=100; else secs=3 runs=20 flood=300000 many=1000; fi
+T=$(mktemp -d /tmp/ebpfjail-bench.XXXXXX)
+export T
+source "$top/tests/integration/lib.sh"
+source "$top/tests/integration/netsim.sh"
+trap 'netsim_down; rm -rf "$T"' EXIT
+netsim_up >/dev/null
+row() { printf 'ROW\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
+gbits() { awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /bits\/sec/) { v = $i; u = $(i + 1) } }
+	END { if (u ~ /^M/) v /= 1000; if (u ~ /^K/) v /= 1e6; print v + 0 }'; }
+
+# throughput through the tap: the same jail, first with its TC filter, then
+# with the filter taken off from outside (root) between two iperf3 runs
+nsenter -t "$INET" -n -- iperf3 -s -B 198.51.100.7 -p 5201 >/dev/null 2>&1 &
+NETSIM_PIDS+=($!)
+sleep 0.3
+mkdir -p "$T/agent" && chown 4242 "$T/agent"
+cat >"$T/tap.sh" <<EOF
+iperf3 -c 198.51.100.7 -p 5201 -t $secs -f g >$T/agent/filtered.out
+touch $T/agent/phase1
+for i in \$(seq 1 200); do [ -e $T/go ] && break; sleep 0.05; done
+iperf3 -c 198.51.100.7 -p 5201 -t $secs -f g >$T/agent/bare.out
+EOF
+jail_cmd -- sh "$T/tap.sh" >/dev/null 2>&1 &
+job=$!
+for i in $(seq 1 600); do [ -e "$T/agent/phase1" ] && break; sleep 0.05; done
+agent=$(pgrep -n -u 4242 -f "sh $T/tap.sh")
+nsenter -t "$agent" -n -- tc filter del dev jail0 egress
+touch "$T/go"
+wait "$job" 2>/dev/null
+row "tap throughput, TC filter vs none (MTU 65520)" Gbit/s "$(gbits <"$T/agent/filtered.out")" \
+	"$(gbits <"$T/agent/bare.out")" ">=0.97"
+rm -rf "$T/agent" "$T/go"
+
+# start-up
+printf 'exec nsenter -t %s -n -- env SUDO_UID=4242 SUDO_GID=4242 %s run --config %s -- /bin/true\n' \
+	"$HOST" "$EBPFJAIL" "$T/jail.conf" >"$T/j.sh"
+printf 'exec nsenter -t %s -n -- pasta --config-net --runas 0 -q -- /bin/true\n' "$HOST" >"$T/p.sh"
+unshare --mount --propagation private -- sh -c 'mount --bind "$0/resolv.conf" /etc/resolv.conf &&
+	exec hyperfine -N --warmup 2 --runs "$1" --export-json "$0/hf.json" "sh $0/j.sh" "sh $0/p.sh"' \
+	"$T" "$runs" >/dev/null 2>&1
+means=$(sed -n 's/.*"mean": \([0-9.e-]*\).*/\1/p' "$T/hf.json" | awk '{ printf "%s ", $1 * 1000 }')
+row "start-up, run -- true vs pasta" ms "${means%% *}" "$(echo "$means" | awk '{ print $2 }')" "<=1.2"
+
+# denial flood: 4 processes
+cat >"$T/flood.sh" <<EOF
+for i in 1 2 3 4; do PROBE_FLOOD=$((flood / 4)) $T/probe flood:10.23.0.2:5000 & done
+wait
+EOF
+start=$(date +%s.%N)
+jail -- sh "$T/flood.sh"
+end=$(date +%s.%N)
+logged=$(cat "$T"/audit.jsonl* 2>/dev/null | grep -c '"reason"' || true)
+lost=$(cat "$T"/audit.jsonl* 2>/dev/null | sed -n 's/.*"lost": \([0-9]*\)}/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+rate=$(awk -v n="$flood" -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", n / (b - a) }')
+row "denial flood rate (4 processes, whole run)" denials/s "$rate" 0 ">=100000"
+row "denial flood: logged + lost = sent" events "$((logged + lost))" "$flood" "==1"
+row "denial flood: events counted lost" events "$lost" 0 "-"
+
+# memory with 1,000 relay connections
+host_echo() {
+	nsenter -t "$HOST" -n -- socat -t 30 "TCP-LISTEN:7001,bind=127.0.0.1,fork,reuseaddr,backlog=2048" EXEC:cat \
+		</dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	sleep 0.3
+}
+host_echo
+mkdir -p "$T/agent" && chown 4242 "$T/agent"
+cat >"$T/agent.sh" <<EOF
+PROBE_MANY=$many $T/probe many:127.0.0.1:7001 >$T/agent/many.out
+touch $T/agent/done
+for i in \$(seq 1 200); do [ -e $T/end ] && break; sleep 0.05; done
+EOF
+jail_cmd --local-port 7001 -- sh "$T/agent.sh" >/dev/null 2>&1 &
+job=$!
+for i in $(seq 1 1200); do [ -e "$T/agent/done" ] && break; sleep 0.05; done
+sup=$(pgrep -n -x ebpfjail)
+hwm=$(awk '/VmHWM/ { print $2 / 1024 }' "/proc/$sup/status")
+rss=$(awk '/VmRSS/ { print $2 / 1024 }' "/proc/$sup/status")
+touch "$T/end"
+wait "$job" 2>/dev/null
+row "supervisor peak RSS, $many relay connections" MiB "$hwm" 0 "<16"
+row "supervisor RSS after them (peak is BPF loading)" MiB "$rss" 0 "-"
