@@ -59,7 +59,7 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: all check unit integration fuzz fuzz-build bench demo clean
+.PHONY: all check unit integration fuzz fuzz-build bench bench-smoke demo clean
 all: $(OUT)/ebpfjail
 
 $(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
@@ -139,11 +139,17 @@ integration: $(OUT)/ebpfjail $(OUT)/probe
 demo: $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)scripts/demo.sh
 
-# Unit tests first (Criterion's summary), then the fuzzer, then the
-# integration suite, whose "N passed, M failed" line ends the output.
+# A few seconds of every benchmark, no verdicts: they cannot rot unseen.
+bench-smoke: $(OUT)/bench/bench-connect $(OUT)/ebpfjail $(OUT)/probe
+	$(Q)bench/run.sh --smoke --json $(OUT)/bench-smoke.json | sed 's/^/  bench    /'
+
+# Unit tests first (Criterion's summary), then the fuzzer and the benchmark
+# smoke run, then the integration suite, whose "N passed, M failed" line
+# ends the output.
 check: all
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory fuzz
+	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory integration
 
 clean:
