@@ -36,7 +36,11 @@ CFLAGS ?= -O2 -g
 USER_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DEBPFJAIL_VERSION='"$(VERSION)"' \
 	-Iuser -Ibpf -I$(OUT) $(LIBBPF_CFLAGS) $(CFLAGS)
 # Only -idirafter for the system includes, so vmlinux.h wins over <linux/*.h>.
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
+# No CO-RE: every type the programs read is UAPI (the contexts, which the
+# verifier rewrites) or wire format (Ethernet, IP headers), so nothing needs
+# relocating, and libbpf need not parse the kernel's BTF at every start
+# (~25 ms and ~10 MiB of peak RSS).
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -DBPF_NO_PRESERVE_ACCESS_INDEX $(WARN) \
 	-Ivmlinux -Ibpf -idirafter /usr/include -idirafter /usr/include/$(shell $(CC) -dumpmachine)
 
 ifeq ($(V),1)

@@ -65,7 +65,7 @@ int cmd_doctor(const struct command *cmd, int argc, char **argv)
 	probe_tun(r++);
 	probe_netns(r++);
 	probe_userns(r++);
-	probe_pasta(r++);
+	probe_pasta(r++, true);
 	probe_apparmor(r++);
 	probe_iproute2(r++);
 	probe_callback_ports(r++, &cfg);

@@ -338,7 +338,7 @@ static int build_jail(struct jail *j, const struct config *cfg, char *resolv_pat
 	/* The same checks as `ebpfjail doctor`, so it never says ok about
 	 * what this refuses. */
 	if (probe_tun(&pr) == PROBE_FAIL || probe_cgroup(&pr, root, sizeof(root)) == PROBE_FAIL ||
-	    probe_pasta(&pr) == PROBE_FAIL)
+	    probe_pasta(&pr, false) == PROBE_FAIL)
 		return refuse("%s; %s", pr.detail, pr.fix);
 
 	jailstate_cleanup_dead(root);

@@ -92,14 +92,15 @@ static bool apparmor_enabled(void)
 	return c == 'Y';
 }
 
-enum probe_level probe_pasta(struct probe_result *r)
+enum probe_level probe_pasta(struct probe_result *r, bool want_version)
 {
-	char path[4096], version[128];
+	char path[4096], version[128] = "unknown";
 
 	if (pasta_find(path, sizeof(path)))
 		return set(r, PROBE_FAIL, "pasta", "install it: apt-get install passt",
 			   "pasta is not on PATH");
-	pasta_version(version, sizeof(version));
+	if (want_version)
+		pasta_version(version, sizeof(version));
 	if (strcmp(version, "unknown") && probe_version_older(version, PASTA_APPARMOR_FIXED)) {
 		if (apparmor_enabled())
 			return set(r, PROBE_WARN, "pasta",

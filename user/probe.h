@@ -3,6 +3,8 @@
 #ifndef EBPFJAIL_PROBE_H
 #define EBPFJAIL_PROBE_H
 
+#include <stdbool.h>
+
 #include "config.h"
 
 enum probe_level {
@@ -23,7 +25,8 @@ struct probe_result {
  * doctor can never say ok about something run then refuses. */
 enum probe_level probe_privileges(struct probe_result *r);
 enum probe_level probe_tun(struct probe_result *r);
-enum probe_level probe_pasta(struct probe_result *r);
+/* @version: also ask dpkg for pasta's version (doctor; run skips the ~15 ms) */
+enum probe_level probe_pasta(struct probe_result *r, bool version);
 enum probe_level probe_cgroup(struct probe_result *r, char *root, size_t size);
 enum probe_level probe_bpf(struct probe_result *r);
 enum probe_level probe_bpffs(struct probe_result *r);
