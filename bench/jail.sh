@@ -2,7 +2,8 @@
 # jail.sh - whole-jail benchmarks in the simulated network (root)
 #
 #   throughput  iperf3 from the jail to the simulated internet through the
-#               tap with the TC filter, vs. bare pasta (no filter)
+#               tap with the TC filter, then the same jail with the filter
+#               taken off from outside
 #   start-up    `ebpfjail run -- true` vs. `pasta --config-net --runas 0 --
 #               true` (Debian 12's pasta needs --runas 0 as root), hyperfine
 #   flood       several processes sending denied datagrams for a while:
@@ -10,18 +11,8 @@
 #   memory      the supervisor's peak RSS with 1,000 relay connections open
 # Prints ROW lines for bench/run.sh. BENCH_SMOKE=1 makes each one short.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-export EBPFJAIL=$top/build/ebpfjail BUILD=$top/build
 if [ "${BENCH_SMOKE:-}" = 1 ]; then secs=1 runs=3 flood=20000 many=100; else secs=3 runs=20 flood=300000 many=1000; fi
-T=$(mktemp -d /tmp/ebpfjail-bench.XXXXXX)
-export T
-source "$top/tests/integration/lib.sh"
-source "$top/tests/integration/netsim.sh"
-trap 'netsim_down; rm -rf "$T"' EXIT
-netsim_up >/dev/null
-row() { printf 'ROW\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
-gbits() { awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /bits\/sec/) { v = $i; u = $(i + 1) } }
-	END { if (u ~ /^M/) v /= 1000; if (u ~ /^K/) v /= 1e6; print v + 0 }'; }
+source "$(dirname "$0")/lib.sh"
 
 # throughput through the tap: the same jail, first with its TC filter, then
 # with the filter taken off from outside (root) between two iperf3 runs
@@ -94,4 +85,4 @@ rss=$(awk '/VmRSS/ { print $2 / 1024 }' "/proc/$sup/status")
 touch "$T/end"
 wait "$job" 2>/dev/null
 row "supervisor peak RSS, $many relay connections" MiB "$hwm" 0 "<16"
-row "supervisor RSS after them (peak is BPF loading)" MiB "$rss" 0 "-"
+row "supervisor RSS after them" MiB "$rss" 0 "-"

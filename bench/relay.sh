@@ -8,21 +8,9 @@
 #   latency     1-byte request/response round trips to an echo server on
 #               the host's 127.0.0.1:7001: directly, and through the relay
 # Prints ROW lines for bench/run.sh (name, unit, value, baseline, target).
-set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-export EBPFJAIL=$top/build/ebpfjail BUILD=$top/build
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
 export PROBE_RR=${PROBE_RR:-20000}
-T=$(mktemp -d /tmp/ebpfjail-bench.XXXXXX)
-export T
-source "$top/tests/integration/lib.sh"
-source "$top/tests/integration/netsim.sh"
-trap 'netsim_down; rm -rf "$T"' EXIT
-netsim_up >/dev/null
-
-# gbits OUTPUT: the receiver's Gbit/s from iperf3's text output
-gbits() { awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /bits\/sec/) { v = $i; u = $(i + 1) } }
-	END { if (u ~ /^M/) v /= 1000; if (u ~ /^K/) v /= 1e6; print v + 0 }'; }
+source "$(dirname "$0")/lib.sh"
 
 iperf_server() { # one client, then exit
 	nsenter -t "$HOST" -n -- iperf3 -s -1 -B 127.0.0.1 -p 5201 >/dev/null 2>&1 &
@@ -47,7 +35,6 @@ rr_direct=$(nsenter -t "$HOST" -n -- "$T/probe" rr:127.0.0.1:7001 | awk '{ print
 jail --local-port 7001 -- "$T/probe" rr:127.0.0.1:7001
 rr_relay=$(awk '{ print $2 }' "$T/out")
 
-row() { printf 'ROW\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
 row "relay vs direct loopback" Gbit/s "$relay" "$direct" ">=0.90"
 row "relay vs socat relay" Gbit/s "$relay" "$socat_relay" ">=3"
 row "relay round trip vs direct" us "$(awk -v x="$rr_relay" 'BEGIN { print x / 1000 }')" \
