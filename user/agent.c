@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* agent.c - start the agent: who it runs as, what it sees, what it keeps
  *
- * Theory of operation: the supervisor forks; the child does every step
+ * Theory of operation: the supervisor forks (into the jail's cgroup
+ * directly, see fork_into_cgroup()); the child does every step
  * below as root and in this order, because each one needs privileges the
  * next one takes away. A failure of any step is reported to the parent
  * through a close-on-exec pipe (one int, the negative errno) and the child
@@ -14,12 +15,14 @@
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -210,7 +213,7 @@ static int drop_remaining(void)
 	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
 }
 
-static void child(const struct agent_spec *s, int report, pid_t parent)
+static void child(const struct agent_spec *s, int report, pid_t parent, bool in_cgroup)
 {
 	const struct agent_user *u = s->user;
 	sigset_t none;
@@ -222,7 +225,7 @@ static void child(const struct agent_spec *s, int report, pid_t parent)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	if (s->cgroup_fd >= 0 && (err = cgroup_add(s->cgroup_fd, getpid())))
+	if (s->cgroup_fd >= 0 && !in_cgroup && (err = cgroup_add(s->cgroup_fd, getpid())))
 		fail(report, err, "joining the jail's cgroup");
 	if (s->netns_fd >= 0 && setns(s->netns_fd, CLONE_NEWNET))
 		fail(report, -errno, "joining the jail's network namespace");
@@ -267,15 +270,42 @@ static void child(const struct agent_spec *s, int report, pid_t parent)
 	_exit(err == -ENOENT ? 127 : 126);
 }
 
+/* fork_into_cgroup() - fork(), the child born in cgroup cg_fd (clone3's
+ * CLONE_INTO_CGROUP, Linux 5.7). Moving a process later by writing
+ * cgroup.procs takes the cgroup threadgroup lock for writing, an RCU grace
+ * period: 10-15 ms of every start. *in_cgroup says whether it worked; if
+ * not (older kernel), the child joins by cgroup.procs. The supervisor is
+ * single-threaded, so a raw clone3 is as safe as fork() for a child that
+ * only makes system calls and execs. */
+static pid_t fork_into_cgroup(int cg_fd, bool *in_cgroup)
+{
+	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+				   .cgroup = (unsigned)cg_fd };
+	pid_t pid = -1;
+
+	*in_cgroup = false;
+	if (cg_fd >= 0) {
+		pid = syscall(SYS_clone3, &args, sizeof(args));
+		if (pid >= 0) {
+			*in_cgroup = true;
+			return pid;
+		}
+		if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
+			return -1;
+	}
+	return fork();
+}
+
 int agent_spawn(const struct agent_spec *s, pid_t *pid)
 {
 	pid_t parent = getpid();
 	int pipefd[2], err = 0;
+	bool in_cgroup;
 	ssize_t n;
 
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
-	*pid = fork();
+	*pid = fork_into_cgroup(s->cgroup_fd, &in_cgroup);
 	if (*pid < 0) {
 		err = -errno;
 		close(pipefd[0]);
@@ -284,7 +314,7 @@ int agent_spawn(const struct agent_spec *s, pid_t *pid)
 	}
 	if (*pid == 0) {
 		close(pipefd[0]);
-		child(s, pipefd[1], parent);
+		child(s, pipefd[1], parent, in_cgroup);
 	}
 	close(pipefd[1]);
 	do

@@ -58,6 +58,7 @@ extern char **environ;
 struct jail {
 	char id[JAIL_ID_LEN + 1];
 	char state_dir[256];
+	char pasta_log[300];     /* pasta's stderr, for the refusal line */
 	char cg_path[4096];
 	int cg_fd;
 	struct netns ns;
@@ -259,13 +260,14 @@ static int wait_for_tap(struct jail *j, int *ifindex)
 	return -ETIMEDOUT;
 }
 
-static int build_network(struct jail *j, const struct hostnet *host)
+/* start_network() - the namespace (IPv6 off before anything can use it)
+ * and pasta. pasta takes a few milliseconds to come up: the caller loads
+ * the BPF programs meanwhile, then finish_network() waits for the tap.
+ * Nothing runs in the namespace before the agent, which starts last. */
+static int start_network(struct jail *j, const struct hostnet *host)
 {
-	struct jail_net net = { .addr = host->default_addr, .gateway = host->default_gateway };
 	struct pasta_opts po = { .addr = host->default_addr, .gateway = host->default_gateway };
-	char log_path[300], why[256];
-	struct net_state state;
-	int err;
+	int lo, err;
 
 	if (netns_create(&j->ns))
 		return refuse("cannot create a network namespace; run as root on a kernel with "
@@ -274,33 +276,46 @@ static int build_network(struct jail *j, const struct hostnet *host)
 		return EXIT_REFUSED;
 	err = netns_disable_ipv6();
 	if (!err) {
-		net.lo_ifindex = nl_link_index("lo");
-		err = net.lo_ifindex > 0 ? nl_link_up(net.lo_ifindex) : net.lo_ifindex;
+		lo = nl_link_index("lo");
+		err = lo > 0 ? nl_link_up(lo) : lo;
 	}
 	netns_leave(&j->ns);
 	if (err)
 		return refuse("cannot configure the jail's namespace: %s", strerror(-err));
 
-	snprintf(log_path, sizeof(log_path), "%s/pasta.log", j->state_dir);
+	snprintf(j->pasta_log, sizeof(j->pasta_log), "%s/pasta.log", j->state_dir);
 	po.netns_pid = j->ns.holder;
-	po.log_path = log_path;
+	po.log_path = j->pasta_log;
 	if (pasta_start(&po, &j->pasta))
 		return refuse("cannot start pasta: %s", strerror(errno));
+	return 0;
+}
+
+/* finish_network() - wait for pasta's tap, rebuild and verify the routes,
+ * attach the TC filter. */
+static int finish_network(struct jail *j, const struct hostnet *host)
+{
+	struct jail_net net = { .addr = host->default_addr, .gateway = host->default_gateway };
+	struct net_state state;
+	char why[256];
+	int err;
+
 	if (netns_enter(&j->ns))
 		return EXIT_REFUSED;
+	net.lo_ifindex = nl_link_index("lo");
 	err = wait_for_tap(j, &net.tap_ifindex);
 	netns_leave(&j->ns);
 	if (err == -ECHILD) {
 		char last[256] = "";
 
-		last_line(log_path, last, sizeof(last));
+		last_line(j->pasta_log, last, sizeof(last));
 		return refuse("pasta exited at start (\"%s\"); check 'pasta --version' and that "
 			      "/dev/net/tun is usable",
 			      last);
 	}
 	if (err)
 		return refuse("pasta did not create the jail's interface within 5 s (its log: %s)",
-			      log_path);
+			      j->pasta_log);
 	netns_release_holder(&j->ns);
 
 	if (netns_enter(&j->ns))
@@ -355,6 +370,11 @@ static int build_jail(struct jail *j, const struct config *cfg, char *resolv_pat
 		return refuse("the host has no IPv4 default route with an address: the jail would "
 			      "have nothing to reach");
 	}
+	err = start_network(j, &host);
+	if (err) {
+		hostnet_free(&host);
+		return err;
+	}
 	hostnet_facts(&host, host.default_gateway, host.default_gateway, &facts);
 	err = policy_compile(cfg, &facts, &pol);
 	if (err) {
@@ -382,7 +402,7 @@ static int build_jail(struct jail *j, const struct config *cfg, char *resolv_pat
 		return refuse("cannot set up the jail's cgroup under %s: %s", root, strerror(-err));
 	}
 
-	err = build_network(j, &host);
+	err = finish_network(j, &host);
 	if (!err) {
 		snprintf(resolv_path, resolv_size, "%s/resolv.conf", j->state_dir);
 		if (write_resolv_conf(resolv_path, host.default_gateway))

@@ -99,6 +99,7 @@ ip link set jail0 down 2>/dev/null && echo link-down
 tc qdisc del dev jail0 clsact 2>/dev/null && echo qdisc-deleted
 echo $$ > "$CG/cgroup.procs" 2>/dev/null && echo cgroup-escaped
 echo $$ > "$CG/../cgroup.procs" 2>/dev/null && echo cgroup-escaped-parent
+echo "cgroup:$(grep '^0::' /proc/self/cgroup)"
 grep -E '^(CapEff|CapPrm|CapBnd|CapAmb):' /proc/self/status
 grep NoNewPrivs /proc/self/status
 id -u
@@ -120,6 +121,8 @@ EOF
 	expect_no_out link-down
 	expect_no_out qdisc-deleted
 	expect_no_out cgroup-escaped
+	# born into the jail's own cgroup (clone3 CLONE_INTO_CGROUP)
+	grep -Eq '^cgroup:0::/ebpfjail/[0-9a-f]{8}$' "$T/out" || fail "agent not in its jail cgroup: $(grep cgroup: "$T/out")"
 	for c in CapEff CapPrm CapBnd CapAmb; do expect_out "$c:	0000000000000000"; done
 	expect_out "NoNewPrivs:	1"
 	expect_out "4242"
