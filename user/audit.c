@@ -156,6 +156,22 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
 	return o.len;
 }
 
+size_t audit_format_policy(const char *jail, const char *action, const char *change,
+			   unsigned long uid, struct timespec wall, char *buf, size_t size)
+{
+	struct out o = { buf, size, 0 };
+
+	put_time(&o, wall);
+	put(&o, ", \"jail\": ");
+	put_json_string(&o, jail, 64);
+	put(&o, ", \"policy\": ");
+	put_json_string(&o, action, 16);
+	put(&o, ", \"change\": ");
+	put_json_string(&o, change, 240);
+	put(&o, ", \"uid\": %lu}\n", uid);
+	return o.len;
+}
+
 size_t audit_format_lost(const char *jail, uint64_t lost, struct timespec wall, char *buf,
 			 size_t size)
 {
@@ -367,7 +383,7 @@ int audit_parse_line(const char *line, struct audit_record *r)
 	if (*p++ != '{')
 		return -EINVAL;
 	for (;;) {
-		char key[32], text[128];
+		char key[32], text[256];
 
 		while (*p == ' ' || *p == ',')
 			p++;
@@ -417,6 +433,11 @@ int audit_parse_line(const char *line, struct audit_record *r)
 			TEXT(hook);
 		else if (!strcmp(key, "reason"))
 			TEXT(reason);
+		else if (!strcmp(key, "policy")) {
+			TEXT(policy);
+			r->is_policy = true;
+		} else if (!strcmp(key, "change"))
+			TEXT(change);
 		else if (!strcmp(key, "rule"))
 			copy_text(r->rule, sizeof(r->rule), strcmp(text, "null") ? text : "");
 #undef TEXT

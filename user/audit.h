@@ -33,6 +33,14 @@ void audit_json_string(const char *s, char *buf, size_t size);
 size_t audit_format_lost(const char *jail, uint64_t lost, struct timespec wall, char *buf,
 			 size_t size);
 
+/**
+ * audit_format_policy() - a change of a running jail's policy:
+ * {"time": ..., "jail": ..., "policy": "allow"|"deny"|"reload",
+ *  "change": "10.0.0.5:502" or what the reload changed, "uid": WHO}
+ */
+size_t audit_format_policy(const char *jail, const char *action, const char *change,
+			   unsigned long uid, struct timespec wall, char *buf, size_t size);
+
 /** audit_event_wall_time() - an event's boot-clock time as wall-clock time */
 struct timespec audit_event_wall_time(uint64_t boot_ns);
 
@@ -85,7 +93,9 @@ struct audit_record {
 	char hook[16];
 	char reason[16];
 	char rule[24];
-	bool is_lost;
+	char policy[16];  /* a policy change: allow, deny, reload */
+	char change[256]; /* ... and what it changed */
+	bool is_lost, is_policy;
 };
 
 /**

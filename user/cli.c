@@ -86,7 +86,7 @@ static const struct option_def option_defs[] = {
 	{ { "json", no_argument, NULL, OPT_JSON }, CLI_OPT_JSON, NULL, NULL },
 	{ { "follow", no_argument, NULL, OPT_FOLLOW }, CLI_OPT_AUDIT, NULL, NULL },
 	{ { "since", required_argument, NULL, OPT_SINCE }, CLI_OPT_AUDIT, NULL, NULL },
-	{ { "jail", required_argument, NULL, OPT_JAIL }, CLI_OPT_AUDIT, NULL, NULL },
+	{ { "jail", required_argument, NULL, OPT_JAIL }, CLI_OPT_AUDIT | CLI_OPT_JAIL, NULL, NULL },
 };
 
 #define N_OPTION_DEFS (sizeof(option_defs) / sizeof(option_defs[0]))
@@ -107,7 +107,8 @@ int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_optio
 	 * `run cmd -v` leaves -v to cmd. ":": we print our own errors. */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:vqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, cmd->options & CLI_OPT_COMMAND ? "+:vqh" : ":vqh",
+				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			cli_print_help(cmd);
@@ -161,7 +162,7 @@ int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_optio
 	}
 	o->rest = argv + optind;
 	o->n_rest = argc - optind;
-	if (o->n_rest > 0 && !(cmd->options & CLI_OPT_COMMAND))
+	if (o->n_rest > 0 && !(cmd->options & (CLI_OPT_COMMAND | CLI_OPT_ARGS)))
 		return cli_usage_error(cmd, "%s: unexpected argument '%s'", cmd->name, o->rest[0]);
 	return CLI_CONTINUE;
 }

@@ -21,6 +21,8 @@ enum cli_option_set {
 	CLI_OPT_JSON = 1 << 2,   /* --json */
 	CLI_OPT_AUDIT = 1 << 3,  /* --follow --since --jail */
 	CLI_OPT_COMMAND = 1 << 4, /* stop at the first non-option: COMMAND [ARG...] */
+	CLI_OPT_JAIL = 1 << 5,   /* --jail (audit has it too) */
+	CLI_OPT_ARGS = 1 << 6,   /* positional arguments among the options */
 };
 
 struct cli_flag_value {
@@ -95,6 +97,9 @@ int cmd_config(const struct command *cmd, int argc, char **argv);
 int cmd_audit(const struct command *cmd, int argc, char **argv);
 int cmd_doctor(const struct command *cmd, int argc, char **argv);
 int cmd_status(const struct command *cmd, int argc, char **argv);
+int cmd_reload(const struct command *cmd, int argc, char **argv);
+int cmd_allow(const struct command *cmd, int argc, char **argv);
+int cmd_deny(const struct command *cmd, int argc, char **argv);
 
 /** cli_read_config() - the same, printing nothing: diagnostics stay in @cfg */
 void cli_read_config(struct config *cfg, const struct cli_options *o);

@@ -32,11 +32,21 @@ static void print_header(void)
 	       "COMM", "UID", "PROTO", "DESTINATION", "HOOK", "REASON", "RULE");
 }
 
+/* printable() - the log's text for a terminal: an agent chose its comm,
+ * so nothing but printable ASCII is written, whatever the log holds. */
+static void printable(char *dst, size_t size, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < size; i++)
+		dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+	dst[i] = '\0';
+}
+
 static void print_row(const struct audit_record *r)
 {
-	char when[32], dest[64], comm[sizeof(r->comm)];
+	char when[32], dest[64], comm[sizeof(r->comm)], change[sizeof(r->change)];
 	struct tm tm;
-	size_t i;
 
 	localtime_r(&r->time.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
@@ -45,11 +55,13 @@ static void print_row(const struct audit_record *r)
 		       r->lost);
 		return;
 	}
-	/* The agent chose its comm: nothing but printable text reaches the
-	 * terminal, whatever the log holds. */
-	for (i = 0; r->comm[i] && i + 1 < sizeof(comm); i++)
-		comm[i] = r->comm[i] >= 0x20 && r->comm[i] < 0x7f ? r->comm[i] : '?';
-	comm[i] = '\0';
+	if (r->is_policy) {
+		printable(change, sizeof(change), r->change);
+		printf("%-19s  %-8s  policy %s %s (by uid %lu)\n", when, r->jail, r->policy, change,
+		       r->uid);
+		return;
+	}
+	printable(comm, sizeof(comm), r->comm);
 	if (strchr(r->daddr, ':'))
 		snprintf(dest, sizeof(dest), "[%s]:%lu", r->daddr, r->dport);
 	else

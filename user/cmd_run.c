@@ -40,6 +40,7 @@
 #include "audit.h"
 #include "cgroup.h"
 #include "cli.h"
+#include "control.h"
 #include "hostnet.h"
 #include "jailstate.h"
 #include "loader.h"
@@ -49,6 +50,7 @@
 #include "netns.h"
 #include "pasta.h"
 #include "policy.h"
+#include "policyctl.h"
 #include "probe.h"
 #include "relay.h"
 #include "routes.h"
@@ -65,6 +67,8 @@ struct jail {
 	pid_t pasta;
 	pid_t agent;
 	struct jail_bpf *bpf;
+	struct jail_policy policy; /* what reload, allow and deny change */
+	int control_fd;            /* /run/ebpfjail/ID/control, or -1 */
 	struct relays *relays;
 	struct audit_log audit;
 	struct summary summary;
@@ -339,14 +343,11 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 	return 0;
 }
 
-static int build_jail(struct jail *j, const struct config *cfg, char *resolv_path,
-		      size_t resolv_size)
+static int build_jail(struct jail *j, char *resolv_path, size_t resolv_size)
 {
 	struct loader_options lo = { .on_event = on_event, .ctx = j };
 	struct probe_result pr;
-	struct host_facts facts;
 	struct hostnet host;
-	struct policy pol;
 	char root[4096];
 	int err;
 
@@ -375,19 +376,19 @@ static int build_jail(struct jail *j, const struct config *cfg, char *resolv_pat
 		hostnet_free(&host);
 		return err;
 	}
-	hostnet_facts(&host, host.default_gateway, host.default_gateway, &facts);
-	err = policy_compile(cfg, &facts, &pol);
-	if (err) {
-		hostnet_free(&host);
-		return refuse("cannot compile the policy: %s", strerror(-err));
-	}
 	err = loader_open(&lo, &j->bpf);
-	if (!err)
-		err = loader_set_policy(j->bpf, pol.rules, pol.n);
-	log_debug("policy: %zu rules", pol.n);
-	policy_free(&pol);
+	if (!err) {
+		j->policy.bpf = j->bpf;
+		j->policy.gateway = host.default_gateway;
+		err = jail_policy_install(&j->policy, &host);
+	}
+	log_debug("policy: %zu rules", j->policy.rules.n);
 	if (err) {
 		hostnet_free(&host);
+		if (err == -E2BIG)
+			return refuse("the policy does not fit the BPF map (%u entries at most); "
+				      "use fewer allow-ip and block-cidr entries",
+				      POLICY_MAX_ENTRIES);
 		return refuse("cannot load the BPF programs (%s); run 'ebpfjail doctor'",
 			      strerror(-err));
 	}
@@ -456,6 +457,9 @@ static void destroy_jail(struct jail *j)
 		close(j->cg_fd);
 	relays_free(j->relays);
 	j->relays = NULL;
+	if (j->control_fd >= 0)
+		close(j->control_fd);
+	j->control_fd = -1;
 	pasta_stop(j->pasta);
 	netns_close(&j->ns);
 	if (j->bpf) {
@@ -464,6 +468,7 @@ static void destroy_jail(struct jail *j)
 	}
 	loader_close(j->bpf);
 	j->bpf = NULL;
+	jail_policy_free(&j->policy);
 	audit_log_close(&j->audit);
 	/* A cgroup that would not go stays recorded for the next run. */
 	if (!j->cg_path[0])
@@ -519,6 +524,26 @@ static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int 
 	return 0;
 }
 
+/* serve_control() - answer the clients waiting on the control socket
+ * (`ebpfjail reload/allow/deny`), a few at a time so the agent's events and
+ * relays keep moving. */
+static void serve_control(struct jail *j)
+{
+	char req[CONTROL_MAX_REQUEST], reply[CONTROL_MAX_REPLY];
+	int i, fd;
+
+	for (i = 0; i < 8; i++) {
+		fd = control_accept(j->control_fd, req);
+		if (fd == -EAGAIN)
+			return;
+		if (fd < 0)
+			continue;
+		jail_policy_request(&j->policy, req, reply, sizeof(reply));
+		log_debug("control: %s: %s", req, reply);
+		control_reply(fd, reply);
+	}
+}
+
 static int supervise(struct jail *j, const sigset_t *set)
 {
 	struct epoll_event ev = { .events = EPOLLIN }, got[4];
@@ -538,6 +563,10 @@ static int supervise(struct jail *j, const sigset_t *set)
 		ev.data.fd = relays_fd(j->relays);
 		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
+	if (j->control_fd >= 0) {
+		ev.data.fd = j->control_fd;
+		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
 	/* The agent may have exited before the signalfd existed. */
 	{
 		struct signalfd_siginfo si = { .ssi_signo = SIGCHLD };
@@ -551,6 +580,10 @@ static int supervise(struct jail *j, const sigset_t *set)
 
 			if (j->relays && got[i].data.fd == relays_fd(j->relays)) {
 				relays_dispatch(j->relays);
+				continue;
+			}
+			if (got[i].data.fd == j->control_fd) {
+				serve_control(j);
 				continue;
 			}
 			if (got[i].data.fd != sfd) {
@@ -609,6 +642,7 @@ static int run_unjailed(char **argv, const struct agent_user *u, const struct co
 int cmd_run(const struct command *cmd, int argc, char **argv)
 {
 	struct jail j = { .cg_fd = -1, .pasta = -1, .agent = -1, .audit = { .fd = -1 },
+			  .control_fd = -1,
 			  .ns = { .holder = -1, .fd = -1, .host_fd = -1 } };
 	char why[512], resolv[300];
 	struct agent_user user;
@@ -653,8 +687,9 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 	 * the policy): not dumpable, so not ptrace-able even by the same uid. */
 	prctl(PR_SET_DUMPABLE, 0);
 	jailstate_new_id(j.id);
+	j.policy = (struct jail_policy){ .id = j.id, .opts = &o, .cfg = &cfg, .audit = &j.audit };
 	block_signals(&set);
-	ret = build_jail(&j, &cfg, resolv, sizeof(resolv));
+	ret = build_jail(&j, resolv, sizeof(resolv));
 	if (!ret)
 		ret = start_relays(&j, &cfg);
 	if (ret)
@@ -662,6 +697,12 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 	if (audit_log_open(&j.audit, cfg.audit_log)) {
 		ret = refuse("the audit log %s cannot be written; set audit-log to a writable path",
 			     cfg.audit_log);
+		goto cleanup;
+	}
+	j.control_fd = control_listen(j.state_dir);
+	if (j.control_fd < 0) {
+		ret = refuse("cannot create the jail's control socket in %s: %s", j.state_dir,
+			     strerror(-j.control_fd));
 		goto cleanup;
 	}
 

@@ -34,6 +34,30 @@ const struct command commands[] = {
 	  "List running jails, their counters and relays.",
 	  "Options:\n"
 	  "  --json             one JSON object for machines\n" },
+	{ "reload", cmd_reload, CLI_OPT_JAIL, "[--jail ID]",
+	  "Apply the changed configuration to running jails, without a restart.",
+	  "Each jail reads its configuration sources again (the files it was started\n"
+	  "with, its environment and options), takes the host's networks as they are\n"
+	  "now, and replaces its policy in one step. It prints what changed; relay,\n"
+	  "pass-env and audit-log changes are reported as needing a restart. A\n"
+	  "configuration error leaves the running policy as it was. Temporary\n"
+	  "'allow' and 'deny' changes end here.\n\n"
+	  "Options:\n"
+	  "  --jail ID          only this jail (default: every running jail)\n\n"
+	  "Exit status: 0 when every jail reloaded, 1 when one did not or none runs.\n" },
+	{ "allow", cmd_allow, CLI_OPT_JAIL | CLI_OPT_ARGS, "[--jail ID] IP[:PORT]",
+	  "Allow an address (every port, or PORT) in running jails, for now.",
+	  "The change lasts until the jail ends or the next 'ebpfjail reload', and is\n"
+	  "recorded in the audit log. For a lasting change, add allow-ip to the\n"
+	  "configuration and reload.\n\n"
+	  "Options:\n"
+	  "  --jail ID          only this jail (default: every running jail)\n" },
+	{ "deny", cmd_deny, CLI_OPT_JAIL | CLI_OPT_ARGS, "[--jail ID] IP[:PORT]",
+	  "Deny an address (every port, or PORT) in running jails, for now.",
+	  "Wins over allow-ip and earlier 'allow' of the same address until the jail\n"
+	  "ends or the next 'ebpfjail reload'; recorded in the audit log.\n\n"
+	  "Options:\n"
+	  "  --jail ID          only this jail (default: every running jail)\n" },
 	{ "config", cmd_config, CLI_OPT_POLICY, "[OPTIONS]",
 	  "Print the effective configuration and where each value came from.",
 	  "Sources, each overriding or adding to the one before:\n"

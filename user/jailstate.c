@@ -120,7 +120,7 @@ int jailstate_set_cgroup(const char *dir, const char *cgroup_path)
 
 void jailstate_remove(const char *dir)
 {
-	static const char *const files[] = { "supervisor", "cgroup", "resolv.conf", "pasta.log",
+	static const char *const files[] = { "supervisor", "cgroup", "resolv.conf", "pasta.log", "control",
 					     "status", "status.tmp" };
 	char path[512];
 	size_t i;

@@ -18,9 +18,11 @@
 #include "netaddr.h"
 #include "policy.h"
 
-/* A rule while compiling: the order it was added breaks ties. */
+/* A rule while compiling: a temporary change wins over everything at its
+ * key; then allows win over blocks; then the order it was added. */
 struct pending {
 	struct policy_rule rule;
+	bool live;
 	size_t seq;
 	char source[POLICY_SOURCE_LEN];
 };
@@ -77,6 +79,8 @@ static int compare(const void *a, const void *b)
 		return ntohl(x->rule.key.addr) < ntohl(y->rule.key.addr) ? -1 : 1;
 	if (x->rule.key.port != y->rule.key.port)
 		return ntohs(x->rule.key.port) < ntohs(y->rule.key.port) ? -1 : 1;
+	if (x->live != y->live)
+		return x->live ? -1 : 1;
 	if (x->rule.value.action != y->rule.value.action)
 		return x->rule.value.action == JAIL_ALLOW ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
@@ -103,6 +107,41 @@ static int add_prefixes(struct builder *b, const struct host_prefix *list, size_
 			  text);
 	}
 	return err;
+}
+
+/* add_live() - the temporary changes of `ebpfjail allow/deny`, last in
+ * the builder and marked to win at their key. */
+static int add_live(struct builder *b, const struct policy_live *live, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		const struct policy_live *l = &live[i];
+
+		err = add(b, l->addr, l->port ? POLICY_PREFIXLEN_PORT : 32, l->port,
+			  l->allow ? JAIL_ALLOW : JAIL_DENY,
+			  l->allow ? REASON_ALLOW_IP : REASON_BLOCK_CIDR, "ebpfjail %s (temporary)",
+			  l->allow ? "allow" : "deny");
+		if (!err)
+			b->items[b->n - 1].live = true;
+	}
+	return err;
+}
+
+/* overridden() - a rule that a temporary whole-address deny removes: a
+ * longer addr+port entry for that address (an allow-ip X:P, the DNS
+ * exception) would otherwise still let traffic through. */
+static bool overridden(const struct pending *item, const struct policy_live *live, size_t n)
+{
+	size_t i;
+
+	if (item->live || item->rule.key.prefixlen != POLICY_PREFIXLEN_PORT)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!live[i].allow && !live[i].port && live[i].addr == item->rule.key.addr)
+			return true;
+	return false;
 }
 
 static int collect(const struct config *cfg, const struct host_facts *f, struct builder *b)
@@ -155,12 +194,20 @@ static int collect(const struct config *cfg, const struct host_facts *f, struct 
 
 int policy_compile(const struct config *cfg, const struct host_facts *facts, struct policy *out)
 {
+	return policy_compile_live(cfg, facts, NULL, 0, out);
+}
+
+int policy_compile_live(const struct config *cfg, const struct host_facts *facts,
+			const struct policy_live *live, size_t n_live, struct policy *out)
+{
 	struct builder b = { 0 };
 	size_t i, n = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	err = collect(cfg, facts, &b);
+	if (!err)
+		err = add_live(&b, live, n_live);
 	if (err)
 		goto out;
 	if (b.n)
@@ -177,6 +224,8 @@ int policy_compile(const struct config *cfg, const struct host_facts *facts, str
 
 		if (n && !memcmp(k, &out->rules[n - 1].key, sizeof(*k)))
 			continue; /* same key: the first after sorting wins */
+		if (overridden(&b.items[i], live, n_live))
+			continue;
 		out->rules[n] = b.items[i].rule;
 		memcpy(out->sources[n], b.items[i].source, POLICY_SOURCE_LEN);
 		n++;

@@ -3,6 +3,7 @@
 #ifndef EBPFJAIL_POLICY_H
 #define EBPFJAIL_POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,23 @@ struct policy {
  * Return: 0, -E2BIG when the policy would not fit the trie, -ENOMEM.
  */
 int policy_compile(const struct config *cfg, const struct host_facts *facts, struct policy *out);
+
+/* A temporary change of a running jail (`ebpfjail allow/deny IP[:PORT]`). */
+struct policy_live {
+	uint32_t addr; /* network byte order */
+	uint16_t port; /* host byte order; 0 = every port */
+	bool allow;
+};
+
+/**
+ * policy_compile_live() - policy_compile() plus temporary changes, which win
+ * over every rule at the same key; a whole-address deny also removes the
+ * longer addr+port entries of that address (so `deny X` stops X:P that an
+ * allow-ip X:P let through). @live holds at most one entry per address and
+ * port (see live_set()).
+ */
+int policy_compile_live(const struct config *cfg, const struct host_facts *facts,
+			const struct policy_live *live, size_t n_live, struct policy *out);
 
 void policy_free(struct policy *p);
 

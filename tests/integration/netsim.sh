@@ -152,3 +152,13 @@ expect_result() {
 	[ "$got" = "$2" ] || fail "$1: got '${got:-nothing}', want $2 (stdout: $(tr '\n' ';' <"$T/out") stderr: $(cat "$T/err"))"
 }
 expect_no_hit() { ! grep -qx "$1" "$T/hits" || fail "$1 received a packet from the jail"; }
+
+# Nothing of a jail may stay behind it: state, cgroup, pasta.
+expect_no_leftovers() {
+	local cg
+	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	[ -z "$(ls -A /run/ebpfjail 2>/dev/null)" ] || fail "left in /run/ebpfjail: $(ls /run/ebpfjail)"
+	[ -z "$(find "$cg/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
+		fail "cgroups left: $(find "$cg/ebpfjail" -mindepth 1 -maxdepth 1 -type d)"
+	[ -z "$(pasta_pids)" ] || fail "pasta left running: $(pasta_pids)"
+}

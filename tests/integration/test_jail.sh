@@ -1,15 +1,5 @@
 # test_jail.sh - `ebpfjail run` in the simulated network (netsim.sh), real pasta
 
-# Nothing of a jail may stay behind it: state, cgroup, pasta.
-expect_no_leftovers() {
-	local cg
-	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-	[ -z "$(ls -A /run/ebpfjail 2>/dev/null)" ] || fail "left in /run/ebpfjail: $(ls /run/ebpfjail)"
-	[ -z "$(find "$cg/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
-		fail "cgroups left: $(find "$cg/ebpfjail" -mindepth 1 -maxdepth 1 -type d)"
-	[ -z "$(pasta_pids)" ] || fail "pasta left running: $(pasta_pids)"
-}
-
 # alive PID: running, not a zombie waiting for a reaper
 alive() { [ -r "/proc/$1/stat" ] && ! awk '{ exit $3 != "Z" }' "/proc/$1/stat"; }
 

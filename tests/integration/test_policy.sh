@@ -1,0 +1,132 @@
+# test_policy.sh - `ebpfjail reload`, `allow` and `deny` on running jails
+
+# A jail whose agent probes 10.23.0.2:22 (the LAN's ssh) once per step,
+# when told to; step K prints what probe K got.
+_policy_jail() {
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<EOF
+for k in \$(seq 1 $1); do
+	for i in \$(seq 1 200); do [ -e $T/go.\$k ] && break; sleep 0.05; done
+	$T/probe tcp:10.23.0.2:22 >$T/agent/r.\$k.tmp && mv $T/agent/r.\$k.tmp $T/agent/r.\$k
+done
+EOF
+	jail_cmd -- sh "$T/agent.sh" >"$T/jail.out" 2>"$T/jail.err" &
+	JOB=$!
+	local i
+	for i in $(seq 1 100); do # the only jail (expect_no_leftovers makes sure)
+		JAIL_ID=$(ls /run/ebpfjail/*/control 2>/dev/null | awk -F/ '{ print $4 }')
+		[ -n "$JAIL_ID" ] && return 0
+		sleep 0.05
+	done
+	fail "no control socket appeared"
+}
+
+# step K WANT: run probe step K in the jail, expect WANT
+step() {
+	touch "$T/go.$1"
+	for i in $(seq 1 100); do [ -e "$T/agent/r.$1" ] && break; sleep 0.05; done
+	local got
+	got=$(awk '{ print $2 }' "$T/agent/r.$1" 2>/dev/null)
+	[ "$got" = "$2" ] || fail "step $1: got '${got:-nothing}', want $2"
+}
+
+test_allow_deny_and_reload_change_a_running_jail() {
+	netsim_up
+	_policy_jail 8
+	step 1 EPERM
+	run "$EBPFJAIL" allow 10.23.0.2:22
+	expect_rc 0
+	expect_out "jail $JAIL_ID: allowed 10.23.0.2:22 until the jail ends or the next reload"
+	step 2 ok
+	run "$EBPFJAIL" deny --jail "$JAIL_ID" 10.23.0.2
+	expect_rc 0
+	step 3 EPERM
+	run "$EBPFJAIL" allow 10.23.0.2
+	step 4 ok
+	# reload: the configuration is the whole truth again
+	run "$EBPFJAIL" reload
+	expect_rc 0
+	expect_out "jail $JAIL_ID: reloaded: 0 rules added, 1 removed; temporary allow/deny dropped"
+	step 5 EPERM
+	printf 'allow-ip = 10.23.0.2:22\nlocal-port = 7005\n' >>"$T/jail.conf"
+	run "$EBPFJAIL" reload --jail "$JAIL_ID"
+	expect_rc 0
+	expect_out "reloaded: allow-ip +10.23.0.2:22; 1 rules added, 0 removed; needs a restart: local-port +7005"
+	step 6 ok
+	# a broken configuration leaves the running policy alone
+	printf 'allow-ip = 10.23.0.300\n' >>"$T/jail.conf"
+	run "$EBPFJAIL" reload
+	expect_rc 1
+	expect_err "the configuration is invalid; the running policy is unchanged"
+	expect_err "$T/jail.conf:5"
+	expect_err '"10.23.0.300"'
+	step 7 ok
+	sed -i '$d' "$T/jail.conf"
+	sed -i '/allow-ip/d' "$T/jail.conf"
+	run "$EBPFJAIL" reload
+	expect_out "allow-ip -10.23.0.2:22"
+	step 8 EPERM
+	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
+	expect_no_hit_count lan-ssh 4 # steps 2, 4, 6, 7
+	# every change is in the audit log, with who made it
+	grep -q '"policy": "allow", "change": "10.23.0.2:22", "uid": 0}' "$T/audit.jsonl" ||
+		fail "no allow record: $(grep policy "$T/audit.jsonl")"
+	grep -q '"policy": "deny", "change": "10.23.0.2", "uid": 0}' "$T/audit.jsonl" || fail "no deny record"
+	grep -q '"policy": "reload", "change": "allow-ip +10.23.0.2:22; 1 rules added' "$T/audit.jsonl" ||
+		fail "no reload record"
+	run "$EBPFJAIL" audit --config "$T/jail.conf"
+	expect_out "policy deny 10.23.0.2 (by uid 0)"
+	expect_no_leftovers
+}
+
+# expect_no_hit_count NAME N: the listener NAME was reached exactly N times
+expect_no_hit_count() {
+	local n
+	n=$(grep -cx "$1" "$T/hits" || true)
+	[ "$n" = "$2" ] || fail "$1 was reached $n times, want $2"
+}
+
+test_policy_commands_refuse_bad_input_and_no_jail() {
+	run "$EBPFJAIL" allow 10.1
+	expect_rc 2
+	expect_err "flag allow"
+	expect_err '"10.1"'
+	run "$EBPFJAIL" deny 10.0.0.0/8
+	expect_rc 2
+	run "$EBPFJAIL" allow
+	expect_rc 2
+	run "$EBPFJAIL" reload --jail 00000000
+	expect_rc 1
+	expect_err "no running jail has the id '00000000'"
+}
+
+# Reloads while the agent sends datagrams and connects to blocked addresses:
+# they stay blocked through every swap, not one packet leaves.
+test_concurrent_sends_during_reloads_stay_denied() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<EOF
+touch $T/agent/started
+for i in \$(seq 1 300); do $T/probe tcp:10.23.0.2:22; done >$T/agent/connects &
+PROBE_FLOOD=200000 PROBE_FLOOD_PAUSE_US=10000 $T/probe flood:10.23.0.2:5000
+wait
+EOF
+	jail_cmd -- sh "$T/agent.sh" >"$T/jail.out" 2>"$T/jail.err" &
+	local job=$! i reloads=0
+	for i in $(seq 1 100); do [ -e "$T/agent/started" ] && break; sleep 0.05; done
+	for i in $(seq 1 20); do
+		# each reload changes the policy: the swap really happens
+		printf 'allow-ip = 10.23.0.%d\nblock-cidr = 198.51.100.%d/32\n' $((100 + i)) $((100 + i)) >>"$T/jail.conf"
+		"$EBPFJAIL" reload >/dev/null 2>&1 && reloads=$((reloads + 1))
+		"$EBPFJAIL" allow 10.23.0.$((200 + i)) >/dev/null 2>&1
+	done
+	wait "$job" || true
+	[ "$reloads" -ge 15 ] || fail "only $reloads of 20 reloads happened before the agent ended"
+	grep -q "^flood:10.23.0.2:5000 200000 " "$T/jail.out" ||
+		fail "not every send was refused: $(cat "$T/jail.out")"
+	[ "$(grep -c ' EPERM ' "$T/agent/connects")" = 300 ] ||
+		fail "not every connect was refused: $(grep -v ' EPERM ' "$T/agent/connects" | head -3)"
+	expect_no_hit lan-udp
+	expect_no_hit lan-ssh
+	expect_no_leftovers
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* control.c - a running jail's control socket: reload, allow, deny
+ *
+ * Each supervisor listens on /run/ebpfjail/ID/control, a Unix socket in a
+ * directory only root can enter. `ebpfjail reload/allow/deny` connect, send
+ * one line ("reload", "allow IP[:PORT] UID", "deny IP[:PORT] UID") and read
+ * the reply until the supervisor closes the connection.
+ *
+ * The agent runs as another user and must never reach this socket: a
+ * prompt-injected agent asking its own supervisor to `allow 10.0.0.1` would
+ * undo the jail. The directory's mode keeps it out, and a client that is not
+ * root is refused even if it got hold of a connection (SO_PEERCRED).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "control.h"
+
+static int socket_path(const char *state_dir, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s", state_dir,
+			     CONTROL_SOCKET_NAME) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int control_listen(const char *state_dir)
+{
+	struct sockaddr_un sa;
+	int fd, err;
+
+	err = socket_path(state_dir, &sa);
+	if (err)
+		return err;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(sa.sun_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(sa.sun_path, 0600) ||
+	    listen(fd, 8)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* read_line() - one line within @timeout_ms; the line stays in @buf. */
+static int read_line(int fd, char *buf, size_t size, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t len = 0;
+
+	while (len + 1 < size) {
+		ssize_t n;
+
+		if (poll(&p, 1, timeout_ms) != 1)
+			return -ETIMEDOUT;
+		n = recv(fd, buf + len, size - 1 - len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		len += (size_t)n;
+		buf[len] = '\0';
+		if (memchr(buf, '\n', len)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			return 0;
+		}
+	}
+	return -E2BIG;
+}
+
+int control_accept(int lfd, char req[CONTROL_MAX_REQUEST])
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd, err;
+
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != 0) {
+		close(fd);
+		return -EPERM;
+	}
+	/* Only root gets here; still, a silent client may not stall the
+	 * jail's relays and audit log for longer than a second. */
+	err = read_line(fd, req, CONTROL_MAX_REQUEST, 1000);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+void control_reply(int fd, const char *text)
+{
+	size_t len = strlen(text), done = 0;
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	while (done < len && poll(&p, 1, 1000) == 1) {
+		ssize_t n = send(fd, text + done, len - done, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		if (n > 0)
+			done += (size_t)n;
+	}
+	close(fd);
+}
+
+int control_request(const char *state_dir, const char *request, char *reply, size_t size)
+{
+	struct pollfd p = { .events = POLLIN };
+	struct sockaddr_un sa;
+	size_t len = 0;
+	int fd, err;
+
+	err = socket_path(state_dir, &sa);
+	if (err)
+		return err;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(fd, request, strlen(request), MSG_NOSIGNAL) < 0 ||
+	    send(fd, "\n", 1, MSG_NOSIGNAL) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* A reload of a 100,000-entry policy takes a fraction of a second;
+	 * 10 s means the supervisor is stuck. */
+	p.fd = fd;
+	reply[0] = '\0';
+	while (len + 1 < size) {
+		ssize_t n;
+
+		if (poll(&p, 1, 10000) != 1) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		n = read(fd, reply + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : 0;
+			break;
+		}
+		len += (size_t)n;
+		reply[len] = '\0';
+	}
+	close(fd);
+	return err;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* control.h - a running jail's control socket: reload, allow, deny */
+#ifndef EBPFJAIL_CONTROL_H
+#define EBPFJAIL_CONTROL_H
+
+#include <stddef.h>
+
+#define CONTROL_SOCKET_NAME "control"
+#define CONTROL_MAX_REQUEST 256
+#define CONTROL_MAX_REPLY 8192
+
+/**
+ * control_listen() - listen on STATE_DIR/control (root only, nonblocking)
+ * Return: the listening fd, or -errno.
+ */
+int control_listen(const char *state_dir);
+
+/**
+ * control_accept() - take one request from a client of @lfd
+ * @req: the request line, without its newline
+ *
+ * Waits at most a second for the request line. Return: the connection's fd
+ * (answer with control_reply()), or -errno (nothing to answer: -EAGAIN when
+ * no client was waiting, -EPERM for a client that is not root).
+ */
+int control_accept(int lfd, char req[CONTROL_MAX_REQUEST]);
+
+/** control_reply() - send @text to the client and close @fd */
+void control_reply(int fd, const char *text);
+
+/**
+ * control_request() - send @request to the jail whose state is @state_dir
+ * and read its whole reply into @reply
+ * Return: 0, or -errno (-ECONNREFUSED: no supervisor listens).
+ */
+int control_request(const char *state_dir, const char *request, char *reply, size_t size);
+
+#endif /* EBPFJAIL_CONTROL_H */

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* livepolicy.c - changing a running jail's policy (pure logic)
+ *
+ * `ebpfjail allow/deny` add temporary entries on top of the configuration;
+ * they last until the jail ends or the next `ebpfjail reload`, which makes
+ * the configuration the whole truth again. A reload reports what it changed
+ * and what only a restart can change.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "livepolicy.h"
+#include "netaddr.h"
+
+int live_set(struct live_changes *lc, uint32_t addr, uint16_t port, bool allow)
+{
+	struct policy_live *e;
+	size_t i, kept = 0;
+
+	/* The latest word on an address wins: a whole-address change ends
+	 * the earlier ones of each of its ports too (`allow X:22` then `deny
+	 * X` denies X:22). */
+	for (i = 0; i < lc->n; i++)
+		if (lc->entries[i].addr != addr || (port && lc->entries[i].port != port))
+			lc->entries[kept++] = lc->entries[i];
+	lc->n = kept;
+	e = reallocarray(lc->entries, lc->n + 1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	lc->entries = e;
+	e[lc->n++] = (struct policy_live){ .addr = addr, .port = port, .allow = allow };
+	return 0;
+}
+
+void live_clear(struct live_changes *lc)
+{
+	free(lc->entries);
+	lc->entries = NULL;
+	lc->n = 0;
+}
+
+/* A bounded string builder: what does not fit ends in "...". */
+struct text {
+	char *buf;
+	size_t size, len;
+};
+
+static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!t->size || t->len + 1 >= t->size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= t->size - t->len) {
+		t->len = t->size - 1;
+		if (t->size > 4)
+			memcpy(t->buf + t->size - 4, "...", 4);
+		return;
+	}
+	t->len += (size_t)n;
+}
+
+/* One repeatable key's items as text, for comparing two configurations. */
+typedef void (*item_text_fn)(const struct config *c, size_t i, char *buf, size_t size);
+
+static void allow_text(const struct config *c, size_t i, char *buf, size_t size)
+{
+	char a[NETADDR_CIDR_STRLEN];
+
+	netaddr_format(c->allow_ip[i].addr, a);
+	if (c->allow_ip[i].port)
+		snprintf(buf, size, "%s:%u", a, c->allow_ip[i].port);
+	else
+		snprintf(buf, size, "%s", a);
+}
+
+static void cidr_text(const struct config *c, size_t i, char *buf, size_t size)
+{
+	char a[NETADDR_CIDR_STRLEN];
+
+	netaddr_format_cidr(c->block_cidr[i].addr, c->block_cidr[i].prefixlen, a);
+	snprintf(buf, size, "%s", a);
+}
+
+static void local_port_text(const struct config *c, size_t i, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u", c->local_port[i].port);
+}
+
+static void callback_port_text(const struct config *c, size_t i, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u", c->callback_port[i].port);
+}
+
+static void pass_env_text(const struct config *c, size_t i, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", c->pass_env[i].name);
+}
+
+static bool has_item(const struct config *c, size_t n, item_text_fn text, const char *item)
+{
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		text(c, i, buf, sizeof(buf));
+		if (!strcmp(buf, item))
+			return true;
+	}
+	return false;
+}
+
+static void diff_item(struct text *t, bool *any, const char *key, char sign, const char *item)
+{
+	if (!*any)
+		put(t, "%s%s", t->len ? "; " : "", key);
+	put(t, " %c%s", sign, item);
+	*any = true;
+}
+
+/* diff_key() - "KEY +a -b" into @t; return whether anything differed. */
+static bool diff_key(struct text *t, const char *key, const struct config *old, size_t n_old,
+		     const struct config *new, size_t n_new, item_text_fn text)
+{
+	bool any = false;
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < n_new; i++) {
+		text(new, i, buf, sizeof(buf));
+		if (!has_item(old, n_old, text, buf))
+			diff_item(t, &any, key, '+', buf);
+	}
+	for (i = 0; i < n_old; i++) {
+		text(old, i, buf, sizeof(buf));
+		if (!has_item(new, n_new, text, buf))
+			diff_item(t, &any, key, '-', buf);
+	}
+	return any;
+}
+
+size_t live_config_diff(const struct config *old, const struct config *new, char *changes,
+			size_t changes_size, char *restart, size_t restart_size)
+{
+	struct text c = { changes, changes_size, 0 }, r = { restart, restart_size, 0 };
+	size_t n = 0;
+
+	if (changes_size)
+		changes[0] = '\0';
+	if (restart_size)
+		restart[0] = '\0';
+	diff_key(&c, "allow-ip", old, old->n_allow_ip, new, new->n_allow_ip, allow_text);
+	diff_key(&c, "block-cidr", old, old->n_block_cidr, new, new->n_block_cidr, cidr_text);
+
+	/* Relays, the agent's environment, the log and the jail itself were
+	 * set up at start: a reload says so instead of ignoring them. */
+	n += diff_key(&r, "local-port", old, old->n_local_port, new, new->n_local_port,
+		      local_port_text);
+	n += diff_key(&r, "callback-port", old, old->n_callback_port, new, new->n_callback_port,
+		      callback_port_text);
+	n += diff_key(&r, "pass-env", old, old->n_pass_env, new, new->n_pass_env, pass_env_text);
+	if (old->local_model_port != new->local_model_port) {
+		put(&r, "%slocal-model-port %u -> %u", r.len ? "; " : "", old->local_model_port,
+		    new->local_model_port);
+		n++;
+	}
+	if (strcmp(old->audit_log, new->audit_log)) {
+		put(&r, "%saudit-log %s", r.len ? "; " : "", new->audit_log);
+		n++;
+	}
+	if (old->egress_jail != new->egress_jail) {
+		put(&r, "%segress-jail = %s", r.len ? "; " : "", new->egress_jail ? "on" : "off");
+		n++;
+	}
+	return n;
+}
+
+static int rule_cmp(const struct policy_rule *x, const struct policy_rule *y)
+{
+	const struct policy_key *a = &x->key, *b = &y->key;
+
+	if (a->prefixlen != b->prefixlen)
+		return a->prefixlen < b->prefixlen ? -1 : 1;
+	if (a->addr != b->addr)
+		return ntohl(a->addr) < ntohl(b->addr) ? -1 : 1;
+	if (a->port != b->port)
+		return ntohs(a->port) < ntohs(b->port) ? -1 : 1;
+	return 0;
+}
+
+void live_rules_diff(const struct policy *a, const struct policy *b, size_t *added,
+		     size_t *removed)
+{
+	size_t i = 0, j = 0;
+
+	*added = *removed = 0;
+	while (i < a->n || j < b->n) {
+		int c = i == a->n ? 1 : j == b->n ? -1 : rule_cmp(&a->rules[i], &b->rules[j]);
+
+		if (c < 0) {
+			(*removed)++;
+			i++;
+		} else if (c > 0) {
+			(*added)++;
+			j++;
+		} else {
+			if (memcmp(&a->rules[i].value, &b->rules[j].value,
+				   sizeof(a->rules[i].value))) {
+				(*added)++;
+				(*removed)++;
+			}
+			i++;
+			j++;
+		}
+	}
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* policyctl.c - a running jail's policy: install, reload, allow, deny
+ *
+ * Every change compiles a complete new policy (configuration, the host's
+ * networks as they are now, temporary changes) and swaps it in with one map
+ * update (loader_set_policy()): a connect sees the old policy or the new
+ * one, never a mix, never an empty one. Anything that fails before the swap
+ * leaves the policy in force untouched.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "netaddr.h"
+#include "policyctl.h"
+
+int jail_policy_install(struct jail_policy *jp, const struct hostnet *host)
+{
+	struct host_facts facts;
+	struct policy next;
+	int err;
+
+	hostnet_facts(host, jp->gateway, jp->gateway, &facts);
+	err = policy_compile_live(jp->cfg, &facts, jp->live.entries, jp->live.n, &next);
+	if (err)
+		return err;
+	err = loader_set_policy(jp->bpf, next.rules, next.n);
+	if (err) {
+		policy_free(&next);
+		return err;
+	}
+	/* Keep what a reload compares with; the sources (96 bytes a rule)
+	 * are only for tests and `doctor`. */
+	free(next.sources);
+	next.sources = NULL;
+	policy_free(&jp->rules);
+	jp->rules = next;
+	return 0;
+}
+
+void jail_policy_free(struct jail_policy *jp)
+{
+	policy_free(&jp->rules);
+	live_clear(&jp->live);
+}
+
+static void record(struct jail_policy *jp, const char *action, const char *change,
+		   unsigned long uid)
+{
+	char line[AUDIT_LINE_MAX];
+	struct timespec now;
+	size_t len;
+
+	if (!jp->audit || jp->audit->fd < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	len = audit_format_policy(jp->id, action, change, uid, now, line, sizeof(line));
+	audit_log_append(jp->audit, line, len);
+}
+
+static int install_now(struct jail_policy *jp)
+{
+	struct hostnet host;
+	int err = hostnet_read(&host);
+
+	if (err)
+		return err;
+	err = jail_policy_install(jp, &host);
+	hostnet_free(&host);
+	return err;
+}
+
+static void reply_error(char *reply, size_t size, const char *id, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void reply_error(char *reply, size_t size, const char *id, const char *fmt, ...)
+{
+	size_t n = (size_t)snprintf(reply, size, "error jail %s: ", id);
+	va_list ap;
+
+	if (n >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(reply + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_t size)
+{
+	char changes[512], restart[512], line[1200];
+	struct config next, *prev = jp->cfg, saved = *prev;
+	struct live_changes live = jp->live;
+	struct policy before = jp->rules;
+	size_t added, removed, i, len;
+	int err;
+
+	config_init(&next);
+	cli_read_config(&next, jp->opts);
+	if (!config_ok(&next)) {
+		len = (size_t)snprintf(reply, size,
+				       "error jail %s: the configuration is invalid; the running "
+				       "policy is unchanged\n", jp->id);
+		for (i = 0; i < next.n_diags && len < size; i++)
+			if (next.diags[i].severity == CONFIG_ERROR)
+				len += (size_t)snprintf(reply + len, size - len, "%s\n",
+							next.diags[i].text);
+		config_free(&next);
+		return;
+	}
+	/* Install the new configuration with no temporary changes; put both
+	 * back if that fails. */
+	jp->rules = (struct policy){ 0 };
+	jp->live = (struct live_changes){ 0 };
+	*prev = next;
+	err = install_now(jp);
+	if (err) {
+		*prev = saved;
+		jp->live = live;
+		jp->rules = before;
+		config_free(&next);
+		reply_error(reply, size, jp->id, "cannot install the new policy (%s); the running "
+			    "policy is unchanged\n", strerror(-err));
+		return;
+	}
+	live_rules_diff(&before, &jp->rules, &added, &removed);
+	live_config_diff(&saved, &next, changes, sizeof(changes), restart, sizeof(restart));
+	snprintf(line, sizeof(line), "%s%s%zu rules added, %zu removed%s%s%s", changes,
+		 changes[0] ? "; " : "", added, removed,
+		 live.n ? "; temporary allow/deny dropped" : "",
+		 restart[0] ? "; needs a restart: " : "", restart);
+	snprintf(reply, size, "ok jail %s: reloaded: %s\n", jp->id, line);
+	record(jp, "reload", line, uid);
+	config_free(&saved);
+	policy_free(&before);
+	live_clear(&live);
+}
+
+static void allow_or_deny(struct jail_policy *jp, bool allow, const char *target,
+			  unsigned long uid, char *reply, size_t size)
+{
+	struct live_changes saved = { 0 };
+	struct config scratch;
+	uint16_t port = 0;
+	uint32_t addr;
+	int err;
+
+	/* The same strict IPV4[:PORT] as allow-ip, same messages. */
+	config_init(&scratch);
+	err = config_set(&scratch, "allow-ip", target,
+			 &(struct config_origin){ .source = SOURCE_FLAG, .name = allow ? "allow" : "deny" });
+	if (err || scratch.n_allow_ip != 1) {
+		reply_error(reply, size, jp->id, "%s\n",
+			    scratch.n_diags ? scratch.diags[0].text : "invalid address");
+		config_free(&scratch);
+		return;
+	}
+	addr = scratch.allow_ip[0].addr;
+	port = scratch.allow_ip[0].port;
+	config_free(&scratch);
+
+	if (jp->live.n) {
+		saved.entries = malloc(jp->live.n * sizeof(*saved.entries));
+		if (!saved.entries) {
+			reply_error(reply, size, jp->id, "out of memory\n");
+			return;
+		}
+		memcpy(saved.entries, jp->live.entries, jp->live.n * sizeof(*saved.entries));
+		saved.n = jp->live.n;
+	}
+	err = live_set(&jp->live, addr, port, allow);
+	if (!err)
+		err = install_now(jp);
+	if (err) {
+		live_clear(&jp->live);
+		jp->live = saved;
+		reply_error(reply, size, jp->id, "cannot change the policy (%s); it is unchanged\n",
+			    strerror(-err));
+		return;
+	}
+	live_clear(&saved);
+	snprintf(reply, size, "ok jail %s: %s %s until the jail ends or the next reload\n", jp->id,
+		 allow ? "allowed" : "denied", target);
+	record(jp, allow ? "allow" : "deny", target, uid);
+}
+
+void jail_policy_request(struct jail_policy *jp, const char *request, char *reply, size_t size)
+{
+	char verb[16] = "", target[64] = "";
+	unsigned long uid = 0;
+	int n;
+
+	n = sscanf(request, "%15s %63s %lu", verb, target, &uid);
+	if (n >= 1 && !strcmp(verb, "reload")) {
+		if (n == 2)
+			uid = strtoul(target, NULL, 10);
+		reload(jp, uid, reply, size);
+	} else if (n >= 2 && (!strcmp(verb, "allow") || !strcmp(verb, "deny"))) {
+		allow_or_deny(jp, !strcmp(verb, "allow"), target, uid, reply, size);
+	} else {
+		reply_error(reply, size, jp->id, "unknown request\n");
+	}
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* policyctl.h - a running jail's policy: install it, reload it, allow and
+ * deny on request (the supervisor's side of the control socket) */
+#ifndef EBPFJAIL_POLICYCTL_H
+#define EBPFJAIL_POLICYCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit.h"
+#include "cli.h"
+#include "config.h"
+#include "hostnet.h"
+#include "livepolicy.h"
+#include "loader.h"
+#include "policy.h"
+
+struct jail_policy {
+	const char *id;
+	struct jail_bpf *bpf;
+	const struct cli_options *opts; /* the sources a reload reads again */
+	struct config *cfg;             /* the configuration in force */
+	uint32_t gateway;               /* the jail's gateway = DNS forwarder, fixed */
+	struct audit_log *audit;        /* where changes are recorded */
+	struct policy rules;            /* in the maps now (rules only) */
+	struct live_changes live;       /* allow/deny since the last reload */
+};
+
+/**
+ * jail_policy_install() - compile @jp->cfg, @host and the temporary changes
+ * and replace the jail's policy maps in one step
+ * Return: 0, or -errno (the policy in force is unchanged).
+ */
+int jail_policy_install(struct jail_policy *jp, const struct hostnet *host);
+
+/**
+ * jail_policy_request() - carry out one control request ("reload",
+ * "allow IP[:PORT] UID", "deny IP[:PORT] UID") and write the reply: a first
+ * line "ok ..." or "error ...", then details
+ */
+void jail_policy_request(struct jail_policy *jp, const char *request, char *reply, size_t size);
+
+void jail_policy_free(struct jail_policy *jp);
+
+#endif /* EBPFJAIL_POLICYCTL_H */
