@@ -6,6 +6,10 @@
 #   make demo       ebpfjail run with a demo agent in a simulated network (root)
 #   make bench      every benchmark, a table and JSON (root; not part of check;
 #                   BENCH_JSON=FILE writes the JSON there)
+#   make install    the program, its man pages, bash completion, the example
+#                   config (never over an existing one) and the audit log
+#                   directory; PREFIX=/usr/local, DESTDIR for staging.
+#                   make uninstall removes them again (not the config).
 #   make V=1        show full commands
 #
 # Everything generated lives under build/. Layout follows libbpf-bootstrap:
@@ -63,8 +67,8 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: all check unit integration fuzz fuzz-build bench bench-smoke demo clean
-all: $(OUT)/ebpfjail
+.PHONY: all check unit integration fuzz fuzz-build bench bench-smoke demo clean man install uninstall
+all: $(OUT)/ebpfjail man
 
 $(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
 	$(Q)mkdir -p $@
@@ -155,6 +159,50 @@ check: all
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory integration
+
+# Man pages: scdoc source in man/, roff in build/man/.
+MAN_SRCS := $(wildcard man/*.scd)
+MAN_PAGES := $(patsubst man/%.scd,$(OUT)/man/%,$(MAN_SRCS))
+
+$(OUT)/man/%: man/%.scd
+	$(call msg,SCDOC,$@)
+	$(Q)mkdir -p $(OUT)/man
+	$(Q)scdoc <$< >$@
+
+man: $(MAN_PAGES)
+
+# Debian's layout for a locally built tool. The binary and paths in it
+# (/etc/ebpfjail.conf, /var/log/ebpfjail, /run/ebpfjail) do not move with
+# PREFIX: they are what the program reads.
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+MANDIR := $(PREFIX)/share/man
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+SYSCONFDIR := /etc
+LOGDIR := /var/log/ebpfjail
+
+install: $(OUT)/ebpfjail $(MAN_PAGES)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(SYSCONFDIR)
+	install -m 0755 $(OUT)/ebpfjail $(DESTDIR)$(BINDIR)/ebpfjail
+	install -m 0755 scripts/ebpfjail-entrypoint $(DESTDIR)$(BINDIR)/ebpfjail-entrypoint
+	install -m 0644 $(OUT)/man/ebpfjail.1 $(DESTDIR)$(MANDIR)/man1/ebpfjail.1
+	install -m 0644 $(OUT)/man/ebpfjail.conf.5 $(DESTDIR)$(MANDIR)/man5/ebpfjail.conf.5
+	install -m 0644 completion/ebpfjail.bash $(DESTDIR)$(COMPLETIONDIR)/ebpfjail
+	@# The administrator's configuration is theirs: never overwritten.
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf ]; then \
+		echo "  keeping $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf (the example is $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf.example)"; \
+		install -m 0644 etc/ebpfjail.conf $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf.example; \
+	else \
+		install -m 0644 etc/ebpfjail.conf $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf; \
+	fi
+	install -d -m 0750 $(DESTDIR)$(LOGDIR)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ebpfjail $(DESTDIR)$(BINDIR)/ebpfjail-entrypoint \
+		$(DESTDIR)$(MANDIR)/man1/ebpfjail.1 $(DESTDIR)$(MANDIR)/man5/ebpfjail.conf.5 \
+		$(DESTDIR)$(COMPLETIONDIR)/ebpfjail $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf.example
+	@echo "  left $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf and $(DESTDIR)$(LOGDIR) (your configuration and audit log)"
 
 clean:
 	$(call msg,CLEAN,$(OUT))

@@ -12,6 +12,8 @@ packages=(
 	libmnl-dev
 	# unit tests and the libFuzzer target (clang's sanitizer and fuzzer runtimes)
 	libcriterion-dev libclang-rt-14-dev
+	# man pages (scdoc source -> roff), checked with man -l; bash completion
+	scdoc man-db bash-completion
 	# runtime: pasta backs the jail's network namespace
 	passt
 	# integration tests: namespaces, veth, real clients

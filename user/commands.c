@@ -58,12 +58,13 @@ const struct command commands[] = {
 	  "ends or the next 'ebpfjail reload'; recorded in the audit log.\n\n"
 	  "Options:\n"
 	  "  --jail ID          only this jail (default: every running jail)\n" },
-	{ "config", cmd_config, CLI_OPT_POLICY, "[OPTIONS]",
+	{ "config", cmd_config, CLI_OPT_POLICY | CLI_OPT_ARGS, "[OPTIONS] [KEY]",
 	  "Print the effective configuration and where each value came from.",
 	  "Sources, each overriding or adding to the one before:\n"
 	  "  " CONFIG_SYSTEM_PATH ", then ~/" CONFIG_USER_RELPATH " (SUDO_USER's under sudo)\n"
 	  "  or the --config FILE, then EBPFJAIL_<KEY> variables, then the options\n"
-	  "  --allow-ip, --local-port, --callback-port, --pass-env as for 'run'.\n\n"
+	  "  --allow-ip, --local-port, --callback-port, --pass-env as for 'run'.\n"
+	  "With KEY, only that key's lines.\n\n"
 	  "Exit status: 0 when the configuration is valid (warnings allowed), 1 when not.\n" },
 	{ "help", cmd_help, CLI_OPT_COMMAND, "[COMMAND]", "Show help for ebpfjail or a COMMAND.",
 	  NULL },

@@ -1,0 +1,81 @@
+# test_install.sh - `make install` into a staging tree, the installed tool,
+# and the container entrypoint
+
+test_install_tree_man_pages_and_installed_binary() {
+	local root="$T/root"
+	mkdir -p "$root/etc"
+	echo "allow-ip = 192.0.2.1 # mine" >"$root/etc/ebpfjail.conf"
+	make -s -C "$SRC" install DESTDIR="$root" PREFIX=/usr >"$T/install.out" 2>&1 ||
+		fail "make install: $(cat "$T/install.out")"
+	local f
+	for f in usr/bin/ebpfjail usr/bin/ebpfjail-entrypoint usr/share/man/man1/ebpfjail.1 \
+		usr/share/man/man5/ebpfjail.conf.5 usr/share/bash-completion/completions/ebpfjail \
+		etc/ebpfjail.conf.example; do
+		[ -f "$root/$f" ] || fail "not installed: $f"
+	done
+	[ -x "$root/usr/bin/ebpfjail" ] || fail "the binary is not executable"
+	[ -d "$root/var/log/ebpfjail" ] || fail "no audit log directory"
+	# an existing configuration is never overwritten
+	grep -qx "allow-ip = 192.0.2.1 # mine" "$root/etc/ebpfjail.conf" || fail "the config was overwritten"
+	cmp -s "$SRC/etc/ebpfjail.conf" "$root/etc/ebpfjail.conf.example" || fail "the example differs"
+
+	# the man pages render without a single warning
+	for f in man1/ebpfjail.1 man5/ebpfjail.conf.5; do
+		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$root/usr/share/man/$f" >"$T/man.txt" 2>"$T/man.err" ||
+			fail "man -l $f failed: $(cat "$T/man.err")"
+		[ ! -s "$T/man.err" ] || fail "man -l $f warns: $(cat "$T/man.err")"
+		[ "$(wc -l <"$T/man.txt")" -gt 40 ] || fail "man -l $f: too short"
+	done
+	grep -q "ebpfjail reload" "$T/man.txt" || grep -q "reload" "$root/usr/share/man/man1/ebpfjail.1" ||
+		fail "ebpfjail(1) does not document reload"
+
+	# the installed binary runs
+	run "$root/usr/bin/ebpfjail" --version
+	expect_rc 0
+	expect_out "ebpfjail"
+	run "$root/usr/bin/ebpfjail" doctor --config "$root/etc/ebpfjail.conf"
+	[ "$rc" -le 1 ] || fail "doctor exited $rc: $(cat "$T/err")"
+	expect_out "pasta"
+
+	# completion: every command and every configuration key is offered
+	local cmd key
+	for cmd in $("$root/usr/bin/ebpfjail" help | awk '/^Commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'); do
+		grep -q "commands=.*\b$cmd\b" "$root/usr/share/bash-completion/completions/ebpfjail" ||
+			fail "completion lacks the command $cmd"
+	done
+	for key in $(sed -n 's/^#* *\([a-z-]*\) = .*/\1/p' "$SRC/etc/ebpfjail.conf" | sort -u); do
+		grep -q "keys=.*\b$key\b" "$root/usr/share/bash-completion/completions/ebpfjail" ||
+			fail "completion lacks the key $key"
+	done
+
+	make -s -C "$SRC" uninstall DESTDIR="$root" PREFIX=/usr >/dev/null 2>&1 || fail "make uninstall failed"
+	[ -z "$(find "$root/usr" -type f)" ] || fail "uninstall left: $(find "$root/usr" -type f)"
+	[ -f "$root/etc/ebpfjail.conf" ] || fail "uninstall removed the configuration"
+}
+
+test_entrypoint_names_the_missing_flags() {
+	# a container started without NET_ADMIN
+	run setpriv --bounding-set=-net_admin --inh-caps=-net_admin -- "$SRC/scripts/ebpfjail-entrypoint" true
+	expect_rc 125
+	expect_err "CAP_NET_ADMIN is missing"
+	expect_err "--cap-add NET_ADMIN"
+	run "$SRC/scripts/ebpfjail-entrypoint"
+	expect_rc 125
+	expect_err "no command to run"
+}
+
+test_entrypoint_runs_the_command_in_the_jail() {
+	netsim_up
+	mkdir -p "$T/bin" && ln -s "$EBPFJAIL" "$T/bin/ebpfjail"
+	run unshare --mount --propagation private -- sh -c '
+		mount --bind "$0/resolv.conf" /etc/resolv.conf &&
+		exec nsenter -t "$1" -n -- env PATH="$0/bin:$PATH" EBPFJAIL_USER=4242 \
+			EBPFJAIL_AUDIT_LOG="$0/audit.jsonl" EBPFJAIL_LOCAL_MODEL_PORT=0 \
+			"$2/scripts/ebpfjail-entrypoint" "$0/probe" tcp:10.23.0.2:22 tcp:198.51.100.7:80' \
+		"$T" "$HOST" "$SRC"
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 EPERM
+	expect_result tcp:198.51.100.7:80 ok
+	expect_no_hit lan-ssh
+	expect_no_leftovers
+}
