@@ -281,11 +281,11 @@ static pid_t fork_into_cgroup(int cg_fd, bool *in_cgroup)
 {
 	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
 				   .cgroup = (unsigned)cg_fd };
-	pid_t pid = -1;
 
 	*in_cgroup = false;
 	if (cg_fd >= 0) {
-		pid = syscall(SYS_clone3, &args, sizeof(args));
+		pid_t pid = syscall(SYS_clone3, &args, sizeof(args));
+
 		if (pid >= 0) {
 			*in_cgroup = true;
 			return pid;

@@ -18,9 +18,10 @@ static unsigned long caller_uid(void)
 {
 	const char *s = getenv("SUDO_UID");
 	char *end;
-	unsigned long uid;
 
 	if (s && *s) {
+		unsigned long uid;
+
 		errno = 0;
 		uid = strtoul(s, &end, 10);
 		if (!errno && !*end)
