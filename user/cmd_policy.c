@@ -51,6 +51,9 @@ static int send_to_jails(const char *only, const char *request)
 	char dir[sizeof(JAILSTATE_DIR) + JAIL_ID_LEN + 2], reply[CONTROL_MAX_REPLY];
 	int err;
 
+	/* Jails' state and control sockets are root's alone (see control.c). */
+	if (geteuid() != 0)
+		return log_err(EXIT_TROUBLE, "only root can change a jail's policy; run it with sudo");
 	err = jailstate_list(&st, &n);
 	if (err && err != -ENOENT)
 		return log_err(EXIT_TROUBLE, "cannot list the jails in %s: %s", JAILSTATE_DIR,
@@ -61,11 +64,6 @@ static int send_to_jails(const char *only, const char *request)
 		asked++;
 		snprintf(dir, sizeof(dir), "%s/%s", JAILSTATE_DIR, st[i].id);
 		err = control_request(dir, request, reply, sizeof(reply));
-		if (err == -EACCES || err == -EPERM) {
-			free(st);
-			return log_err(EXIT_TROUBLE, "only root can change a jail's policy; run it "
-						     "with sudo");
-		}
 		if (err || !reply[0]) {
 			log_err(0, "jail %s did not answer (%s); is it still starting?", st[i].id,
 				err ? strerror(-err) : "no reply");

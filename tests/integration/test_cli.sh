@@ -134,3 +134,16 @@ test_config_bad_flag_value() {
 	expect_rc 1
 	expect_err 'flag --allow-ip: allow-ip = "10.0.0.0/8": allow-ip takes one address, not a network: write "allow-ip = 10.0.0.0"'
 }
+
+test_config_key_prints_only_that_key() {
+	printf 'allow-ip = 192.0.2.7\nblock-cidr = 198.18.0.0/15\n' >"$T/c.conf"
+	run "$EBPFJAIL" config --config "$T/c.conf" --allow-ip 192.0.2.8 allow-ip
+	expect_rc 0
+	expect_lines 2 "$T/out"
+	expect_out "allow-ip = 192.0.2.7"
+	expect_out "allow-ip = 192.0.2.8"
+	expect_no_out block-cidr
+	run "$EBPFJAIL" config --config "$T/c.conf" alow-ip
+	expect_rc 2
+	expect_err "'alow-ip' is not a configuration key"
+}

@@ -34,6 +34,10 @@ test_allow_deny_and_reload_change_a_running_jail() {
 	netsim_up
 	_policy_jail 8
 	step 1 EPERM
+	# the agent's user cannot reach the control socket
+	run setpriv --reuid 4242 --regid 4242 --clear-groups -- "$EBPFJAIL" allow 10.23.0.2:22
+	expect_rc 1
+	expect_err "only root can change a jail's policy"
 	run "$EBPFJAIL" allow 10.23.0.2:22
 	expect_rc 0
 	expect_out "jail $JAIL_ID: allowed 10.23.0.2:22 until the jail ends or the next reload"
