@@ -30,16 +30,22 @@ static unsigned long caller_uid(void)
 	return getuid();
 }
 
-/* print_reply() - "ok ..." lines to stdout, "error ..." lines and their
- * details to stderr. Return: whether the jail said ok. */
+/* print_reply() - the first line ("ok ..." or "error ...") to stdout or
+ * stderr, the diagnostics after it (errors, warnings) to stderr.
+ * Return: whether the jail said ok. */
 static bool print_reply(const char *reply)
 {
 	bool ok = !strncmp(reply, "ok ", 3);
+	size_t skip = ok ? 3 : !strncmp(reply, "error ", 6) ? 6 : 0;
+	size_t len = strcspn(reply, "\n");
 
-	if (ok)
-		fputs(reply + 3, stdout);
-	else
-		fprintf(stderr, "ebpfjail: %s", !strncmp(reply, "error ", 6) ? reply + 6 : reply);
+	fprintf(ok ? stdout : stderr, "%s%.*s\n", ok ? "" : "ebpfjail: ", (int)(len - skip),
+		reply + skip);
+	for (reply += len; reply[0] == '\n' && reply[1]; reply += len) {
+		reply++;
+		len = strcspn(reply, "\n");
+		fprintf(stderr, "ebpfjail: %.*s\n", (int)len, reply);
+	}
 	return ok;
 }
 
@@ -118,6 +124,8 @@ static int allow_or_deny(const struct command *cmd, int argc, char **argv)
 		config_free(&scratch);
 		goto out;
 	}
+	if (scratch.n_diags) /* a warning: allowing a metadata address */
+		log_warn("%s", scratch.diags[0].text);
 	config_free(&scratch);
 	snprintf(request, sizeof(request), "%s %s %lu", cmd->name, o.rest[0], caller_uid());
 	ret = send_to_jails(o.jail, request);

@@ -105,7 +105,7 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 				       "policy is unchanged\n", jp->id);
 		for (i = 0; i < next.n_diags && len < size; i++)
 			if (next.diags[i].severity == CONFIG_ERROR)
-				len += (size_t)snprintf(reply + len, size - len, "%s\n",
+				len += (size_t)snprintf(reply + len, size - len, "error: %s\n",
 							next.diags[i].text);
 		config_free(&next);
 		return;
@@ -131,7 +131,13 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 		 changes[0] ? "; " : "", added, removed,
 		 live.n ? "; temporary allow/deny dropped" : "",
 		 restart[0] ? "; needs a restart: " : "", restart);
-	snprintf(reply, size, "ok jail %s: reloaded: %s\n", jp->id, line);
+	len = (size_t)snprintf(reply, size, "ok jail %s: reloaded: %s\n", jp->id, line);
+	/* Warnings (an allowed metadata address, an unknown key) reach the
+	 * caller as they would reach `ebpfjail run`'s. */
+	for (i = 0; i < jp->cfg->n_diags && len < size; i++)
+		len += (size_t)snprintf(reply + len, size - len, "%s: %s\n",
+					jp->cfg->diags[i].severity == CONFIG_ERROR ? "error" : "warning",
+					jp->cfg->diags[i].text);
 	record(jp, "reload", line, uid);
 	config_free(&saved);
 	policy_free(&before);

@@ -52,9 +52,10 @@ test_allow_deny_and_reload_change_a_running_jail() {
 	expect_rc 0
 	expect_out "jail $JAIL_ID: reloaded: 0 rules added, 1 removed; temporary allow/deny dropped"
 	step 5 EPERM
-	printf 'allow-ip = 10.23.0.2:22\nlocal-port = 7005\n' >>"$T/jail.conf"
+	printf 'allow-ip = 10.23.0.2:22\nlocal-port = 7005\ncolour = blue\n' >>"$T/jail.conf"
 	run "$EBPFJAIL" reload --jail "$JAIL_ID"
 	expect_rc 0
+	expect_err "ebpfjail: warning: $T/jail.conf:5: unknown key"
 	expect_out "reloaded: allow-ip +10.23.0.2:22; 1 rules added, 0 removed; needs a restart: local-port +7005"
 	step 6 ok
 	# a broken configuration leaves the running policy alone
@@ -62,7 +63,7 @@ test_allow_deny_and_reload_change_a_running_jail() {
 	run "$EBPFJAIL" reload
 	expect_rc 1
 	expect_err "the configuration is invalid; the running policy is unchanged"
-	expect_err "$T/jail.conf:5"
+	expect_err "ebpfjail: error: $T/jail.conf:6"
 	expect_err '"10.23.0.300"'
 	step 7 ok
 	sed -i '$d' "$T/jail.conf"
@@ -99,6 +100,10 @@ test_policy_commands_refuse_bad_input_and_no_jail() {
 	expect_rc 2
 	run "$EBPFJAIL" allow
 	expect_rc 2
+	run "$EBPFJAIL" allow 169.254.169.254
+	expect_rc 1
+	expect_err "opens a cloud metadata service"
+	expect_err "no jail is running"
 	run "$EBPFJAIL" reload --jail 00000000
 	expect_rc 1
 	expect_err "no running jail has the id '00000000'"
