@@ -173,6 +173,7 @@ static void update_status(struct jail *j)
 		st->relays[i].total = ls.total;
 	}
 	st->n_relays = i;
+	live_format(&j->policy.live, st->temporary, sizeof(st->temporary));
 	jailstate_write_status(j->state_dir, st);
 	j->status_written = time(NULL);
 }
@@ -541,6 +542,7 @@ static void serve_control(struct jail *j)
 		jail_policy_request(&j->policy, req, reply, sizeof(reply));
 		log_debug("control: %s: %s", req, reply);
 		control_reply(fd, reply);
+		update_status(j); /* `ebpfjail status` shows the change at once */
 	}
 }
 

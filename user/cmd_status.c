@@ -65,12 +65,14 @@ static void print_table(const struct jail_status *list, size_t n)
 			printf("          relay: %s 127.0.0.1:%u, %llu open, %llu in all\n",
 			       st->relays[i].kind, st->relays[i].port, st->relays[i].open,
 			       st->relays[i].total);
+		if (st->temporary[0])
+			printf("          temporary: %s (until reload)\n", st->temporary);
 	}
 }
 
 static void print_json(const struct jail_status *list, size_t n)
 {
-	char user[160], command[1100];
+	char user[160], command[1100], temporary[600];
 	size_t k;
 	unsigned int i;
 
@@ -96,7 +98,8 @@ static void print_json(const struct jail_status *list, size_t n)
 			printf("%s{\"kind\": \"%s\", \"port\": %u, \"open\": %llu, \"total\": %llu}",
 			       i ? ", " : "", st->relays[i].kind, st->relays[i].port,
 			       st->relays[i].open, st->relays[i].total);
-		printf("]}");
+		audit_json_string(st->temporary, temporary, sizeof(temporary));
+		printf("], \"temporary\": %s}", temporary);
 	}
 	printf("]}\n");
 }

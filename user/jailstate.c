@@ -208,6 +208,8 @@ int jailstate_write_status(const char *dir, const struct jail_status *st)
 	for (i = 0; i < st->n_relays; i++)
 		fprintf(f, "relay %s %u %llu %llu\n", st->relays[i].kind, st->relays[i].port,
 			st->relays[i].open, st->relays[i].total);
+	if (st->temporary[0])
+		fprintf(f, "temporary %s\n", st->temporary);
 	if (fclose(f) || rename(tmp, path))
 		return -errno;
 	return 0;
@@ -245,6 +247,8 @@ int jailstate_read_status(const char *dir, struct jail_status *st)
 			st->allowed = strtoull(value, NULL, 10);
 		else if (!strcmp(line, "lost"))
 			st->lost = strtoull(value, NULL, 10);
+		else if (!strcmp(line, "temporary"))
+			snprintf(st->temporary, sizeof(st->temporary), "%s", value);
 		else if (!strcmp(line, "denied") || !strcmp(line, "relay")) {
 			unsigned long long a = 0, b = 0;
 			unsigned int port = 0;

@@ -56,6 +56,7 @@ struct jail_status {
 		unsigned int port;
 		unsigned long long open, total;
 	} relays[STATUS_RELAYS_MAX];
+	char temporary[256]; /* `ebpfjail allow/deny` changes in force */
 };
 
 /** jailstate_write_status() - replace DIR/status atomically (write, rename) */

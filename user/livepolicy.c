@@ -72,6 +72,24 @@ static void put(struct text *t, const char *fmt, ...)
 	t->len += (size_t)n;
 }
 
+void live_format(const struct live_changes *lc, char *buf, size_t size)
+{
+	struct text t = { buf, size, 0 };
+	char a[NETADDR_CIDR_STRLEN];
+	size_t i;
+
+	if (size)
+		buf[0] = '\0';
+	for (i = 0; i < lc->n; i++) {
+		const struct policy_live *e = &lc->entries[i];
+
+		netaddr_format(e->addr, a);
+		put(&t, "%s%s %s", i ? ", " : "", e->allow ? "allow" : "deny", a);
+		if (e->port)
+			put(&t, ":%u", e->port);
+	}
+}
+
 /* One repeatable key's items as text, for comparing two configurations. */
 typedef void (*item_text_fn)(const struct config *c, size_t i, char *buf, size_t size);
 

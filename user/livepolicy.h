@@ -30,6 +30,12 @@ int live_set(struct live_changes *lc, uint32_t addr, uint16_t port, bool allow);
 void live_clear(struct live_changes *lc);
 
 /**
+ * live_format() - the changes as "allow 10.0.0.5:502, deny 192.0.2.7" (what
+ * `ebpfjail status` shows); empty when there are none; bounded by @size
+ */
+void live_format(const struct live_changes *lc, char *buf, size_t size);
+
+/**
  * live_config_diff() - what a reload from @old to @new changes, as one line
  * ("allow-ip +10.0.0.5 -10.0.0.7:22; block-cidr +192.0.2.0/24"; empty when
  * the policy keys are unchanged), and, in @restart, the changes that only a

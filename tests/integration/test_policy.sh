@@ -41,11 +41,15 @@ test_allow_deny_and_reload_change_a_running_jail() {
 	run "$EBPFJAIL" allow 10.23.0.2:22
 	expect_rc 0
 	expect_out "jail $JAIL_ID: allowed 10.23.0.2:22 until the jail ends or the next reload"
+	run "$EBPFJAIL" status
+	expect_out "temporary: allow 10.23.0.2:22 (until reload)"
 	step 2 ok
 	run "$EBPFJAIL" deny --jail "$JAIL_ID" 10.23.0.2
 	expect_rc 0
 	step 3 EPERM
 	run "$EBPFJAIL" allow 10.23.0.2
+	run "$EBPFJAIL" status --json
+	expect_out '"temporary": "allow 10.23.0.2"'
 	step 4 ok
 	# reload: the configuration is the whole truth again
 	run "$EBPFJAIL" reload

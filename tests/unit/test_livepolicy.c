@@ -99,6 +99,22 @@ Test(livepolicy, deny_wins_over_configured_allow_and_public_addresses)
 	config_free(&cfg);
 }
 
+Test(livepolicy, format_lists_the_changes_in_force)
+{
+	struct live_changes lc = { 0 };
+	char buf[64];
+
+	live_format(&lc, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "");
+	live_set(&lc, inet_addr("10.0.0.5"), 502, true);
+	live_set(&lc, inet_addr("192.0.2.7"), 0, false);
+	live_format(&lc, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "allow 10.0.0.5:502, deny 192.0.2.7");
+	live_format(&lc, buf, 12);
+	cr_assert_str_eq(buf, "allow 10...");
+	live_clear(&lc);
+}
+
 Test(livepolicy, config_diff_names_what_changed)
 {
 	struct config a, b;
