@@ -6,14 +6,20 @@
  * one line ("reload", "allow IP[:PORT] UID", "deny IP[:PORT] UID") and read
  * the reply until the supervisor closes the connection.
  *
- * The agent runs as another user and must never reach this socket: a
- * prompt-injected agent asking its own supervisor to `allow 10.0.0.1` would
- * undo the jail. The directory's mode keeps it out, and a client that is not
- * root is refused even if it got hold of a connection (SO_PEERCRED).
+ * The agent must never be heard on this socket: a prompt-injected agent
+ * asking its own supervisor to `allow 10.0.0.1` would undo the jail. The
+ * directory's mode keeps other users out; a client that is not uid 0 is
+ * refused even if it got hold of a connection (SO_PEERCRED); and an agent
+ * run as `--user root` (uid 0, so root's file permissions, but no
+ * capabilities: bounding set emptied, no_new_privs) is refused because the
+ * caller must hold CAP_NET_ADMIN, as changing a jail's network policy is
+ * network administration.
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -79,6 +85,27 @@ static int read_line(int fd, char *buf, size_t size, int timeout_ms)
 	return -E2BIG;
 }
 
+/* has_net_admin() - whether process @pid holds CAP_NET_ADMIN now. It just
+ * connected, so the pid is still its own. */
+static bool has_net_admin(pid_t pid)
+{
+	char path[64], *line = NULL;
+	unsigned long long caps = 0;
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (getline(&line, &cap, f) > 0)
+		if (!strncmp(line, "CapEff:", 7))
+			caps = strtoull(line + 7, NULL, 16);
+	free(line);
+	fclose(f);
+	return caps & (1ULL << 12); /* CAP_NET_ADMIN */
+}
+
 int control_accept(int lfd, char req[CONTROL_MAX_REQUEST])
 {
 	struct ucred cred;
@@ -92,12 +119,20 @@ int control_accept(int lfd, char req[CONTROL_MAX_REQUEST])
 		close(fd);
 		return -EPERM;
 	}
+
 	/* Only root gets here; still, a silent client may not stall the
 	 * jail's relays and audit log for longer than a second. */
 	err = read_line(fd, req, CONTROL_MAX_REQUEST, 1000);
 	if (err) {
 		close(fd);
 		return err;
+	}
+	/* After the request is read: closing with it unread would reset the
+	 * connection and the caller would never see why. */
+	if (!has_net_admin(cred.pid)) {
+		control_reply(fd, "error the caller lacks CAP_NET_ADMIN (an agent run as root "
+				  "cannot change its own jail)\n");
+		return -EPERM;
 	}
 	return fd;
 }

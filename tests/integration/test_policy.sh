@@ -143,3 +143,16 @@ EOF
 	expect_no_hit lan-ssh
 	expect_no_leftovers
 }
+
+# The attack the control socket must stop: an agent run as root on purpose
+# (uid 0, root's file permissions, no capabilities) asks its own jail to
+# let it through.
+test_agent_run_as_root_cannot_change_its_jail() {
+	netsim_up
+	jail --user root -- sh -c "'$EBPFJAIL' reload; '$EBPFJAIL' allow 10.23.0.2; '$T/probe' tcp:10.23.0.2:22"
+	expect_err "lacks CAP_NET_ADMIN"
+	expect_result tcp:10.23.0.2:22 EPERM
+	expect_no_hit lan-ssh
+	grep -q '"policy"' "$T/audit.jsonl" 2>/dev/null && fail "a policy change was recorded"
+	expect_no_leftovers
+}
