@@ -689,7 +689,8 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 	 * the policy): not dumpable, so not ptrace-able even by the same uid. */
 	prctl(PR_SET_DUMPABLE, 0);
 	jailstate_new_id(j.id);
-	j.policy = (struct jail_policy){ .id = j.id, .opts = &o, .cfg = &cfg, .audit = &j.audit };
+	j.policy = (struct jail_policy){ .id = j.id, .opts = &o, .cfg = &cfg, .audit = &j.audit,
+					 .agent_uid = user.uid };
 	block_signals(&set);
 	ret = build_jail(&j, resolv, sizeof(resolv));
 	if (!ret)

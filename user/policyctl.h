@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "audit.h"
 #include "cli.h"
@@ -21,6 +22,7 @@ struct jail_policy {
 	const struct cli_options *opts; /* the sources a reload reads again */
 	struct config *cfg;             /* the configuration in force */
 	uint32_t gateway;               /* the jail's gateway = DNS forwarder, fixed */
+	uid_t agent_uid;                /* whose writable files a reload warns about */
 	struct audit_log *audit;        /* where changes are recorded */
 	struct policy rules;            /* in the maps now (rules only) */
 	struct live_changes live;       /* allow/deny since the last reload */
