@@ -48,6 +48,23 @@ test_install_tree_man_pages_and_installed_binary() {
 			fail "completion lacks the key $key"
 	done
 
+	# ... and it really completes, as bash would call it
+	cat >"$T/complete.sh" <<EOF
+source /usr/share/bash-completion/bash_completion
+source $root/usr/share/bash-completion/completions/ebpfjail
+c() { COMP_WORDS=("\$@"); COMP_CWORD=\$((\$# - 1)); COMP_LINE="\$*"; COMP_POINT=\${#COMP_LINE}; COMPREPLY=(); _ebpfjail; echo "\${COMPREPLY[*]}"; }
+c ebpfjail rel
+c ebpfjail audit --ja
+c ebpfjail config block
+c ebpfjail run --allow-ip 192.0.2.1 --pass
+EOF
+	bash "$T/complete.sh" >"$T/out" 2>/dev/null
+	expect_lines 4 "$T/out"
+	[ "$(sed -n 1p "$T/out")" = reload ] || fail "rel -> $(sed -n 1p "$T/out")"
+	[ "$(sed -n 2p "$T/out")" = "--jail" ] || fail "audit --ja -> $(sed -n 2p "$T/out")"
+	[ "$(sed -n 3p "$T/out")" = block-cidr ] || fail "config block -> $(sed -n 3p "$T/out")"
+	[ "$(sed -n 4p "$T/out")" = --pass-env ] || fail "run ... --pass -> $(sed -n 4p "$T/out")"
+
 	make -s -C "$SRC" uninstall DESTDIR="$root" PREFIX=/usr >/dev/null 2>&1 || fail "make uninstall failed"
 	[ -z "$(find "$root/usr" -type f)" ] || fail "uninstall left: $(find "$root/usr" -type f)"
 	[ -f "$root/etc/ebpfjail.conf" ] || fail "uninstall removed the configuration"
@@ -62,6 +79,15 @@ test_entrypoint_names_the_missing_flags() {
 	run "$SRC/scripts/ebpfjail-entrypoint"
 	expect_rc 125
 	expect_err "no command to run"
+	# a container whose /sys/fs/cgroup is mounted read-only (Docker's default)
+	local cg
+	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	run unshare --mount --propagation private -- sh -c \
+		'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$1" true' \
+		"$cg" "$SRC/scripts/ebpfjail-entrypoint"
+	expect_rc 125
+	expect_err "is read-only"
+	expect_err "--cgroupns"
 }
 
 test_entrypoint_runs_the_command_in_the_jail() {
