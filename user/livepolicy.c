@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
 
 #include "livepolicy.h"
 #include "netaddr.h"
@@ -205,19 +204,6 @@ size_t live_config_diff(const struct config *old, const struct config *new, char
 	return n;
 }
 
-static int rule_cmp(const struct policy_rule *x, const struct policy_rule *y)
-{
-	const struct policy_key *a = &x->key, *b = &y->key;
-
-	if (a->prefixlen != b->prefixlen)
-		return a->prefixlen < b->prefixlen ? -1 : 1;
-	if (a->addr != b->addr)
-		return ntohl(a->addr) < ntohl(b->addr) ? -1 : 1;
-	if (a->port != b->port)
-		return ntohs(a->port) < ntohs(b->port) ? -1 : 1;
-	return 0;
-}
-
 void live_rules_diff(const struct policy *a, const struct policy *b, size_t *added,
 		     size_t *removed)
 {
@@ -225,7 +211,7 @@ void live_rules_diff(const struct policy *a, const struct policy *b, size_t *add
 
 	*added = *removed = 0;
 	while (i < a->n || j < b->n) {
-		int c = i == a->n ? 1 : j == b->n ? -1 : rule_cmp(&a->rules[i], &b->rules[j]);
+		int c = i == a->n ? 1 : j == b->n ? -1 : policy_key_compare(&a->rules[i].key, &b->rules[j].key);
 
 		if (c < 0) {
 			(*removed)++;

@@ -69,16 +69,24 @@ static int add(struct builder *b, uint32_t addr, unsigned int prefixlen, uint16_
 	return 0;
 }
 
+int policy_key_compare(const struct policy_key *a, const struct policy_key *b)
+{
+	if (a->prefixlen != b->prefixlen)
+		return a->prefixlen < b->prefixlen ? -1 : 1;
+	if (a->addr != b->addr)
+		return ntohl(a->addr) < ntohl(b->addr) ? -1 : 1;
+	if (a->port != b->port)
+		return ntohs(a->port) < ntohs(b->port) ? -1 : 1;
+	return 0;
+}
+
 static int compare(const void *a, const void *b)
 {
 	const struct pending *x = a, *y = b;
+	int c = policy_key_compare(&x->rule.key, &y->rule.key);
 
-	if (x->rule.key.prefixlen != y->rule.key.prefixlen)
-		return x->rule.key.prefixlen < y->rule.key.prefixlen ? -1 : 1;
-	if (x->rule.key.addr != y->rule.key.addr)
-		return ntohl(x->rule.key.addr) < ntohl(y->rule.key.addr) ? -1 : 1;
-	if (x->rule.key.port != y->rule.key.port)
-		return ntohs(x->rule.key.port) < ntohs(y->rule.key.port) ? -1 : 1;
+	if (c)
+		return c;
 	if (x->live != y->live)
 		return x->live ? -1 : 1;
 	if (x->rule.value.action != y->rule.value.action)

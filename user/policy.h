@@ -75,6 +75,9 @@ int policy_compile_live(const struct config *cfg, const struct host_facts *facts
 
 void policy_free(struct policy *p);
 
+/** policy_key_compare() - the order policy_compile() sorts rules in */
+int policy_key_compare(const struct policy_key *a, const struct policy_key *b);
+
 /**
  * policy_lookup() - what the trie would answer for @addr:@port (both network
  * byte order), by the same longest-prefix rule
