@@ -7,13 +7,13 @@
  * and what only a restart can change.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "livepolicy.h"
 #include "netaddr.h"
+#include "textbuf.h"
 
 int live_set(struct live_changes *lc, uint32_t addr, uint16_t port, bool allow)
 {
@@ -42,38 +42,9 @@ void live_clear(struct live_changes *lc)
 	lc->n = 0;
 }
 
-/* A bounded string builder: what does not fit ends in "...". */
-struct text {
-	char *buf;
-	size_t size, len;
-};
-
-static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!t->size || t->len + 1 >= t->size)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= t->size - t->len) {
-		t->len = t->size - 1;
-		if (t->size > 4)
-			memcpy(t->buf + t->size - 4, "...", 4);
-		return;
-	}
-	t->len += (size_t)n;
-}
-
 void live_format(const struct live_changes *lc, char *buf, size_t size)
 {
-	struct text t = { buf, size, 0 };
+	struct textbuf t = { buf, size, 0, true };
 	char a[NETADDR_CIDR_STRLEN];
 	size_t i;
 
@@ -83,9 +54,9 @@ void live_format(const struct live_changes *lc, char *buf, size_t size)
 		const struct policy_live *e = &lc->entries[i];
 
 		netaddr_format(e->addr, a);
-		put(&t, "%s%s %s", i ? ", " : "", e->allow ? "allow" : "deny", a);
+		textbuf_put(&t, "%s%s %s", i ? ", " : "", e->allow ? "allow" : "deny", a);
 		if (e->port)
-			put(&t, ":%u", e->port);
+			textbuf_put(&t, ":%u", e->port);
 	}
 }
 
@@ -139,16 +110,16 @@ static bool has_item(const struct config *c, size_t n, item_text_fn text, const 
 	return false;
 }
 
-static void diff_item(struct text *t, bool *any, const char *key, char sign, const char *item)
+static void diff_item(struct textbuf *t, bool *any, const char *key, char sign, const char *item)
 {
 	if (!*any)
-		put(t, "%s%s", t->len ? "; " : "", key);
-	put(t, " %c%s", sign, item);
+		textbuf_put(t, "%s%s", t->len ? "; " : "", key);
+	textbuf_put(t, " %c%s", sign, item);
 	*any = true;
 }
 
 /* diff_key() - "KEY +a -b" into @t; return whether anything differed. */
-static bool diff_key(struct text *t, const char *key, const struct config *old, size_t n_old,
+static bool diff_key(struct textbuf *t, const char *key, const struct config *old, size_t n_old,
 		     const struct config *new, size_t n_new, item_text_fn text)
 {
 	bool any = false;
@@ -171,7 +142,7 @@ static bool diff_key(struct text *t, const char *key, const struct config *old, 
 size_t live_config_diff(const struct config *old, const struct config *new, char *changes,
 			size_t changes_size, char *restart, size_t restart_size)
 {
-	struct text c = { changes, changes_size, 0 }, r = { restart, restart_size, 0 };
+	struct textbuf c = { changes, changes_size, 0, true }, r = { restart, restart_size, 0, true };
 	size_t n = 0;
 
 	if (changes_size)
@@ -189,16 +160,16 @@ size_t live_config_diff(const struct config *old, const struct config *new, char
 		      callback_port_text);
 	n += diff_key(&r, "pass-env", old, old->n_pass_env, new, new->n_pass_env, pass_env_text);
 	if (old->local_model_port != new->local_model_port) {
-		put(&r, "%slocal-model-port %u -> %u", r.len ? "; " : "", old->local_model_port,
+		textbuf_put(&r, "%slocal-model-port %u -> %u", r.len ? "; " : "", old->local_model_port,
 		    new->local_model_port);
 		n++;
 	}
 	if (strcmp(old->audit_log, new->audit_log)) {
-		put(&r, "%saudit-log %s", r.len ? "; " : "", new->audit_log);
+		textbuf_put(&r, "%saudit-log %s", r.len ? "; " : "", new->audit_log);
 		n++;
 	}
 	if (old->egress_jail != new->egress_jail) {
-		put(&r, "%segress-jail = %s", r.len ? "; " : "", new->egress_jail ? "on" : "off");
+		textbuf_put(&r, "%segress-jail = %s", r.len ? "; " : "", new->egress_jail ? "on" : "off");
 		n++;
 	}
 	return n;
