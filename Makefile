@@ -1,7 +1,8 @@
 # Makefile - build ebpfjail: BPF objects -> skeleton -> program, and its tests
 #
 #   make            build/ebpfjail
-#   make check      unit tests (Criterion), integration tests, a bounded fuzz run
+#   make check      unit tests (Criterion), integration tests (with Debian 12's
+#                   pasta and with a current one), a bounded fuzz run
 #   make fuzz       build and run the config parser fuzzer (FUZZ_SECONDS=30)
 #   make demo       ebpfjail run with a demo agent in a simulated network (root)
 #   make bench      every benchmark, a table and JSON (root; not part of check;
@@ -140,8 +141,13 @@ $(OUT)/probe: tests/integration/probe.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE $(CFLAGS) $< -o $@
 
+# The suite once with each pasta: Debian 12's, found on PATH, and the
+# current release, built from Debian 13's source (cached; see the script).
+# PASTA_DIRS=system runs it with the pasta on PATH only.
 integration: $(OUT)/ebpfjail $(OUT)/probe
-	$(Q)tests/integration/run.sh $(OUT)/ebpfjail
+	$(Q)dirs="$(PASTA_DIRS)"; \
+	if [ -z "$$dirs" ]; then current=$$(scripts/build-pasta.sh) || exit 1; dirs="system $$current"; fi; \
+	PASTA_DIRS="$$dirs" tests/integration/run.sh $(OUT)/ebpfjail
 
 # The main job: `ebpfjail run` in the simulated network, with a demo agent.
 demo: $(OUT)/ebpfjail $(OUT)/probe

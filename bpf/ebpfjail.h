@@ -94,8 +94,17 @@ struct policy_value {
 	__u8 reason;    /* enum jail_reason */
 	__u8 prefixlen; /* this entry's own prefix length: the trie does not
 			   say which prefix matched, events need it */
-	__u8 pad;
+	__u8 proto;     /* 0: the entry holds for every protocol; else only
+			   for this IPPROTO_*, and any other protocol is
+			   denied with REASON_GATEWAY, rule addr/32 */
 };
+
+/* Why proto exists: the DNS exception. pasta forwards UDP to the DNS
+ * forward address to the host's resolver, but only newer pastas do the
+ * same for TCP; an older one opens a real TCP connection from the host to
+ * that address. Where pasta does not forward TCP DNS, the exception is
+ * { proto = IPPROTO_UDP }, so TCP to ADDR:53 is denied at once instead of
+ * leaving the host. */
 
 /* Where a decision was taken. */
 enum jail_hook {

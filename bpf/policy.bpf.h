@@ -60,11 +60,12 @@ static __always_inline void count(__u32 hook, __u32 reason)
 /* policy_decide() - look up an IPv4 destination in the active policy trie.
  * @daddr: destination address, network byte order
  * @dport: destination port, network byte order (0 for portless protocols)
+ * @proto: IPPROTO_* of the socket or packet
  *
  * Fails closed: a missing trie (user space not done loading, or a bug) is a
  * denial, so a jail whose policy never arrived lets nothing out.
  */
-static __always_inline struct verdict policy_decide(__u32 daddr, __u16 dport)
+static __always_inline struct verdict policy_decide(__u32 daddr, __u16 dport, __u8 proto)
 {
 	struct verdict v = { .action = JAIL_DENY, .reason = REASON_RESERVED };
 	struct policy_key key = {
@@ -84,6 +85,13 @@ static __always_inline struct verdict policy_decide(__u32 daddr, __u16 dport)
 	if (!val) {
 		v.action = JAIL_ALLOW;
 		v.reason = REASON_NONE;
+		return v;
+	}
+	/* An entry for one protocol only (the DNS exception where pasta
+	 * does not forward TCP): any other protocol is refused. */
+	if (val->proto && val->proto != proto) {
+		v.reason = REASON_GATEWAY;
+		v.rule_prefixlen = 32;
 		return v;
 	}
 	v.action = val->action;

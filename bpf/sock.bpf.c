@@ -87,7 +87,7 @@ static __always_inline int judge_ipv4(struct bpf_sock_addr *ctx, __u32 hook, __u
 		count(hook, REASON_JAIL_LOOPBACK);
 		return VERDICT_ALLOW;
 	}
-	v = policy_decide(daddr, dport_be);
+	v = policy_decide(daddr, dport_be, (__u8)ctx->protocol);
 	count(hook, v.reason);
 	if (v.action == JAIL_ALLOW)
 		return VERDICT_ALLOW;

@@ -145,7 +145,7 @@ int jail_tc_egress(struct __sk_buff *skb)
 	    !bpf_skb_load_bytes(skb, sizeof(eth) + sizeof(ip), ports, sizeof(ports)))
 		dport_be = ports[1];
 
-	v = policy_decide(ip.daddr, dport_be);
+	v = policy_decide(ip.daddr, dport_be, ip.protocol);
 	if (v.action == JAIL_ALLOW) {
 		count(HOOK_TC, v.reason);
 		return TC_ACT_OK;

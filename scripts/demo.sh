@@ -21,7 +21,7 @@ netsim_up
 cat >"$T/agent.sh" <<EOF
 #!/bin/sh
 # The demo agent: one line per attempt, from inside the jail.
-exec $T/probe tcp:198.51.100.7:80 udp:203.0.113.1:53 tcp:10.23.0.2:22 \
+exec $T/probe tcp:198.51.100.7:80 udp:169.254.1.1:53 tcp:10.23.0.2:22 \
 	tcp:169.254.169.254:80 tcp:198.18.0.10:443 tcp:172.17.0.1:8080 \
 	udp:10.23.0.53:53 tcp:127.0.0.1:5432 tcp6:::1:22
 EOF
@@ -32,7 +32,7 @@ jail -- "$T/agent.sh"
 describe() {
 	case $1 in
 	tcp:198.51.100.7:80) echo "a web server on the internet" ;;
-	udp:203.0.113.1:53) echo "DNS through pasta's forwarder" ;;
+	udp:169.254.1.1:53) echo "DNS through pasta's forwarder" ;;
 	tcp:10.23.0.2:22) echo "ssh on the host's LAN" ;;
 	tcp:169.254.169.254:80) echo "cloud metadata service" ;;
 	tcp:198.18.0.10:443) echo "a network behind the host's VPN route" ;;

@@ -18,6 +18,9 @@ packages=(
 	passt
 	# integration tests: namespaces, veth, real clients
 	iproute2 util-linux procps curl socat iperf3 hyperfine tmux
+	# scripts/build-pasta.sh (a current pasta from Debian 13's source, so
+	# the suite runs with both), and `strings` to read pasta's version
+	xz-utils binutils
 )
 
 missing=()

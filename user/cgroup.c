@@ -151,11 +151,10 @@ static void remove_parent_if_empty(const char *path)
 		rmdir(parent);
 }
 
-int cgroup_destroy(const char *path)
+void cgroup_kill(const char *path)
 {
-	struct timespec step = { 0, 1000 * 1000 };
 	char file[4200];
-	int fd, i;
+	int fd;
 
 	/* cgroup.kill (5.14+) kills atomically, forks included. */
 	snprintf(file, sizeof(file), "%s/cgroup.kill", path);
@@ -165,6 +164,15 @@ int cgroup_destroy(const char *path)
 			log_debug("cgroup.kill: %s", strerror(errno));
 		close(fd);
 	}
+	kill_listed(path);
+}
+
+int cgroup_destroy(const char *path)
+{
+	struct timespec step = { 0, 1000 * 1000 };
+	int i;
+
+	cgroup_kill(path);
 	for (i = 0; i < 5000; i++) { /* at most ~5 s */
 		if (rmdir(path) == 0 || errno == ENOENT) {
 			remove_parent_if_empty(path);

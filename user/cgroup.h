@@ -40,6 +40,12 @@ int cgroup_jail_create(const char *root, const char *id, char *path, size_t size
 int cgroup_add(int cg_fd, pid_t pid);
 
 /**
+ * cgroup_kill() - SIGKILL every process in the cgroup (cgroup.kill where the
+ * kernel has it, so a forking process cannot slip out), without waiting
+ */
+void cgroup_kill(const char *path);
+
+/**
  * cgroup_destroy() - kill every process in the cgroup, wait (bounded) until
  * it is empty, remove it
  * Return: 0 or -errno (logged: a cgroup that will not go is a leftover).

@@ -61,11 +61,13 @@ struct jail {
 	char id[JAIL_ID_LEN + 1];
 	char state_dir[256];
 	char pasta_log[300];     /* pasta's stderr, for the refusal line */
+	char pasta_path[4096];
 	char cg_path[4096];
 	int cg_fd;
 	struct netns ns;
 	pid_t pasta;
 	pid_t agent;
+	bool network_lost;         /* pasta died under the agent: exit 125 */
 	struct jail_bpf *bpf;
 	struct jail_policy policy; /* what reload, allow and deny change */
 	int control_fd;            /* /run/ebpfjail/ID/control, or -1 */
@@ -271,8 +273,19 @@ static int wait_for_tap(struct jail *j, int *ifindex)
  * Nothing runs in the namespace before the agent, which starts last. */
 static int start_network(struct jail *j, const struct hostnet *host)
 {
-	struct pasta_opts po = { .addr = host->default_addr, .gateway = host->default_gateway };
+	struct pasta_opts po = { .path = j->pasta_path, .addr = host->default_addr,
+				 .gateway = host->default_gateway,
+				 .dns_forward = htonl(PASTA_DNS_FORWARD) };
+	char version[128];
 	int lo, err;
+
+	if (pasta_find(j->pasta_path, sizeof(j->pasta_path)))
+		return refuse("pasta is not on PATH; install it: apt-get install passt");
+	pasta_version(j->pasta_path, version, sizeof(version));
+	j->policy.dns_forward = po.dns_forward;
+	j->policy.dns_tcp = pasta_version_date(version) >= PASTA_TCP_DNS_SINCE;
+	log_debug("pasta %s, version %s: %s DNS", j->pasta_path, version,
+		  j->policy.dns_tcp ? "UDP and TCP" : "UDP only (TCP 53 refused)");
 
 	if (netns_create(&j->ns))
 		return refuse("cannot create a network namespace; run as root on a kernel with "
@@ -407,7 +420,7 @@ static int build_jail(struct jail *j, char *resolv_path, size_t resolv_size)
 	err = finish_network(j, &host);
 	if (!err) {
 		snprintf(resolv_path, resolv_size, "%s/resolv.conf", j->state_dir);
-		if (write_resolv_conf(resolv_path, host.default_gateway))
+		if (write_resolv_conf(resolv_path, j->policy.dns_forward))
 			err = refuse("cannot write the jail's resolv.conf: %s", strerror(errno));
 	}
 	hostnet_free(&host);
@@ -494,6 +507,29 @@ static void block_signals(sigset_t *set)
 	sigprocmask(SIG_BLOCK, set, NULL);
 }
 
+/* pasta_died() - the jail's network is gone with pasta: an agent must not
+ * run on without it in silence (it would fail in ways nobody connects to
+ * the cause), so it is stopped, everything it started with it, and run
+ * exits 125 with the cause once the agent is reaped. */
+static void pasta_died(struct jail *j, int status)
+{
+	char last[256] = "", how[64];
+
+	j->pasta = -1;
+	j->network_lost = true;
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
+	last_line(j->pasta_log, last, sizeof(last));
+	fprintf(stderr,
+		"ebpfjail: pasta %s%s%s%s: the jail has no network any more, so its agent was "
+		"stopped; run it again, and 'ebpfjail doctor' if this recurs\n",
+		how, last[0] ? " (\"" : "", last, last[0] ? "\")" : "");
+	if (j->cg_path[0])
+		cgroup_kill(j->cg_path);
+}
+
 /* handle_signal() - returns 1 when the agent has exited (status in *status). */
 static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int *status)
 {
@@ -510,8 +546,7 @@ static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int 
 	}
 	while ((pid = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
 		if (pid == j->pasta && !WIFSTOPPED(st)) {
-			log_warn("pasta exited: the jail has no network any more");
-			j->pasta = -1;
+			pasta_died(j, st);
 		} else if (pid == j->agent && WIFSTOPPED(st)) {
 			/* Job control: the agent stopped (Ctrl-Z), so do we,
 			 * so the shell sees the job stop; SIGCONT from `fg`
@@ -602,7 +637,7 @@ static int supervise(struct jail *j, const sigset_t *set)
 	}
 	close(efd);
 	close(sfd);
-	return exit_status(status);
+	return j->network_lost ? EXIT_REFUSED : exit_status(status);
 }
 
 static int spawn_error(int err, const char *command)

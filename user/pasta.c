@@ -10,6 +10,15 @@
  * drops to nobody and cannot join the namespace; it keeps only a few
  * capabilities of its own. The namespace is named by /proc/PID/ns/net, not
  * /run/netns, which AppArmor denies to older pastas.
+ *
+ * --no-netns-quit: pastas since 2023 watch the namespace path they were
+ * given and quit when it is gone; for a /proc/PID path they poll it once a
+ * second (pasta.c, pasta_netns_quit_timer_handler()), so once the holder
+ * process exits, pasta 0.0~git20250503 quits a second later and the jail
+ * loses its network. pasta's life is ours to manage: it dies with us
+ * (PDEATHSIG), and we stop the agent when it dies (cmd_run.c). Debian 12's
+ * pasta accepts the flag too (it watches with inotify, which procfs never
+ * fires, so it never quit there).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +28,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -52,9 +63,10 @@ int pasta_find(char *buf, size_t size)
 int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size_t size,
 	       char **argv)
 {
-	char addr[NETADDR_CIDR_STRLEN], gw[NETADDR_CIDR_STRLEN];
+	char addr[NETADDR_CIDR_STRLEN], gw[NETADDR_CIDR_STRLEN], dns[NETADDR_CIDR_STRLEN];
 	static const char *const fixed[] = {
-		"--foreground", "--quiet", "--runas", "0", "--ipv4-only", "--no-map-gw",
+		"--foreground", "--quiet", "--runas", "0", "--no-netns-quit",
+		"--ipv4-only", "--no-map-gw",
 		"--tcp-ports", "none", "--udp-ports", "none", "--tcp-ns", "none",
 		"--udp-ns", "none", "--mtu", PASTA_MTU, "--ns-ifname", PASTA_IFNAME,
 		"--no-dhcp", "--no-ndp", "--no-dhcpv6", "--no-ra",
@@ -64,6 +76,7 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
 
 	netaddr_format(o->addr, addr);
 	netaddr_format(o->gateway, gw);
+	netaddr_format(o->dns_forward, dns);
 	argv[argc++] = (char *)path;
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		argv[argc++] = (char *)fixed[i];
@@ -77,7 +90,7 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
 	argv[argc++] = "--gateway";
 	PUT("%s", gw);
 	argv[argc++] = "--dns-forward";
-	PUT("%s", gw);
+	PUT("%s", dns);
 	argv[argc++] = "--netns";
 	PUT("/proc/%d/ns/net", o->netns_pid);
 #undef PUT
@@ -85,15 +98,62 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
 	return argc;
 }
 
+void pasta_version(const char *path, char *buf, size_t size)
+{
+	/* passt's util.h: VERSION_BLOB is VERSION "\nCopyright Red Hat\n"
+	 * ..., one string constant, so the version is the text between the
+	 * NUL before it and that newline. */
+	static const char marker[] = "\nCopyright Red Hat\n";
+	const char *data, *end, *start;
+	struct stat st;
+	void *map = MAP_FAILED;
+	int fd;
+
+	snprintf(buf, size, "unknown");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* A pasta is a few hundred KiB; anything much larger is not one. */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (64 << 20))
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return;
+	data = map;
+	end = memmem(data, (size_t)st.st_size, marker, sizeof(marker) - 1);
+	if (end) {
+		for (start = end; start > data && start[-1] && end - start < 100; start--)
+			;
+		if (start > data && !start[-1] && end > start && strncmp(start, "unknown", 7))
+			snprintf(buf, size, "%.*s", (int)(end - start), start);
+	}
+	munmap(map, (size_t)st.st_size);
+}
+
+unsigned long pasta_version_date(const char *version)
+{
+	unsigned int y, m, d;
+	const char *git = strstr(version, "git");
+	char end;
+
+	/* Debian: 0.0~gitYYYYMMDD.HASH-N */
+	if (git && sscanf(git, "git%4u%2u%2u%c", &y, &m, &d, &end) == 4 && end == '.')
+		goto found;
+	/* upstream: YYYY_MM_DD.HASH */
+	if (sscanf(version, "%4u_%2u_%2u%c", &y, &m, &d, &end) == 4 && end == '.')
+		goto found;
+	return 0;
+found:
+	if (y < 2020 || m < 1 || m > 12 || d < 1 || d > 31)
+		return 0;
+	return y * 10000UL + m * 100UL + d;
+}
+
 int pasta_start(const struct pasta_opts *o, pid_t *pid)
 {
-	char path[4096], strings[512], *argv[PASTA_MAX_ARGS];
-	int err;
+	char strings[512], *argv[PASTA_MAX_ARGS];
 
-	err = pasta_find(path, sizeof(path));
-	if (err)
-		return err;
-	pasta_argv(path, o, strings, sizeof(strings), argv);
+	pasta_argv(o->path, o, strings, sizeof(strings), argv);
 	*pid = fork();
 	if (*pid < 0)
 		return -errno;
@@ -116,7 +176,7 @@ int pasta_start(const struct pasta_opts *o, pid_t *pid)
 		if (fd >= 0)
 			dup2(fd, STDIN_FILENO);
 		setsid();
-		execv(path, argv);
+		execv(o->path, argv);
 		_exit(127);
 	}
 	return 0;

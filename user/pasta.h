@@ -9,11 +9,26 @@
 #define PASTA_IFNAME "jail0"
 #define PASTA_MTU "65520"
 
+/* The address the jail sends DNS to, which pasta forwards to the host's
+ * resolver: 169.254.1.1, as Podman's pasta networks use. Not the gateway,
+ * which is the address of a real router (its own DNS server, for one),
+ * and no host's: the policy lets only port 53 through to it, and pasta
+ * answers that itself. Host byte order. */
+#define PASTA_DNS_FORWARD 0xa9fe0101U
+
+/* pastas from this release on forward TCP DNS as well as UDP (fwd.c,
+ * fwd_nat_from_tap(): is_dns_flow() takes TCP and UDP); Debian 12's does
+ * not. Set to the first release CI has seen doing it: an older one is
+ * treated as UDP only, which is safe. YYYYMMDD. */
+#define PASTA_TCP_DNS_SINCE 20250503
+
 struct pasta_opts {
-	pid_t netns_pid;    /* a process inside the jail's namespace */
-	uint32_t addr;      /* the jail's address (pasta's guest address) */
-	uint32_t gateway;   /* pasta's side, also the DNS forward address */
-	const char *log_path; /* pasta's stdout and stderr go here */
+	const char *path;      /* the binary, from pasta_find() */
+	pid_t netns_pid;       /* a process inside the jail's namespace */
+	uint32_t addr;         /* the jail's address (pasta's guest address) */
+	uint32_t gateway;      /* pasta's side of the tap */
+	uint32_t dns_forward;  /* PASTA_DNS_FORWARD, network byte order */
+	const char *log_path;  /* pasta's stdout and stderr go here */
 };
 
 /**
@@ -30,6 +45,33 @@ int pasta_find(char *buf, size_t size);
 #define PASTA_MAX_ARGS 48
 int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size_t size,
 	       char **argv);
+
+/* The pastas CI runs every integration test with: Debian 12's and Debian
+ * 13's (scripts/build-pasta.sh). Release dates, YYYYMMDD. */
+#define PASTA_TESTED_OLDEST 20230309
+#define PASTA_TESTED_NEWEST 20250503
+#define PASTA_TESTED_OLDEST_NAME "0.0~git20230309"
+#define PASTA_TESTED_NAMES PASTA_TESTED_OLDEST_NAME " and 0.0~git20250503"
+/* pastas from 2023-09-08 on ship an AppArmor profile that lets them open
+ * /proc/PID/ns/net and the namespaces the jail uses. */
+#define PASTA_APPARMOR_FIXED 20230908
+
+/**
+ * pasta_version() - the version a pasta binary was built with, read from
+ * the file (no exec: `pasta --version` of 0.0~git20250503 prints nothing
+ * into a pipe, and run should not pay for a process)
+ * @buf: "0.0~git20250503.587980c-2", "2025_05_03.587980c", or "unknown"
+ *       (Debian 12's build says "unknown version")
+ */
+void pasta_version(const char *path, char *buf, size_t size);
+
+/**
+ * pasta_version_date() - the release date in a pasta version string (pure)
+ * @version: Debian's "0.0~git20250503.587980c-2" or upstream's
+ *           "2025_05_03.587980c", as `pasta --version` or dpkg print them
+ * Return: YYYYMMDD, or 0 when @version names no date.
+ */
+unsigned long pasta_version_date(const char *version);
 
 /**
  * pasta_start() - run pasta in the foreground as our child

@@ -170,9 +170,15 @@ static int collect(const struct config *cfg, const struct host_facts *f, struct 
 	if (!err && f->dns_forward && f->dns_forward != f->gateway)
 		err = add(b, f->dns_forward, 32, 0, JAIL_DENY, REASON_GATEWAY,
 			  "the DNS forward address (other ports)");
-	if (!err && f->dns_forward)
+	if (!err && f->dns_forward) {
 		err = add(b, f->dns_forward, POLICY_PREFIXLEN_PORT, 53, JAIL_ALLOW, REASON_DNS,
-			  "DNS through pasta's forwarder");
+			  "DNS through pasta's forwarder%s", f->dns_tcp ? "" : " (UDP only)");
+		/* A pasta that does not forward TCP DNS would connect to the
+		 * forward address for real, from the host: TCP there is
+		 * refused instead (bpf/ebpfjail.h, struct policy_value). */
+		if (!err && !f->dns_tcp)
+			b->items[b->n - 1].rule.value.proto = IPPROTO_UDP;
+	}
 
 	/* The host's own addresses: its services listen on them. */
 	for (i = 0; i < f->n_addresses && !err; i++)

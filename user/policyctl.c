@@ -25,7 +25,8 @@ int jail_policy_install(struct jail_policy *jp, const struct hostnet *host)
 	struct policy next;
 	int err;
 
-	hostnet_facts(host, jp->gateway, jp->gateway, &facts);
+	hostnet_facts(host, jp->gateway, jp->dns_forward, &facts);
+	facts.dns_tcp = jp->dns_tcp;
 	err = policy_compile_live(jp->cfg, &facts, jp->live.entries, jp->live.n, &next);
 	if (err)
 		return err;

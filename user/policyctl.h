@@ -21,7 +21,9 @@ struct jail_policy {
 	struct jail_bpf *bpf;
 	const struct cli_options *opts; /* the sources a reload reads again */
 	struct config *cfg;             /* the configuration in force */
-	uint32_t gateway;               /* the jail's gateway = DNS forwarder, fixed */
+	uint32_t gateway;               /* the jail's gateway, fixed */
+	uint32_t dns_forward;           /* pasta's DNS forward address, fixed */
+	bool dns_tcp;                   /* pasta forwards TCP DNS as well */
 	uid_t agent_uid;                /* whose writable files a reload warns about */
 	struct audit_log *audit;        /* where changes are recorded */
 	struct policy rules;            /* in the maps now (rules only) */

@@ -23,9 +23,6 @@
 #include "pasta.h"
 #include "probe.h"
 
-/* Debian 12's passt; pastas from 2023-09-08 on ship an AppArmor profile
- * that lets them open /proc/PID/ns/net and the namespaces we use. */
-#define PASTA_APPARMOR_FIXED "0.0~git20230908"
 
 static enum probe_level set(struct probe_result *r, enum probe_level level, const char *name,
 			    const char *fix, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -65,12 +62,37 @@ enum probe_level probe_tun(struct probe_result *r)
 	return set(r, PROBE_OK, "/dev/net/tun", "", "present and openable");
 }
 
-/* pasta_version() - from dpkg when pasta is Debian's, else "unknown" */
-static void pasta_version(char *buf, size_t size)
+/* owned_by_passt_package() - is @path a file of Debian's passt package */
+static bool owned_by_passt_package(const char *path)
 {
-	FILE *p = popen("dpkg-query -W -f='${Version}' passt 2>/dev/null", "re");
+	char real[4096], *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
 
-	snprintf(buf, size, "unknown");
+	if (!realpath(path, real))
+		return false;
+	f = fopen("/var/lib/dpkg/info/passt.list", "re");
+	while (f && !found && getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		found = !strcmp(line, real);
+	}
+	if (f)
+		fclose(f);
+	free(line);
+	return found;
+}
+
+/* installed_version() - pasta's version from the binary, else from dpkg
+ * when the binary is Debian's (Debian 12's build says "unknown version") */
+static void installed_version(const char *path, char *buf, size_t size)
+{
+	FILE *p;
+
+	pasta_version(path, buf, size);
+	if (strcmp(buf, "unknown") || !owned_by_passt_package(path))
+		return;
+	p = popen("dpkg-query -W -f='${Version}' passt 2>/dev/null", "re");
 	if (!p)
 		return;
 	if (!fgets(buf, (int)size, p) || !buf[0])
@@ -94,27 +116,37 @@ static bool apparmor_enabled(void)
 
 enum probe_level probe_pasta(struct probe_result *r, bool want_version)
 {
-	char path[4096], version[128] = "unknown";
+	char path[4096], version[128];
+	unsigned long date;
 
 	if (pasta_find(path, sizeof(path)))
 		return set(r, PROBE_FAIL, "pasta", "install it: apt-get install passt",
 			   "pasta is not on PATH");
-	if (want_version)
-		pasta_version(version, sizeof(version));
-	if (strcmp(version, "unknown") && probe_version_older(version, PASTA_APPARMOR_FIXED)) {
-		if (apparmor_enabled())
-			return set(r, PROBE_WARN, "pasta",
-				   "if run fails to start pasta, install a newer passt or put its "
-				   "AppArmor profile in complain mode",
-				   "%s, version %s, older than %s on an AppArmor host: its profile "
-				   "may deny parts of what the jail asks of it",
-				   path, version, PASTA_APPARMOR_FIXED);
-		return set(r, PROBE_WARN, "pasta", "nothing to do here; a newer passt is better",
-			   "%s, version %s, older than %s: works here (AppArmor is off), but on "
-			   "an AppArmor host its profile may deny what the jail asks of it",
-			   path, version, PASTA_APPARMOR_FIXED);
-	}
-	return set(r, PROBE_OK, "pasta", "", "%s, version %s", path, version);
+	if (!want_version)
+		return set(r, PROBE_OK, "pasta", "", "%s", path);
+	installed_version(path, version, sizeof(version));
+	date = pasta_version_date(version);
+	if (!date)
+		return set(r, PROBE_WARN, "pasta",
+			   "if the jail has no network, install Debian's passt package or a "
+			   "release from " PASTA_TESTED_NAMES,
+			   "%s, version %s: cannot tell whether it works with the jail", path,
+			   version);
+	if (date < PASTA_TESTED_OLDEST)
+		return set(r, PROBE_WARN, "pasta", "install passt " PASTA_TESTED_OLDEST_NAME " or newer",
+			   "%s, version %s: older than any pasta the jail is tested with", path,
+			   version);
+	if (date < PASTA_APPARMOR_FIXED && apparmor_enabled())
+		return set(r, PROBE_WARN, "pasta",
+			   "if run fails to start pasta, install a newer passt or put its "
+			   "AppArmor profile in complain mode",
+			   "%s, version %s, known to work, but its AppArmor profile (older than "
+			   "2023-09-08) may deny parts of what the jail asks of it",
+			   path, version);
+	return set(r, PROBE_OK, "pasta", "", "%s, version %s, %s", path, version,
+		   date == PASTA_TESTED_OLDEST || date == PASTA_TESTED_NEWEST ?
+			   "known to work (tested with " PASTA_TESTED_NAMES ")" :
+			   "expected to work (tested with " PASTA_TESTED_NAMES ")");
 }
 
 enum probe_level probe_cgroup(struct probe_result *r, char *root, size_t size)
@@ -273,29 +305,4 @@ enum probe_level probe_audit_log(struct probe_result *r, const struct config *cf
 			   "%s cannot be written (%s is not writable)", cfg->audit_log,
 			   dir[0] ? dir : "/");
 	return set(r, PROBE_OK, "audit log", "", "%s can be written", cfg->audit_log);
-}
-
-/* Debian version order, enough for passt's "0.0~gitYYYYMMDD.hash-N":
- * '~' sorts before everything, digits compare as numbers. */
-bool probe_version_older(const char *a, const char *b)
-{
-	while (*a || *b) {
-		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
-			unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
-
-			if (x != y)
-				return x < y;
-			continue;
-		}
-		if (*a != *b) {
-			if (*a == '~' || !*b)
-				return *a == '~';
-			if (*b == '~' || !*a)
-				return *b != '~';
-			return *a < *b;
-		}
-		a++;
-		b++;
-	}
-	return false;
 }

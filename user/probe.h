@@ -25,7 +25,8 @@ struct probe_result {
  * doctor can never say ok about something run then refuses. */
 enum probe_level probe_privileges(struct probe_result *r);
 enum probe_level probe_tun(struct probe_result *r);
-/* @version: also ask dpkg for pasta's version (doctor; run skips the ~15 ms) */
+/* @version: also find pasta's version and say whether it is known to work
+ * (doctor; run skips the few milliseconds) */
 enum probe_level probe_pasta(struct probe_result *r, bool version);
 enum probe_level probe_cgroup(struct probe_result *r, char *root, size_t size);
 enum probe_level probe_bpf(struct probe_result *r);
@@ -36,8 +37,5 @@ enum probe_level probe_apparmor(struct probe_result *r);
 enum probe_level probe_iproute2(struct probe_result *r);
 enum probe_level probe_callback_ports(struct probe_result *r, const struct config *cfg);
 enum probe_level probe_audit_log(struct probe_result *r, const struct config *cfg);
-
-/** probe_version_older() - is Debian version @a older than @b (pure) */
-bool probe_version_older(const char *a, const char *b);
 
 #endif /* EBPFJAIL_PROBE_H */

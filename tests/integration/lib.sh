@@ -37,6 +37,9 @@ with_etc() {
 	unshare --mount --propagation private -- sh -c 'mount --bind "$0/etc" /etc && exec "$@"' "$T" "$@"
 }
 
+# alive PID: running, not a zombie waiting for a reaper
+alive() { [ -r "/proc/$1/stat" ] && ! awk '{ exit $3 != "Z" }' "/proc/$1/stat"; }
+
 # pasta_pids: running pasta processes (Debian's pasta is passt, exec'd as
 # passt.avx2 on most CPUs; zombies waiting for a reaper do not count)
 pasta_pids() {

@@ -1,14 +1,16 @@
 # netsim.sh - the simulated network the jail tests run in (sourced)
 #
-#   inet  203.0.113.1/24 (the host's default gateway), 198.51.100.7 web and
-#         UDP echo ("the internet")
+#   inet  203.0.113.1/24 (the host's default gateway, with a DNS server on
+#         UDP and TCP 53, as home routers have), 198.51.100.7 web and UDP
+#         echo ("the internet")
 #   host  203.0.113.2/24 towards inet, default via 203.0.113.1
 #         10.23.0.1/24 towards lan, 198.18.0.0/15 routed via the LAN (a VPN-
 #         like internal route), docker0 172.17.0.1/16 (a docker-like
 #         bridge), services on 127.0.0.1:5432, 172.17.0.1:8080 and
 #         203.0.113.2:2222; resolv.conf names 10.23.0.53
 #   lan   10.23.0.2/24: ssh-like 10.23.0.2:22, metadata 169.254.169.254:80,
-#         DNS 10.23.0.53:53 (UDP echo), internal 198.18.0.10:443,
+#         DNS 10.23.0.53:53 (UDP and TCP echo: the host's resolver),
+#         internal 198.18.0.10:443,
 #         UDP 10.23.0.2:5000
 # Every namespace is held by a "sleep" started with unshare: killing the
 # holders removes the namespaces and everything in them. Nothing is named in
@@ -88,16 +90,19 @@ netsim_up() {
 	_serve "$INET" tcp 198.51.100.7 80 inet-web
 	_serve "$INET" udp 198.51.100.7 7 inet-echo
 	_serve "$INET" tcp 203.0.113.1 80 gateway-web
+	_serve "$INET" udp 203.0.113.1 53 gateway-dns
+	_serve "$INET" tcp 203.0.113.1 53 gateway-dns-tcp
 	_serve "$LAN" tcp 10.23.0.2 22 lan-ssh
 	_serve "$LAN" tcp 169.254.169.254 80 metadata
 	_serve "$LAN" udp 10.23.0.53 53 lan-dns
+	_serve "$LAN" tcp 10.23.0.53 53 lan-dns-tcp
 	_serve "$LAN" tcp 198.18.0.10 443 vpn-internal
 	_serve "$LAN" udp 10.23.0.2 5000 lan-udp
 	_serve "$HOST" tcp 127.0.0.1 5432 host-loopback
 	_serve "$HOST" tcp 172.17.0.1 8080 docker-bridge
 	_serve "$HOST" tcp 203.0.113.2 2222 host-addr
-	_wait_listening "$INET" 3
-	_wait_listening "$LAN" 5
+	_wait_listening "$INET" 5
+	_wait_listening "$LAN" 6
 	_wait_listening "$HOST" 3
 	printf 'search example.test\nnameserver 10.23.0.53\noptions ndots:1\n' >"$T/resolv.conf"
 	printf 'audit-log = %s/audit.jsonl\nlocal-model-port = 0\n' "$T" >"$T/jail.conf"

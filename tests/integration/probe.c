@@ -7,6 +7,9 @@
  *   tcp6:ADDR6:PORT      connect an AF_INET6 socket (the address is
  *                        everything between the first and last colon)
  *   raw:ADDR:0           open a raw ICMP socket and send an echo request
+ *   rawsyn:ADDR:PORT     send a hand-made TCP SYN through a raw socket (no
+ *                        connect() for the socket hooks to see: the TC
+ *                        program's to judge); "sent" or the errno
  *   packet:any:0         open an AF_PACKET socket
  *   tcpread:ADDR:PORT    connect, send "ping", half-close, read to the end:
  *                        "reply" (data then EOF), "eof" (none) or the errno
@@ -210,6 +213,19 @@ static const char *attempt(const char *spec)
 		if (fd < 0)
 			return errname(errno);
 		e = sendto(fd, &icmp, sizeof(icmp), 0, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+		close(fd);
+		return e ? errname(e) : "sent";
+	}
+	if (!strcmp(proto, "rawsyn")) {
+		struct tcphdr syn = { .source = htons(40000), .dest = htons((uint16_t)atoi(last + 1)),
+				      .seq = htonl(1), .doff = 5, .syn = 1, .window = htons(1024) };
+
+		/* No checksum: the TC program judges the headers, and a
+		 * packet it wrongly passed is caught by the audit log. */
+		fd = socket(AF_INET, SOCK_RAW, IPPROTO_TCP);
+		if (fd < 0)
+			return errname(errno);
+		e = sendto(fd, &syn, sizeof(syn), 0, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
 		close(fd);
 		return e ? errname(e) : "sent";
 	}

@@ -6,6 +6,10 @@
 # that is removed afterwards, whatever happened. DEBUG=1 keeps it and prints
 # its path. Ends with the line "N passed, M failed, K skipped"; exits 1 if
 # anything failed.
+#
+# PASTA_DIRS="system DIR...": run the whole suite once per pasta, "system"
+# being the one on PATH, DIR one put first on PATH (make check passes
+# Debian 12's and the current release that scripts/build-pasta.sh builds).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export EBPFJAIL=$(realpath "${1:?usage: run.sh BINARY [PATTERN]}")
@@ -14,22 +18,36 @@ export BUILD=$(dirname "$EBPFJAIL")
 pattern=${2:-}
 passed=0 failed=0 skipped=0
 
-for file in "$here"/test_*.sh; do
-	tests=$(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '$3 ~ /^test_/ {print $3}')
-	for t in $tests; do
-		[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
-		T=$(mktemp -d /tmp/ebpfjail-it.XXXXXX)
-		out="$T.log"
-		( export T; cd "$T" && source "$here/lib.sh" && source "$here/netsim.sh" && source "$file" && trap netsim_down EXIT && set -e && "$t" ) >"$out" 2>&1
-		rc=$?
-		case $rc in
-		0) passed=$((passed + 1)); echo "ok      $(basename "$file" .sh) $t" ;;
-		77) skipped=$((skipped + 1)); echo "skip    $(basename "$file" .sh) $t: $(tail -n 1 "$out")" ;;
-		*) failed=$((failed + 1)); echo "FAIL    $(basename "$file" .sh) $t"; sed 's/^/    | /' "$out" ;;
-		esac
-		if [ "${DEBUG:-}" = 1 ]; then echo "    kept $T"; else rm -rf "$T"; fi
-		rm -f "$out"
+run_suite() {
+	local tag=$1 file tests t T out rc
+	for file in "$here"/test_*.sh; do
+		tests=$(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '$3 ~ /^test_/ {print $3}')
+		for t in $tests; do
+			[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
+			T=$(mktemp -d /tmp/ebpfjail-it.XXXXXX)
+			out="$T.log"
+			( export T; cd "$T" && source "$here/lib.sh" && source "$here/netsim.sh" && source "$file" && trap netsim_down EXIT && set -e && "$t" ) >"$out" 2>&1
+			rc=$?
+			case $rc in
+			0) passed=$((passed + 1)); echo "ok      $tag$(basename "$file" .sh) $t" ;;
+			77) skipped=$((skipped + 1)); echo "skip    $tag$(basename "$file" .sh) $t: $(tail -n 1 "$out")" ;;
+			*) failed=$((failed + 1)); echo "FAIL    $tag$(basename "$file" .sh) $t"; sed 's/^/    | /' "$out" ;;
+			esac
+			if [ "${DEBUG:-}" = 1 ]; then echo "    kept $T"; else rm -rf "$T"; fi
+			rm -f "$out"
+		done
 	done
+}
+
+for dir in ${PASTA_DIRS:-system}; do
+	if [ "$dir" = system ]; then
+		[ -n "${PASTA_DIRS:-}" ] && echo "# pasta: $(command -v pasta)"
+		run_suite ""
+	else
+		[ -x "$dir/pasta" ] || { echo "FAIL    no pasta in $dir"; failed=$((failed + 1)); continue; }
+		echo "# pasta: $dir/pasta"
+		PATH="$dir:$PATH" run_suite "[$(basename "$dir")] "
+	fi
 done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

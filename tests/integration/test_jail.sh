@@ -1,16 +1,17 @@
 # test_jail.sh - `ebpfjail run` in the simulated network (netsim.sh), real pasta
 
-# alive PID: running, not a zombie waiting for a reaper
-alive() { [ -r "/proc/$1/stat" ] && ! awk '{ exit $3 != "Z" }' "/proc/$1/stat"; }
-
 test_internet_and_dns_allowed() {
 	netsim_up
-	jail -- "$T/probe" tcp:198.51.100.7:80 udp:198.51.100.7:7 udp:203.0.113.1:53
+	jail -- "$T/probe" tcp:198.51.100.7:80 udp:198.51.100.7:7 udp:169.254.1.1:53 \
+		udp:203.0.113.1:53
 	expect_rc 0
 	expect_result tcp:198.51.100.7:80 ok
-	# DNS to the gateway goes through pasta's forwarder to the host's
-	# resolver, 10.23.0.53, which the jail may not reach directly.
-	expect_result udp:203.0.113.1:53 ok
+	# DNS to the forward address goes through pasta's forwarder to the
+	# host's resolver, 10.23.0.53, which the jail may not reach directly;
+	# the gateway, a real router with its own DNS server, is not it.
+	expect_result udp:169.254.1.1:53 ok
+	expect_result udp:203.0.113.1:53 EPERM
+	expect_no_hit gateway-dns
 	grep -qx inet-web "$T/hits" || fail "the web server saw nothing"
 	grep -qx inet-echo "$T/hits" || fail "the UDP server saw nothing"
 	grep -qx lan-dns "$T/hits" || fail "the host's resolver saw no query"
@@ -123,7 +124,7 @@ EOF
 	expect_no_out can-read-supervisor
 	# The jail's resolv.conf: only pasta's forwarder, the host's search
 	# and options kept, the host's resolver gone.
-	expect_out "nameserver 203.0.113.1"
+	expect_out "nameserver 169.254.1.1"
 	expect_out "search example.test"
 	expect_out "options ndots:1"
 	expect_no_out "10.23.0.53"

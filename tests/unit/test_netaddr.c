@@ -119,15 +119,3 @@ Test(cgroup, mountinfo)
 	cr_expect_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf)), -ENOENT);
 	fclose(f);
 }
-
-#include "probe.h"
-
-Test(probe, debian_version_order)
-{
-	cr_expect(probe_version_older("0.0~git20230309.7c7625d-1", "0.0~git20230908"));
-	cr_expect(!probe_version_older("0.0~git20230908.1-1", "0.0~git20230908"));
-	cr_expect(!probe_version_older("0.0~git20240220.1e6f92b-1", "0.0~git20230908"));
-	cr_expect(probe_version_older("0.0~git20230908", "0.0"));
-	cr_expect(!probe_version_older("0.0", "0.0~git20230908"));
-	cr_expect(!probe_version_older("1.0", "1.0"));
-}

@@ -80,6 +80,13 @@ static const struct probe probes[] = {
 	{ OP_TCP_CONNECT, AF_INET6, "::1", 9000, EPERM, HOOK_CONNECT6, REASON_IPV6 },
 	{ OP_UDP_SENDTO, AF_INET6, "2001:db8::1", 53, EPERM, HOOK_SENDMSG6, REASON_IPV6 },
 	{ OP_UDP_CONNECT, AF_INET6, "::1", 53, EPERM, HOOK_CONNECT6, REASON_IPV6 },
+	/* The DNS forward address of a pasta that forwards UDP DNS only:
+	 * TCP 53 there would leave the host for real, so it is refused. */
+	{ OP_UDP_SENDTO, AF_INET, "169.254.1.1", 53, 0, 0, 0 },
+	{ OP_UDP_CONNECT, AF_INET, "169.254.1.1", 53, 0, 0, 0 },
+	{ OP_TCP_CONNECT, AF_INET, "169.254.1.1", 53, EPERM, HOOK_CONNECT4, REASON_GATEWAY },
+	{ OP_TCP_FASTOPEN, AF_INET, "169.254.1.1", 53, EPERM, HOOK_CONNECT4, REASON_GATEWAY },
+	{ OP_UDP_SENDTO, AF_INET, "169.254.1.1", 5353, EPERM, HOOK_SENDMSG4, REASON_GATEWAY },
 };
 
 #define N_PROBES (sizeof(probes) / sizeof(probes[0]))
@@ -104,7 +111,7 @@ static void setup(void)
 {
 	static const char conf[] = "allow-ip = 10.1.2.3:502\n";
 	struct loader_options opts = { .on_event = on_event };
-	struct host_facts none = { 0 };
+	struct host_facts none = { .dns_forward = htonl(0xa9fe0101) /* 169.254.1.1 */ };
 
 	if (geteuid() != 0)
 		cr_skip_test("needs root: BPF programs, cgroups and namespaces");
@@ -237,14 +244,15 @@ static pid_t probe_child(void (*fn)(int out), int out)
 	/* Everything on lo: the addresses are local, nothing can leave. */
 	if (system("ip link set lo up && ip addr add 203.0.113.1/32 dev lo && "
 		   "ip addr add 10.1.2.3/32 dev lo && ip addr add 10.9.9.9/32 dev lo && "
-		   "ip addr add 192.168.1.1/32 dev lo"))
+		   "ip addr add 192.168.1.1/32 dev lo && ip addr add 169.254.1.1/32 dev lo"))
 		_exit(91);
 	/* Listeners for what should get through (listen() has no hook),
 	 * bound while still root: 502 is a privileged port. */
 	if (listen_on(SOCK_STREAM, "203.0.113.1", 8080) < 0 ||
 	    listen_on(SOCK_STREAM, "10.1.2.3", 502) < 0 ||
 	    listen_on(SOCK_STREAM, "127.0.0.1", 9000) < 0 ||
-	    listen_on(SOCK_DGRAM, "203.0.113.1", 9999) < 0)
+	    listen_on(SOCK_DGRAM, "203.0.113.1", 9999) < 0 ||
+	    listen_on(SOCK_DGRAM, "169.254.1.1", 53) < 0)
 		_exit(93);
 	prctl(PR_SET_NAME, PROBE_COMM);
 	if (setresgid(PROBE_UID, PROBE_UID, PROBE_UID) || setresuid(PROBE_UID, PROBE_UID, PROBE_UID))

@@ -46,7 +46,7 @@ static void open_with_interval(__u64 interval_ns)
 				   "block-cidr = 203.0.114.0/24\n";
 	struct host_facts facts = {
 		.gateway = inet_addr("198.51.100.1"),
-		.dns_forward = inet_addr("198.51.100.1"),
+		.dns_forward = inet_addr("169.254.1.1"),
 	};
 	struct loader_options opts = { .on_event = on_event, .tc_sample_interval_ns = interval_ns };
 
@@ -238,15 +238,20 @@ Test(tc, verdict_classes)
 		{ "10.9.9.9", 47 /* GRE */, 0, TC_ACT_SHOT, REASON_PRIVATE },
 		{ "100.64.1.1", IPPROTO_UDP, 3478, TC_ACT_SHOT, REASON_CGNAT },
 		{ "127.0.0.1", IPPROTO_TCP, 22, TC_ACT_SHOT, REASON_LOOPBACK },
-		{ "169.254.1.1", IPPROTO_TCP, 80, TC_ACT_SHOT, REASON_LINK_LOCAL },
+		{ "169.254.1.2", IPPROTO_TCP, 80, TC_ACT_SHOT, REASON_LINK_LOCAL },
 		{ "169.254.169.254", IPPROTO_TCP, 80, TC_ACT_SHOT, REASON_METADATA },
 		{ "224.0.0.251", IPPROTO_UDP, 5353, TC_ACT_SHOT, REASON_MULTICAST },
 		{ "255.255.255.255", IPPROTO_UDP, 67, TC_ACT_SHOT, REASON_RESERVED },
 		{ "203.0.114.9", IPPROTO_TCP, 443, TC_ACT_SHOT, REASON_BLOCK_CIDR },
 		{ "198.51.100.1", IPPROTO_TCP, 80, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "198.51.100.1", IPPROTO_ICMP, 0, TC_ACT_SHOT, REASON_GATEWAY },
-		{ "198.51.100.1", IPPROTO_UDP, 53, TC_ACT_OK, REASON_DNS },
-		{ "198.51.100.1", IPPROTO_TCP, 53, TC_ACT_OK, REASON_DNS },
+		{ "198.51.100.1", IPPROTO_UDP, 53, TC_ACT_SHOT, REASON_GATEWAY },
+		{ "169.254.1.1", IPPROTO_UDP, 53, TC_ACT_OK, REASON_DNS },
+		/* UDP-only DNS forwarding (an older pasta): a raw TCP SYN to
+		 * the forward address would become a real host connection. */
+		{ "169.254.1.1", IPPROTO_TCP, 53, TC_ACT_SHOT, REASON_GATEWAY },
+		{ "169.254.1.1", IPPROTO_TCP, 80, TC_ACT_SHOT, REASON_GATEWAY },
+		{ "169.254.1.1", IPPROTO_ICMP, 0, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "10.1.2.3", IPPROTO_ICMP, 0, TC_ACT_OK, REASON_ALLOW_IP },
 		{ "10.1.2.4", IPPROTO_TCP, 502, TC_ACT_OK, REASON_ALLOW_IP },
 		{ "10.1.2.4", IPPROTO_TCP, 503, TC_ACT_SHOT, REASON_PRIVATE },
@@ -315,8 +320,11 @@ Test(tc, agrees_with_the_policy_model)
 		for (j = 0; j < 2; j++) {
 			uint16_t port = k->port ? ntohs(k->port) : 443;
 			long m = policy_lookup(&pol, addrs[j], htons(port));
-			int want = m >= 0 && pol.rules[m].value.action == JAIL_DENY ? TC_ACT_SHOT
-										  : TC_ACT_OK;
+			const struct policy_value *v = m >= 0 ? &pol.rules[m].value : NULL;
+			/* A rule for one protocol only refuses every other. */
+			int want = v && (v->action == JAIL_DENY || (v->proto && v->proto != IPPROTO_TCP))
+					   ? TC_ACT_SHOT
+					   : TC_ACT_OK;
 			struct frame f;
 
 			inet_ntop(AF_INET, &addrs[j], a, sizeof(a));

@@ -1,0 +1,143 @@
+# test_pasta.sh - the jail keeps its network for its whole life, with
+# whichever pasta is first on PATH (make check runs the suite with Debian
+# 12's and with a current one), and an agent never runs on without it.
+
+# A jail busy for LONG_RUN_SECONDS (60 by default): a connect to the
+# simulated internet every second, all must succeed, and a blocked one must
+# stay EPERM to the end. Current pastas used to quit a second after start.
+test_network_lasts_a_long_run() {
+	netsim_up
+	local secs=${LONG_RUN_SECONDS:-60} ok
+	cat >"$T/agent.sh" <<EOF
+#!/bin/sh
+i=0
+while [ \$i -lt $secs ]; do
+	$T/probe tcp:198.51.100.7:80 tcp:10.23.0.2:22
+	sleep 1
+	i=\$((i + 1))
+done
+EOF
+	chmod 755 "$T/agent.sh"
+	jail -- "$T/agent.sh"
+	expect_rc 0
+	[ ! -s "$T/err" ] || ! grep -q "pasta" "$T/err" || fail "pasta trouble: $(cat "$T/err")"
+	ok=$(grep -c '^tcp:198.51.100.7:80 ok ' "$T/out" || true)
+	[ "$ok" -eq "$secs" ] || fail "$ok of $secs connects to the internet succeeded: $(grep -v ' ok ' "$T/out" | sort | uniq -c | head)"
+	[ "$(grep -c '^tcp:10.23.0.2:22 EPERM ' "$T/out")" -eq "$secs" ] ||
+		fail "a LAN connect was not EPERM: $(grep '^tcp:10.23.0.2:22' "$T/out" | grep -v EPERM | head -n 3)"
+	expect_no_hit lan-ssh
+	expect_no_leftovers
+}
+
+# pasta killed under a running agent: the agent (and what it started) is
+# stopped, run exits 125 with one line naming the cause.
+test_pasta_killed_stops_the_agent() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<EOF
+sleep 300 &
+echo \$! >$T/agent/child.pid
+echo started >$T/agent/started
+sleep 300
+EOF
+	jail_cmd -- sh "$T/agent.sh" >"$T/out" 2>"$T/err" &
+	local job=$! i pasta
+	for i in $(seq 1 100); do [ -s "$T/agent/child.pid" ] && break; sleep 0.05; done
+	[ -s "$T/agent/child.pid" ] || fail "the agent did not start: $(cat "$T/err")"
+	pasta=$(pasta_pids)
+	[ -n "$pasta" ] || fail "no pasta runs under the jail"
+	kill -KILL $pasta
+	for i in $(seq 1 100); do kill -0 "$job" 2>/dev/null || break; sleep 0.05; done
+	kill -0 "$job" 2>/dev/null && fail "run still runs 5 s after pasta died"
+	set +e
+	wait "$job"
+	rc=$?
+	set -e
+	expect_rc 125
+	expect_err "ebpfjail: pasta was killed by signal 9: the jail has no network any more, so its agent was stopped"
+	[ "$(grep -c . "$T/err")" -eq 1 ] || fail "want one line: $(cat "$T/err")"
+	! alive "$(cat "$T/agent/child.pid")" || fail "the agent's child survived"
+	expect_no_leftovers
+}
+
+# doctor names the pasta it found, its version, and that it is known to work.
+test_doctor_names_pasta_and_its_version() {
+	local path version
+	path=$(command -v pasta)
+	run "$EBPFJAIL" doctor
+	grep -E "^(ok|warn) +pasta +$path, version [0-9]" "$T/out" ||
+		fail "doctor: $(grep pasta "$T/out")"
+	version=$(grep -E "^(ok|warn) +pasta" "$T/out" | sed 's/.*version \([^ ,;]*\).*/\1/')
+	case $version in
+	0.0~git20230309*) expect_out "known to work" ;; # Debian 12's
+	0.0~git20250503*) expect_out "known to work" ;; # Debian 13's, built by make check
+	esac
+}
+
+# pasta_tcp_dns: does the pasta on PATH forward TCP DNS? Read from its
+# version string (an independent reading: strings, not ebpfjail's parser):
+# Debian 12's says "unknown version" and does not; 0.0~git20250503 does.
+pasta_tcp_dns() {
+	local v
+	v=$(strings -n 6 "$(readlink -f "$(command -v pasta)")" | grep -B1 -x 'Copyright Red Hat' | head -n 1)
+	v=$(printf '%s' "$v" | sed -n 's/.*git\([0-9]\{8\}\).*/\1/p; s/^\([0-9]\{4\}\)_\([0-9][0-9]\)_\([0-9][0-9]\)\..*/\1\2\3/p')
+	[ -n "$v" ] && [ "$v" -ge 20250503 ]
+}
+
+# DNS goes to its own forward address, never to the gateway (a real router
+# with a DNS server of its own). TCP DNS reaches the host's resolver where
+# pasta forwards it, and is refused at once where pasta would open a real
+# connection to the forward address instead (Debian 12's).
+test_dns_over_tcp_and_udp() {
+	netsim_up
+	jail -- "$T/probe" udp:169.254.1.1:53 tcp:169.254.1.1:53 tcp:203.0.113.1:53 \
+		tcp:169.254.1.1:80 udp:169.254.1.1:5353
+	expect_rc 0
+	expect_result udp:169.254.1.1:53 ok
+	grep -qx lan-dns "$T/hits" || fail "the host's resolver saw no UDP query"
+	if pasta_tcp_dns; then
+		expect_result tcp:169.254.1.1:53 ok
+		grep -qx lan-dns-tcp "$T/hits" || fail "the host's resolver saw no TCP query"
+	else
+		expect_result tcp:169.254.1.1:53 EPERM
+		grep -q '"daddr": "169.254.1.1", "dport": 53, "hook": "connect4", "reason": "gateway"' \
+			"$T/audit.jsonl" || fail "no audit record for TCP DNS: $(cat "$T/audit.jsonl")"
+	fi
+	expect_result tcp:203.0.113.1:53 EPERM
+	expect_result tcp:169.254.1.1:80 EPERM
+	expect_result udp:169.254.1.1:5353 EPERM
+	expect_no_hit gateway-dns
+	expect_no_hit gateway-dns-tcp
+}
+
+# The same through a raw socket: a hand-made TCP SYN to the forward
+# address, which the socket hooks never see (sent by root from the jail's
+# namespace, outside its cgroup). Where pasta does not forward TCP DNS it
+# would become a connection from the host: the TC program drops it. Where
+# pasta does, the TC program lets it through like a connect.
+test_raw_tcp_syn_to_the_dns_forward_address() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	printf 'echo $$ >%s/agent/pid\nexec sleep 30\n' "$T" >"$T/agent.sh"
+	jail_cmd -- sh "$T/agent.sh" >"$T/out" 2>"$T/err" &
+	local job=$! i
+	for i in $(seq 1 100); do [ -s "$T/agent/pid" ] && break; sleep 0.05; done
+	[ -s "$T/agent/pid" ] || fail "the agent did not start: $(cat "$T/err")"
+	nsenter -t "$(cat "$T/agent/pid")" -n -- "$T/probe" rawsyn:169.254.1.1:53 >"$T/raw.out"
+	grep -q '^rawsyn:169.254.1.1:53 sent ' "$T/raw.out" || fail "probe: $(cat "$T/raw.out")"
+	for i in $(seq 1 20); do
+		grep -q '"hook": "tc"' "$T/audit.jsonl" 2>/dev/null && break
+		sleep 0.05
+	done
+	kill -TERM "$(supervisor_pid)"
+	wait "$job" || true
+	if pasta_tcp_dns; then
+		! grep -q '"hook": "tc"' "$T/audit.jsonl" 2>/dev/null ||
+			fail "TCP DNS dropped although pasta forwards it: $(cat "$T/audit.jsonl")"
+	else
+		grep -q '"daddr": "169.254.1.1", "dport": 53, "hook": "tc", "reason": "gateway"' \
+			"$T/audit.jsonl" || fail "no TC record: $(cat "$T/audit.jsonl" 2>&1)"
+	fi
+	expect_no_hit gateway-dns-tcp
+	expect_no_leftovers
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_pasta.c - pasta's command line and version strings (pure parts) */
+#include <string.h>
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+
+#include "pasta.h"
+
+Test(pasta, version_dates)
+{
+	cr_expect_eq(pasta_version_date("0.0~git20230309.7c7625d-1"), 20230309);
+	cr_expect_eq(pasta_version_date("0.0~git20250503.587980c-2+deb13u1"), 20250503);
+	cr_expect_eq(pasta_version_date("0.0~git20250503.587980c"), 20250503);
+	cr_expect_eq(pasta_version_date("2025_05_03.587980c"), 20250503);
+	cr_expect_eq(pasta_version_date("2024_12_11.09478d5"), 20241211);
+	cr_expect_eq(pasta_version_date("unknown"), 0);
+	cr_expect_eq(pasta_version_date("unknown version"), 0);
+	cr_expect_eq(pasta_version_date(""), 0);
+	cr_expect_eq(pasta_version_date("0.0~git2025"), 0);
+	cr_expect_eq(pasta_version_date("0.0~git20251303.x"), 0);
+	cr_expect_eq(pasta_version_date("2025_05_03"), 0);
+}
+
+/* The lifetime fix: without --no-netns-quit, pasta 0.0~git20250503 quits a
+ * second after the namespace holder exits, and the jail loses its network. */
+Test(pasta, argv_keeps_pasta_for_the_jails_life)
+{
+	struct pasta_opts o = { .netns_pid = 1234, .log_path = "/dev/null" };
+	char strings[512], *argv[PASTA_MAX_ARGS];
+	bool netns_quit = false, netns = false, none = false, gw = false;
+	int argc, i;
+
+	inet_pton(AF_INET, "203.0.113.2", &o.addr);
+	inet_pton(AF_INET, "203.0.113.1", &o.gateway);
+	argc = pasta_argv("/usr/bin/pasta", &o, strings, sizeof(strings), argv);
+	cr_assert_lt(argc, PASTA_MAX_ARGS);
+	cr_expect_null(argv[argc]);
+	for (i = 1; i < argc; i++) {
+		netns_quit |= !strcmp(argv[i], "--no-netns-quit");
+		if (!strcmp(argv[i], "--netns"))
+			netns = !strcmp(argv[i + 1], "/proc/1234/ns/net");
+		if (!strcmp(argv[i], "--gateway"))
+			gw = !strcmp(argv[i + 1], "203.0.113.1");
+		if (!strcmp(argv[i], "--tcp-ports"))
+			none = !strcmp(argv[i + 1], "none");
+	}
+	cr_expect(netns_quit, "no --no-netns-quit");
+	cr_expect(netns, "not the holder's namespace");
+	cr_expect(none, "ports forwarded");
+	cr_expect(gw, "wrong gateway");
+}
