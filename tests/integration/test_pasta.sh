@@ -141,3 +141,18 @@ test_raw_tcp_syn_to_the_dns_forward_address() {
 	expect_no_hit gateway-dns-tcp
 	expect_no_leftovers
 }
+
+# A refused connection on an internet host: current pastas pass the reset
+# back at once (ECONNREFUSED); Debian 12's does not, and the agent's
+# connect runs into its own timeout (the probe's is 2 s). Either way no
+# packet of it reaches anything but that host. This records the difference.
+test_refused_connection_by_pasta_generation() {
+	netsim_up
+	jail -- "$T/probe" tcp:198.51.100.7:81
+	expect_rc 0
+	if pasta_tcp_dns; then
+		expect_result tcp:198.51.100.7:81 ECONNREFUSED
+	else
+		expect_result tcp:198.51.100.7:81 ETIMEDOUT
+	fi
+}
