@@ -20,6 +20,10 @@
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
+# bash with pipefail: a recipe that pipes (the benchmark smoke run through
+# sed) fails when any part of the pipe fails, not only the last.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 
 VERSION := 0.1.0
 OUT := build

@@ -39,12 +39,14 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
 apt=(apt-get -q -o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$work/sources"
 	-o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache"
-	-o APT::Sandbox::User=root)
+	-o APT::Sandbox::User=root) # _apt cannot write into our mktemp directory
 "${apt[@]}" update >"$work/apt.log" 2>&1 || { cat "$work/apt.log" >&2; exit 1; }
 # The .dsc may be missing from the pool while the tarballs are there: apt
 # then exits 1 having fetched what matters, so judge by the tarball.
 (cd "$work" && "${apt[@]}" source --download-only passt >>"$work/apt.log" 2>&1) || true
-orig=$(ls "$work"/passt_*.orig.tar.* 2>/dev/null | head -n 1)
+shopt -s nullglob
+srcs=("$work"/passt_*.orig.tar.*)
+orig=${srcs[0]:-}
 [ -n "$orig" ] || { cat "$work/apt.log" >&2; echo "build-pasta.sh: no passt source for $suite" >&2; exit 1; }
 
 # passt_0.0~git20250503.587980c.orig.tar.xz -> 0.0~git20250503.587980c
@@ -56,11 +58,18 @@ tar -xf "$orig" -C "$work/src" --strip-components=1
 make -C "$work/src" -j"$(nproc)" VERSION="$version" passt passt.avx2 pasta pasta.avx2 \
 	>"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
 
-mkdir -p "$cache"
-# pasta is passt under another name; passt re-executes passt.avx2 beside
-# itself when the CPU has AVX2, as Debian's does.
-cp "$work/src/passt" "$work/src/passt.avx2" "$cache/"
-ln -sf passt "$cache/pasta"
-ln -sf passt.avx2 "$cache/pasta.avx2"
-echo "$version" >"$cache/VERSION"
+# Filled beside the cache and moved into place whole: a concurrent run
+# never sees (or runs) a half-copied pasta. pasta is passt under another
+# name; passt re-executes passt.avx2 beside itself when the CPU has AVX2,
+# as Debian's does.
+mkdir -p "$(dirname "$cache")"
+new="$cache.new.$$"
+rm -rf "$new"
+mkdir "$new"
+cp "$work/src/passt" "$work/src/passt.avx2" "$new/"
+ln -s passt "$new/pasta"
+ln -s passt.avx2 "$new/pasta.avx2"
+echo "$version" >"$new/VERSION"
+rm -rf "$cache"
+mv -T "$new" "$cache"
 echo "$cache"

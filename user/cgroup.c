@@ -156,14 +156,18 @@ void cgroup_kill(const char *path)
 	char file[4200];
 	int fd;
 
-	/* cgroup.kill (5.14+) kills atomically, forks included. */
+	/* cgroup.kill (5.14+) kills atomically, forks included. The pid
+	 * list is only the fallback: a pid read from it may be reused by an
+	 * unrelated process before the kill() lands. */
 	snprintf(file, sizeof(file), "%s/cgroup.kill", path);
 	fd = open(file, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, "1", 1) < 0)
-			log_debug("cgroup.kill: %s", strerror(errno));
+	if (fd >= 0 && write(fd, "1", 1) == 1) {
 		close(fd);
+		return;
 	}
+	log_debug("cgroup.kill of %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
 	kill_listed(path);
 }
 

@@ -42,6 +42,8 @@ int cgroup_add(int cg_fd, pid_t pid);
 /**
  * cgroup_kill() - SIGKILL every process in the cgroup (cgroup.kill where the
  * kernel has it, so a forking process cannot slip out), without waiting
+ * @path: the cgroup's directory
+ * Return: nothing; what survives is found by cgroup_destroy(), which retries.
  */
 void cgroup_kill(const char *path);
 

@@ -281,9 +281,8 @@ static int start_network(struct jail *j, const struct hostnet *host)
 
 	if (pasta_find(j->pasta_path, sizeof(j->pasta_path)))
 		return refuse("pasta is not on PATH; install it: apt-get install passt");
-	pasta_version(j->pasta_path, version, sizeof(version));
 	j->policy.dns_forward = po.dns_forward;
-	j->policy.dns_tcp = pasta_version_date(version) >= PASTA_TCP_DNS_SINCE;
+	j->policy.dns_tcp = pasta_binary_forwards_tcp_dns(j->pasta_path, version, sizeof(version));
 	log_debug("pasta %s, version %s: %s DNS", j->pasta_path, version,
 		  j->policy.dns_tcp ? "UDP and TCP" : "UDP only (TCP 53 refused)");
 
@@ -420,8 +419,9 @@ static int build_jail(struct jail *j, char *resolv_path, size_t resolv_size)
 	err = finish_network(j, &host);
 	if (!err) {
 		snprintf(resolv_path, resolv_size, "%s/resolv.conf", j->state_dir);
-		if (write_resolv_conf(resolv_path, j->policy.dns_forward))
-			err = refuse("cannot write the jail's resolv.conf: %s", strerror(errno));
+		err = write_resolv_conf(resolv_path, j->policy.dns_forward);
+		if (err)
+			err = refuse("cannot write the jail's resolv.conf: %s", strerror(-err));
 	}
 	hostnet_free(&host);
 	return err;
@@ -514,6 +514,7 @@ static void block_signals(sigset_t *set)
 static void pasta_died(struct jail *j, int status)
 {
 	char last[256] = "", how[64];
+	size_t i;
 
 	j->pasta = -1;
 	j->network_lost = true;
@@ -522,6 +523,9 @@ static void pasta_died(struct jail *j, int status)
 	else
 		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
 	last_line(j->pasta_log, last, sizeof(last));
+	for (i = 0; last[i]; i++) /* its log is not ours to pass to a terminal raw */
+		if ((unsigned char)last[i] < 0x20 || last[i] == 0x7f)
+			last[i] = '?';
 	fprintf(stderr,
 		"ebpfjail: pasta %s%s%s%s: the jail has no network any more, so its agent was "
 		"stopped; run it again, and 'ebpfjail doctor' if this recurs\n",

@@ -28,15 +28,28 @@ struct jail_bpf {
 	struct bpf_tc_opts tc_opts;
 	bool tc_attached, tc_hook_created;
 	int cgroup_fd; /* where the socket hooks are attached, or -1 */
+	unsigned int budget; /* events left in this loader_events_poll() */
 };
+
+/* Events handed over per loader_events_poll(): an agent that floods denials
+ * faster than the audit log is written would otherwise keep the supervisor
+ * in one poll for ever, and `ebpfjail reload/deny`, relays and signals
+ * would starve. The rest waits for the next round of the event loop (the
+ * ring buffer's fd stays readable). */
+#define EVENTS_PER_POLL 4096
 
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct jail_bpf *jail = ctx;
 
+	int err;
+
 	if (size < sizeof(struct jail_event))
 		return 0; /* not ours: the ABI header is the only producer */
-	return jail->on_event ? jail->on_event(jail->ctx, data) : 0;
+	err = jail->on_event ? jail->on_event(jail->ctx, data) : 0;
+	if (!err && --jail->budget == 0)
+		return -EAGAIN; /* libbpf: this one is consumed, stop here */
+	return err;
 }
 
 int loader_open(const struct loader_options *opts, struct jail_bpf **out)
@@ -210,8 +223,12 @@ int loader_events_fd(const struct jail_bpf *jail)
 
 int loader_events_poll(struct jail_bpf *jail, int timeout_ms)
 {
-	int n = ring_buffer__poll(jail->ringbuf, timeout_ms);
+	int n;
 
+	jail->budget = EVENTS_PER_POLL;
+	n = ring_buffer__poll(jail->ringbuf, timeout_ms);
+	if (n == -EAGAIN)
+		return EVENTS_PER_POLL; /* more may wait */
 	return n == -EINTR ? 0 : n;
 }
 

@@ -83,7 +83,8 @@ void loader_detach_cgroup(struct jail_bpf *jail);
 int loader_events_fd(const struct jail_bpf *jail);
 
 /**
- * loader_events_poll() - hand waiting events to the callback
+ * loader_events_poll() - hand waiting events to the callback, at most a
+ * few thousand per call (call again while it returns > 0 to drain)
  * @timeout_ms: how long to wait for the first one; 0 never blocks
  * Return: events handled, or -errno.
  */

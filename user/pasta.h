@@ -3,6 +3,8 @@
 #ifndef EBPFJAIL_PASTA_H
 #define EBPFJAIL_PASTA_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -60,10 +62,29 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
  * pasta_version() - the version a pasta binary was built with, read from
  * the file (no exec: `pasta --version` of 0.0~git20250503 prints nothing
  * into a pipe, and run should not pay for a process)
+ * @path: the binary (a link to it is followed)
  * @buf: "0.0~git20250503.587980c-2", "2025_05_03.587980c", or "unknown"
- *       (Debian 12's build says "unknown version")
+ *       (Debian 12's build says "unknown version", and so does a file that
+ *       cannot be read or holds no version)
+ * @size: room in @buf
  */
 void pasta_version(const char *path, char *buf, size_t size);
+
+/**
+ * pasta_forwards_tcp_dns() - does this pasta forward TCP DNS (pure)
+ * @version: as pasta_version() gives it; "unknown" means no (safe: TCP to
+ *           the DNS forward address is then refused)
+ */
+bool pasta_forwards_tcp_dns(const char *version);
+
+/**
+ * pasta_binary_forwards_tcp_dns() - the same for the binary at @path and,
+ * when it exists, the passt.avx2 beside it that passt re-executes on most
+ * CPUs: both must, or a stale .avx2 of an older build would run while the
+ * version read said otherwise
+ * @version: filled with @path's version, for messages
+ */
+bool pasta_binary_forwards_tcp_dns(const char *path, char *version, size_t size);
 
 /**
  * pasta_version_date() - the release date in a pasta version string (pure)

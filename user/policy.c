@@ -119,7 +119,8 @@ static int add_prefixes(struct builder *b, const struct host_prefix *list, size_
 
 /* add_live() - the temporary changes of `ebpfjail allow/deny`, last in
  * the builder and marked to win at their key. */
-static int add_live(struct builder *b, const struct policy_live *live, size_t n)
+static int add_live(struct builder *b, const struct host_facts *f, const struct policy_live *live,
+		    size_t n)
 {
 	size_t i;
 	int err = 0;
@@ -133,6 +134,11 @@ static int add_live(struct builder *b, const struct policy_live *live, size_t n)
 			  l->allow ? "allow" : "deny");
 		if (!err)
 			b->items[b->n - 1].live = true;
+		/* `allow DNS-FORWARD:53` replaces the DNS exception at its
+		 * key: it keeps its UDP-only limit, or TCP there would become
+		 * a real connection from the host after all. */
+		if (!err && l->allow && l->addr == f->dns_forward && l->port == 53 && !f->dns_tcp)
+			b->items[b->n - 1].rule.value.proto = IPPROTO_UDP;
 	}
 	return err;
 }
@@ -221,7 +227,7 @@ int policy_compile_live(const struct config *cfg, const struct host_facts *facts
 	memset(out, 0, sizeof(*out));
 	err = collect(cfg, facts, &b);
 	if (!err)
-		err = add_live(&b, live, n_live);
+		err = add_live(&b, facts, live, n_live);
 	if (err)
 		goto out;
 	if (b.n)

@@ -58,6 +58,22 @@ static const char *errname(int e)
 	}
 }
 
+/* tcp_checksum() - of a bare 20-byte TCP header, with the IPv4 pseudo-header */
+static uint16_t tcp_checksum(uint32_t saddr, uint32_t daddr, const struct tcphdr *th)
+{
+	const uint16_t *w = (const uint16_t *)th;
+	uint32_t sum = 0;
+	size_t i;
+
+	sum += (saddr >> 16) + (saddr & 0xffff) + (daddr >> 16) + (daddr & 0xffff);
+	sum += htons(IPPROTO_TCP) + htons(sizeof(*th));
+	for (i = 0; i < sizeof(*th) / 2; i++)
+		sum += w[i];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
 static double now_us(void)
 {
 	struct timespec t;
@@ -219,13 +235,25 @@ static const char *attempt(const char *spec)
 	if (!strcmp(proto, "rawsyn")) {
 		struct tcphdr syn = { .source = htons(40000), .dest = htons((uint16_t)atoi(last + 1)),
 				      .seq = htonl(1), .doff = 5, .syn = 1, .window = htons(1024) };
+		struct sockaddr_in src;
+		socklen_t slen = sizeof(src);
 
-		/* No checksum: the TC program judges the headers, and a
-		 * packet it wrongly passed is caught by the audit log. */
+		/* A valid SYN, checksum and all, so that one let through
+		 * really opens a connection on the other side; connect()
+		 * only picks the source address (raw sockets have no
+		 * connect hook). */
 		fd = socket(AF_INET, SOCK_RAW, IPPROTO_TCP);
 		if (fd < 0)
 			return errname(errno);
-		e = sendto(fd, &syn, sizeof(syn), 0, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+		if (connect(fd, (struct sockaddr *)&ss, len) ||
+		    getsockname(fd, (struct sockaddr *)&src, &slen)) {
+			e = errno;
+			close(fd);
+			return errname(e);
+		}
+		syn.check = tcp_checksum(src.sin_addr.s_addr,
+					 ((struct sockaddr_in *)&ss)->sin_addr.s_addr, &syn);
+		e = send(fd, &syn, sizeof(syn), 0) < 0 ? errno : 0;
 		close(fd);
 		return e ? errname(e) : "sent";
 	}

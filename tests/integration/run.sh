@@ -10,7 +10,7 @@
 # PASTA_DIRS="system DIR...": run the whole suite once per pasta, "system"
 # being the one on PATH, DIR one put first on PATH (make check passes
 # Debian 12's and the current release that scripts/build-pasta.sh builds).
-set -u
+set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export EBPFJAIL=$(realpath "${1:?usage: run.sh BINARY [PATTERN]}")
 export SRC=$(cd "$here/../.." && pwd)
@@ -22,6 +22,13 @@ run_suite() {
 	local tag=$1 file tests t T out rc
 	for file in "$here"/test_*.sh; do
 		tests=$(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '$3 ~ /^test_/ {print $3}')
+		# A file that does not source, or defines no test, is a failure,
+		# not an empty success.
+		if [ $? -ne 0 ] || [ -z "$tests" ]; then
+			failed=$((failed + 1))
+			echo "FAIL    $tag$(basename "$file" .sh): no tests (does it source?)"
+			continue
+		fi
 		for t in $tests; do
 			[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
 			T=$(mktemp -d /tmp/ebpfjail-it.XXXXXX)

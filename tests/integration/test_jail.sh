@@ -88,6 +88,8 @@ test_agent_has_no_privileges() {
 ip route add 198.51.100.0/24 dev jail0 2>/dev/null && echo route-added
 ip link set jail0 down 2>/dev/null && echo link-down
 tc qdisc del dev jail0 clsact 2>/dev/null && echo qdisc-deleted
+CG=$CG_ROOT$(sed -n 's/^0:://p' /proc/self/cgroup)
+[ -e "$CG/cgroup.procs" ] && [ -e "$CG/../cgroup.procs" ] && echo cgroup-files-seen
 echo $$ > "$CG/cgroup.procs" 2>/dev/null && echo cgroup-escaped
 echo $$ > "$CG/../cgroup.procs" 2>/dev/null && echo cgroup-escaped-parent
 echo "cgroup:$(grep '^0::' /proc/self/cgroup)"
@@ -106,11 +108,12 @@ EOF
 	chmod 755 "$T/agent.sh"
 	local cg
 	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-	jail --pass-env CG -- sh "$T/agent.sh"
+	CG_ROOT=$cg jail --pass-env CG_ROOT -- sh "$T/agent.sh"
 	expect_rc 0
 	expect_no_out route-added
 	expect_no_out link-down
 	expect_no_out qdisc-deleted
+	expect_out cgroup-files-seen # so the escape attempts are not vacuous
 	expect_no_out cgroup-escaped
 	# born into the jail's own cgroup (clone3 CLONE_INTO_CGROUP)
 	grep -Eq '^cgroup:0::/ebpfjail/[0-9a-f]{8}$' "$T/out" || fail "agent not in its jail cgroup: $(grep cgroup: "$T/out")"

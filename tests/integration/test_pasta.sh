@@ -44,7 +44,9 @@ EOF
 	local job=$! i pasta
 	for i in $(seq 1 100); do [ -s "$T/agent/child.pid" ] && break; sleep 0.05; done
 	[ -s "$T/agent/child.pid" ] || fail "the agent did not start: $(cat "$T/err")"
-	pasta=$(pasta_pids)
+	# This jail's pasta only (the supervisor's child), not every pasta on
+	# the machine.
+	pasta=$(pgrep -P "$(supervisor_pid)" -x 'pasta|passt|passt.avx2' || true)
 	[ -n "$pasta" ] || fail "no pasta runs under the jail"
 	kill -KILL $pasta
 	for i in $(seq 1 100); do kill -0 "$job" 2>/dev/null || break; sleep 0.05; done
@@ -125,13 +127,17 @@ test_raw_tcp_syn_to_the_dns_forward_address() {
 	[ -s "$T/agent/pid" ] || fail "the agent did not start: $(cat "$T/err")"
 	nsenter -t "$(cat "$T/agent/pid")" -n -- "$T/probe" rawsyn:169.254.1.1:53 >"$T/raw.out"
 	grep -q '^rawsyn:169.254.1.1:53 sent ' "$T/raw.out" || fail "probe: $(cat "$T/raw.out")"
-	for i in $(seq 1 20); do
+	for i in $(seq 1 40); do
 		grep -q '"hook": "tc"' "$T/audit.jsonl" 2>/dev/null && break
+		grep -qx lan-dns-tcp "$T/hits" && break
 		sleep 0.05
 	done
 	kill -TERM "$(supervisor_pid)"
 	wait "$job" || true
 	if pasta_tcp_dns; then
+		# Passed, and pasta opened the connection to the host's resolver.
+		for i in $(seq 1 40); do grep -qx lan-dns-tcp "$T/hits" && break; sleep 0.05; done
+		grep -qx lan-dns-tcp "$T/hits" || fail "the SYN did not reach the host's resolver"
 		! grep -q '"hook": "tc"' "$T/audit.jsonl" 2>/dev/null ||
 			fail "TCP DNS dropped although pasta forwards it: $(cat "$T/audit.jsonl")"
 	else

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_pasta.c - pasta's command line and version strings (pure parts) */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 
@@ -27,11 +29,12 @@ Test(pasta, argv_keeps_pasta_for_the_jails_life)
 {
 	struct pasta_opts o = { .netns_pid = 1234, .log_path = "/dev/null" };
 	char strings[512], *argv[PASTA_MAX_ARGS];
-	bool netns_quit = false, netns = false, none = false, gw = false;
+	bool netns_quit = false, netns = false, none = false, gw = false, dns = false;
 	int argc, i;
 
 	inet_pton(AF_INET, "203.0.113.2", &o.addr);
 	inet_pton(AF_INET, "203.0.113.1", &o.gateway);
+	o.dns_forward = htonl(PASTA_DNS_FORWARD);
 	argc = pasta_argv("/usr/bin/pasta", &o, strings, sizeof(strings), argv);
 	cr_assert_lt(argc, PASTA_MAX_ARGS);
 	cr_expect_null(argv[argc]);
@@ -41,6 +44,8 @@ Test(pasta, argv_keeps_pasta_for_the_jails_life)
 			netns = !strcmp(argv[i + 1], "/proc/1234/ns/net");
 		if (!strcmp(argv[i], "--gateway"))
 			gw = !strcmp(argv[i + 1], "203.0.113.1");
+		if (!strcmp(argv[i], "--dns-forward"))
+			dns = !strcmp(argv[i + 1], "169.254.1.1");
 		if (!strcmp(argv[i], "--tcp-ports"))
 			none = !strcmp(argv[i + 1], "none");
 	}
@@ -48,4 +53,40 @@ Test(pasta, argv_keeps_pasta_for_the_jails_life)
 	cr_expect(netns, "not the holder's namespace");
 	cr_expect(none, "ports forwarded");
 	cr_expect(gw, "wrong gateway");
+	cr_expect(dns, "DNS is not forwarded from 169.254.1.1 (never the gateway)");
+}
+
+/* The version is read from the binary, as passt lays out VERSION_BLOB. */
+static void version_of(const char *content, size_t len, char *buf, size_t size)
+{
+	char path[] = "/tmp/ebpfjail-test-pasta.XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, content, len), (ssize_t)len);
+	close(fd);
+	pasta_version(path, buf, size);
+	unlink(path);
+}
+
+Test(pasta, version_read_from_the_binary)
+{
+	static const char debian13[] = "\x7f" "ELF\0junk\0pasta \0" "0.0~git20250503.587980c-2+deb13u1"
+				       "\nCopyright Red Hat\nGNU General Public License\0more";
+	static const char debian12[] = "ELF\0unknown version\nCopyright Red Hat\nGNU\0";
+	static const char none[] = "ELF\0no marker here\0";
+	char v[128];
+
+	version_of(debian13, sizeof(debian13) - 1, v, sizeof(v));
+	cr_expect_str_eq(v, "0.0~git20250503.587980c-2+deb13u1");
+	cr_expect(pasta_forwards_tcp_dns(v));
+	version_of(debian12, sizeof(debian12) - 1, v, sizeof(v));
+	cr_expect_str_eq(v, "unknown");
+	cr_expect(!pasta_forwards_tcp_dns(v));
+	version_of(none, sizeof(none) - 1, v, sizeof(v));
+	cr_expect_str_eq(v, "unknown");
+	pasta_version("/nonexistent/pasta", v, sizeof(v));
+	cr_expect_str_eq(v, "unknown");
+	cr_expect(!pasta_forwards_tcp_dns("0.0~git20230309.7c7625d-1"));
+	cr_expect(pasta_forwards_tcp_dns("2025_06_11.0293c6f"));
 }

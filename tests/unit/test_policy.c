@@ -178,3 +178,40 @@ Test(policy, no_host_facts_is_still_the_builtin_list)
 	policy_free(&p);
 	config_free(&cfg);
 }
+
+/* The DNS exception holds for UDP only where pasta does not forward TCP
+ * DNS (bpf/ebpfjail.h, struct policy_value), for a temporary `allow` of
+ * that address and port too; where pasta does, for every protocol. */
+Test(policy, dns_exception_protocol_follows_pasta)
+{
+	struct host_facts facts = { .gateway = inet_addr("203.0.113.1"),
+				    .dns_forward = inet_addr("169.254.1.1") };
+	struct policy_live allow_dns = { .addr = inet_addr("169.254.1.1"), .port = 53, .allow = true };
+	struct config cfg;
+	struct policy p;
+	long i;
+	int tcp;
+
+	config_init(&cfg);
+	for (tcp = 0; tcp < 2; tcp++) {
+		facts.dns_tcp = tcp;
+		cr_assert_eq(policy_compile(&cfg, &facts, &p), 0);
+		i = policy_lookup(&p, inet_addr("169.254.1.1"), htons(53));
+		cr_assert_geq(i, 0);
+		cr_expect_eq(p.rules[i].value.reason, REASON_DNS);
+		cr_expect_eq(p.rules[i].value.proto, tcp ? 0 : IPPROTO_UDP, "dns_tcp %d", tcp);
+		i = policy_lookup(&p, inet_addr("169.254.1.1"), htons(80));
+		cr_assert_geq(i, 0);
+		cr_expect_eq(p.rules[i].value.action, JAIL_DENY);
+		policy_free(&p);
+
+		cr_assert_eq(policy_compile_live(&cfg, &facts, &allow_dns, 1, &p), 0);
+		i = policy_lookup(&p, inet_addr("169.254.1.1"), htons(53));
+		cr_assert_geq(i, 0);
+		cr_expect_eq(p.rules[i].value.reason, REASON_ALLOW_IP);
+		cr_expect_eq(p.rules[i].value.proto, tcp ? 0 : IPPROTO_UDP,
+			     "a temporary allow lifted the UDP-only limit (dns_tcp %d)", tcp);
+		policy_free(&p);
+	}
+	config_free(&cfg);
+}
