@@ -33,7 +33,7 @@ run_suite() {
 			[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
 			T=$(mktemp -d /tmp/ebpfjail-it.XXXXXX)
 			out="$T.log"
-			( export T; cd "$T" && source "$here/lib.sh" && source "$here/netsim.sh" && source "$file" && trap netsim_down EXIT && set -e && "$t" ) >"$out" 2>&1
+			( set +o pipefail; export T; cd "$T" && source "$here/lib.sh" && source "$here/netsim.sh" && source "$file" && trap netsim_down EXIT && set -e && "$t" ) >"$out" 2>&1
 			rc=$?
 			case $rc in
 			0) passed=$((passed + 1)); echo "ok      $tag$(basename "$file" .sh) $t" ;;
