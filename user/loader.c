@@ -41,7 +41,6 @@ struct jail_bpf {
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct jail_bpf *jail = ctx;
-
 	int err;
 
 	if (size < sizeof(struct jail_event))

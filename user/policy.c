@@ -117,6 +117,15 @@ static int add_prefixes(struct builder *b, const struct host_prefix *list, size_
 	return err;
 }
 
+/* dns_proto() - the protocol the DNS exception holds for: every one where
+ * pasta forwards TCP DNS, else UDP only, since a pasta that does not would
+ * connect to the forward address for real, from the host (bpf/ebpfjail.h,
+ * struct policy_value). */
+static uint8_t dns_proto(const struct host_facts *f)
+{
+	return f->dns_tcp ? 0 : IPPROTO_UDP;
+}
+
 /* add_live() - the temporary changes of `ebpfjail allow/deny`, last in
  * the builder and marked to win at their key. */
 static int add_live(struct builder *b, const struct host_facts *f, const struct policy_live *live,
@@ -135,10 +144,9 @@ static int add_live(struct builder *b, const struct host_facts *f, const struct 
 		if (!err)
 			b->items[b->n - 1].live = true;
 		/* `allow DNS-FORWARD:53` replaces the DNS exception at its
-		 * key: it keeps its UDP-only limit, or TCP there would become
-		 * a real connection from the host after all. */
-		if (!err && l->allow && l->addr == f->dns_forward && l->port == 53 && !f->dns_tcp)
-			b->items[b->n - 1].rule.value.proto = IPPROTO_UDP;
+		 * key: it keeps the exception's protocol limit. */
+		if (!err && l->allow && l->addr == f->dns_forward && l->port == 53)
+			b->items[b->n - 1].rule.value.proto = dns_proto(f);
 	}
 	return err;
 }
@@ -179,11 +187,8 @@ static int collect(const struct config *cfg, const struct host_facts *f, struct 
 	if (!err && f->dns_forward) {
 		err = add(b, f->dns_forward, POLICY_PREFIXLEN_PORT, 53, JAIL_ALLOW, REASON_DNS,
 			  "DNS through pasta's forwarder%s", f->dns_tcp ? "" : " (UDP only)");
-		/* A pasta that does not forward TCP DNS would connect to the
-		 * forward address for real, from the host: TCP there is
-		 * refused instead (bpf/ebpfjail.h, struct policy_value). */
-		if (!err && !f->dns_tcp)
-			b->items[b->n - 1].rule.value.proto = IPPROTO_UDP;
+		if (!err)
+			b->items[b->n - 1].rule.value.proto = dns_proto(f);
 	}
 
 	/* The host's own addresses: its services listen on them. */

@@ -23,7 +23,6 @@
 #include "pasta.h"
 #include "probe.h"
 
-
 static enum probe_level set(struct probe_result *r, enum probe_level level, const char *name,
 			    const char *fix, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
