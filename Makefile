@@ -41,9 +41,14 @@ LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmnl 2>/dev/null || echo -lbpf -lelf -lz -lmnl)
 
 WARN := -Wall -Wextra -Werror
-CFLAGS ?= -O2 -g
-USER_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DEBPFJAIL_VERSION='"$(VERSION)"' \
-	-Iuser -Ibpf -I$(OUT) $(LIBBPF_CFLAGS) $(CFLAGS)
+# -O2 -g always; CFLAGS, CPPFLAGS and LDFLAGS from the command line or the
+# environment come after them (`make CFLAGS+=-fsanitize=address` keeps -O2).
+# -MMD -MP: each object's header dependencies, from the compiler.
+OPT := -O2 -g
+USER_WARN := $(WARN) -Wcast-qual -Wmissing-prototypes
+USER_CFLAGS := -std=gnu11 $(USER_WARN) -D_GNU_SOURCE -DEBPFJAIL_VERSION='"$(VERSION)"' \
+	-Iuser -Ibpf -I$(OUT) $(LIBBPF_CFLAGS) -MMD -MP $(OPT) $(CPPFLAGS) $(CFLAGS)
+LINK_FLAGS := $(OPT) $(CFLAGS) $(LDFLAGS)
 # Only -idirafter for the system includes, so vmlinux.h wins over <linux/*.h>.
 # No CO-RE: every type the programs read is UAPI (the contexts, which the
 # verifier rewrites) or wire format (Ethernet, IP headers), so nothing needs
@@ -92,7 +97,7 @@ $(OUT)/ebpfjail.skel.h: $(OUT)/ebpfjail.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name ebpfjail > $@
 
 # --- user space -------------------------------------------------------------
-$(OUT)/user/%.o: user/%.c $(wildcard user/*.h) $(BPF_HDRS) | $(OUT)/user
+$(OUT)/user/%.o: user/%.c | $(OUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
 
@@ -100,16 +105,16 @@ $(OUT)/user/loader.o: $(OUT)/ebpfjail.skel.h
 
 $(OUT)/ebpfjail: $(USER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) -o $@
+	$(Q)$(CC) $(LINK_FLAGS) $^ $(LIBBPF_LIBS) -o $@
 
 # --- tests ------------------------------------------------------------------
-$(OUT)/tests/unit/%.o: tests/unit/%.c $(wildcard user/*.h) $(BPF_HDRS) | $(OUT)/tests/unit
+$(OUT)/tests/unit/%.o: tests/unit/%.c | $(OUT)/tests/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(USER_CFLAGS) -Itests/unit -c $< -o $@
 
 $(OUT)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcriterion $(LIBBPF_LIBS) -o $@
+	$(Q)$(CC) $(LINK_FLAGS) $^ -lcriterion $(LIBBPF_LIBS) -o $@
 
 # libFuzzer: the parser alone, with ASan and UBSan, built by clang.
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iuser -Ibpf -g -O1 \
@@ -133,17 +138,17 @@ fuzz: $(OUT)/fuzz/fuzz-config
 $(OUT)/bench/bench-connect: bench/bench_connect.c $(LIB_OBJS) | $(OUT)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(OUT)/bench
-	$(Q)$(CC) $(USER_CFLAGS) $^ $(LIBBPF_LIBS) -o $@
+	$(Q)$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
 bench: $(OUT)/bench/bench-connect $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)bench/run.sh $(if $(BENCH_JSON),--json $(BENCH_JSON))
 
 unit: $(OUT)/unit-tests
-	$(Q)$(OUT)/unit-tests --jobs 1
+	$(Q)tests/unit/run.sh $(OUT)/unit-tests
 
 $(OUT)/probe: tests/integration/probe.c | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE $(CFLAGS) $< -o $@
+	$(Q)$(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE $(OPT) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
 
 # The suite once with each pasta: Debian 12's, found on PATH, and the
 # current release, built from Debian 13's source (cached; see the script).
@@ -217,3 +222,6 @@ uninstall:
 clean:
 	$(call msg,CLEAN,$(OUT))
 	$(Q)rm -rf $(OUT)
+
+# Header dependencies written by -MMD -MP.
+-include $(wildcard $(OUT)/user/*.d $(OUT)/tests/unit/*.d)

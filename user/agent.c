@@ -262,7 +262,7 @@ static void child(const struct agent_spec *s, int report, pid_t parent, bool in_
 	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC))
 		fail(report, -errno, "closing the supervisor's file descriptors");
 
-	environ = (char **)s->envp;
+	environ = s->envp;
 	execvp(s->argv[0], s->argv);
 	err = -errno;
 	if (write(report, &err, sizeof(err)) < 0)

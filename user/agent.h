@@ -45,7 +45,7 @@ void agent_env_free(char **env);
 
 struct agent_spec {
 	char *const *argv;
-	char *const *envp;
+	char **envp;             /* becomes the agent's environ */
 	const struct agent_user *user;
 	int cgroup_fd;           /* join this cgroup, or -1 */
 	int netns_fd;            /* join this network namespace, or -1 */

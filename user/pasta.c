@@ -64,7 +64,7 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
 	       char **argv)
 {
 	char addr[NETADDR_CIDR_STRLEN], gw[NETADDR_CIDR_STRLEN], dns[NETADDR_CIDR_STRLEN];
-	static const char *const fixed[] = {
+	static char *const fixed[] = {
 		"--foreground", "--quiet", "--runas", "0", "--no-netns-quit",
 		"--ipv4-only", "--no-map-gw",
 		"--tcp-ports", "none", "--udp-ports", "none", "--tcp-ns", "none",
@@ -77,14 +77,14 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
 	netaddr_format(o->addr, addr);
 	netaddr_format(o->gateway, gw);
 	netaddr_format(o->dns_forward, dns);
-	argv[argc++] = (char *)path;
-	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		argv[argc++] = (char *)fixed[i];
 #define PUT(fmt, ...)                                                                    \
 	do {                                                                             \
 		argv[argc++] = strings + used;                                           \
 		used += (size_t)snprintf(strings + used, size - used, fmt, __VA_ARGS__) + 1; \
 	} while (0)
+	PUT("%s", path);
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		argv[argc++] = fixed[i];
 	argv[argc++] = "--address";
 	PUT("%s", addr);
 	argv[argc++] = "--gateway";
@@ -172,7 +172,7 @@ found:
 
 int pasta_start(const struct pasta_opts *o, pid_t *pid)
 {
-	char strings[512], *argv[PASTA_MAX_ARGS];
+	char strings[4096 + 512], *argv[PASTA_MAX_ARGS]; /* the path, then addresses */
 
 	pasta_argv(o->path, o, strings, sizeof(strings), argv);
 	*pid = fork();

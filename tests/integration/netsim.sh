@@ -118,8 +118,21 @@ _kill_tree() {
 	kill "$1" 2>/dev/null || true
 }
 
+# _debug_shell: with DEBUG=1 and a terminal, an interactive shell inside the
+# simulated host before anything is torn down (as xdp-tools' DEBUG_TESTENV):
+# the jail, its namespaces and $T are still there to look at. $HOST, $INET,
+# $LAN (pids: nsenter -t PID -n) and $T are set in it.
+_debug_shell() {
+	[ "${DEBUG:-}" = 1 ] && [ -n "${HOST:-}" ] || return 0
+	{ : </dev/tty; } 2>/dev/null || return 0
+	echo "DEBUG: a shell in the simulated host (HOST=$HOST INET=$INET LAN=$LAN T=$T);" \
+		"exit it to tear down" >/dev/tty
+	HOST=$HOST INET=$INET LAN=$LAN T=$T nsenter -t "$HOST" -n -- bash -i </dev/tty >/dev/tty 2>&1 || true
+}
+
 netsim_down() {
 	local p
+	_debug_shell
 	# A jail a failed test left running in the background goes first.
 	for p in $(jobs -p); do _kill_tree "$p"; done
 	for p in "${NETSIM_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done

@@ -54,7 +54,9 @@ static void apply_case(struct config *cfg, const struct config_case *c)
 	if (c->via == VIA_FILE) {
 		config_parse_buffer(cfg, "t.conf", c->text, strlen(c->text));
 	} else if (c->via == VIA_ENV) {
-		char *envp[] = { (char *)c->text, NULL };
+		char text[sizeof(c->text)], *envp[] = { text, NULL };
+
+		memcpy(text, c->text, sizeof(text));
 
 		config_apply_env(cfg, envp);
 	} else {
