@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* jail.c - one jail's parts: build them in a fail-closed order, tear them down
+ *
+ * Theory of operation
+ * -------------------
+ * jail_build() goes in an order where every step can fail closed (nothing
+ * started, the caller exits 125) and nothing is ever open before it is
+ * filtered:
+ *   1. prerequisites (the checks `ebpfjail doctor` makes); leftovers of
+ *      dead jails removed; state directory /run/ebpfjail/ID (so a killed
+ *      run can be cleaned up)
+ *   2. network namespace (IPv6 off) and pasta started; meanwhile host
+ *      facts over netlink -> policy -> BPF programs loaded and filled
+ *   3. cgroup ROOT/ebpfjail/ID with the socket hooks attached
+ *   4. pasta's tap awaited, routes rebuilt and verified, TC classifier on
+ *      the tap, the jail's resolv.conf
+ *   5. relays, audit log, control socket
+ * The agent is started by the caller, last, into the cgroup and namespace.
+ * Every failure returns -errno and leaves a one-line cause and fix in
+ * j->why; what was built stays for jail_destroy(), which undoes it on
+ * every path, processes first.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "cgroup.h"
+#include "control.h"
+#include "hostnet.h"
+#include "jail.h"
+#include "log.h"
+#include "netaddr.h"
+#include "netlink.h"
+#include "pasta.h"
+#include "policy.h"
+#include "probe.h"
+#include "routes.h"
+
+/* fail() - record the one line of a fail-closed refusal: the cause and the
+ * fix. Return: @err. */
+static int fail(struct jail *j, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(struct jail *j, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(j->why, sizeof(j->why), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static int write_resolv_conf(const char *path, uint32_t dns)
+{
+	char addr[NETADDR_CIDR_STRLEN], *line = NULL;
+	size_t cap = 0;
+	FILE *in, *out;
+
+	out = fopen(path, "we");
+	if (!out)
+		return -errno;
+	netaddr_format(dns, addr);
+	fprintf(out, "# ebpfjail: DNS goes through pasta's forwarder to the host's resolver\n"
+		     "nameserver %s\n",
+		addr);
+	/* search, domain and options stay as the host has them: names that
+	 * resolve outside resolve inside. Host nameservers are not copied:
+	 * they are blocked in the jail. */
+	in = fopen("/etc/resolv.conf", "re");
+	while (in && getline(&line, &cap, in) > 0)
+		if (!strncmp(line, "search", 6) || !strncmp(line, "domain", 6) ||
+		    !strncmp(line, "options", 7))
+			fputs(line, out);
+	if (in)
+		fclose(in);
+	free(line);
+	fchmod(fileno(out), 0644);
+	return fclose(out) ? -errno : 0;
+}
+
+void jail_pasta_last_line(const struct jail *j, char *buf, size_t size)
+{
+	char *line = NULL;
+	size_t cap = 0, i;
+	FILE *f = fopen(j->pasta_log, "re");
+
+	buf[0] = '\0';
+	while (f && getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] && !strstr(line, "syslog"))
+			snprintf(buf, size, "%s", line);
+	}
+	if (f)
+		fclose(f);
+	free(line);
+	for (i = 0; buf[i]; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
+}
+
+static int wait_for_tap(struct jail *j, int *ifindex)
+{
+	struct timespec step = { 0, 1000 * 1000 };
+	int i, status;
+
+	for (i = 0; i < 5000; i++) { /* at most 5 s */
+		*ifindex = nl_link_index(PASTA_IFNAME);
+		if (*ifindex > 0)
+			return 0;
+		if (waitpid(j->pasta, &status, WNOHANG) == j->pasta) {
+			j->pasta = -1;
+			return -ECHILD;
+		}
+		nanosleep(&step, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+/* start_network() - the namespace (IPv6 off before anything can use it)
+ * and pasta. pasta takes a few milliseconds to come up: the caller loads
+ * the BPF programs meanwhile, then finish_network() waits for the tap.
+ * Nothing runs in the namespace before the agent, which starts last. */
+static int start_network(struct jail *j, const struct hostnet *host)
+{
+	struct pasta_opts po = { .path = j->pasta_path, .addr = host->default_addr,
+				 .gateway = host->default_gateway,
+				 .dns_forward = htonl(PASTA_DNS_FORWARD) };
+	char version[128];
+	int lo, err;
+
+	if (pasta_find(j->pasta_path, sizeof(j->pasta_path)))
+		return fail(j, -ENOENT, "pasta is not on PATH; install it: apt-get install passt");
+	j->policy.dns_forward = po.dns_forward;
+	j->policy.dns_tcp = pasta_binary_forwards_tcp_dns(j->pasta_path, version, sizeof(version));
+	log_debug("pasta %s, version %s: %s DNS", j->pasta_path, version,
+		  j->policy.dns_tcp ? "UDP and TCP" : "UDP only (TCP 53 refused)");
+
+	err = netns_create(&j->ns);
+	if (err)
+		return fail(j, err, "cannot create a network namespace; run as root on a kernel "
+			    "with network namespaces");
+	err = netns_enter(&j->ns);
+	if (err)
+		return err; /* logged */
+	err = netns_disable_ipv6();
+	if (!err) {
+		lo = nl_link_index("lo");
+		err = lo > 0 ? nl_link_up(lo) : lo;
+	}
+	netns_leave(&j->ns);
+	if (err)
+		return fail(j, err, "cannot configure the jail's namespace: %s", strerror(-err));
+
+	snprintf(j->pasta_log, sizeof(j->pasta_log), "%s/pasta.log", j->state_dir);
+	po.netns_pid = j->ns.holder;
+	po.log_path = j->pasta_log;
+	err = pasta_start(&po, &j->pasta);
+	if (err)
+		return fail(j, err, "cannot start pasta: %s", strerror(-err));
+	return 0;
+}
+
+/* finish_network() - wait for pasta's tap, rebuild and verify the routes,
+ * attach the TC filter. */
+static int finish_network(struct jail *j, const struct hostnet *host)
+{
+	struct jail_net net = { .addr = host->default_addr, .gateway = host->default_gateway };
+	struct net_state state;
+	char why[256];
+	int err;
+
+	err = netns_enter(&j->ns);
+	if (err)
+		return err; /* logged */
+	net.lo_ifindex = nl_link_index("lo");
+	err = wait_for_tap(j, &net.tap_ifindex);
+	netns_leave(&j->ns);
+	if (err == -ECHILD) {
+		char last[256] = "";
+
+		jail_pasta_last_line(j, last, sizeof(last));
+		return fail(j, -ECHILD, "pasta exited at start (\"%s\"); check 'pasta --version' and that "
+			      "/dev/net/tun is usable",
+			      last);
+	}
+	if (err)
+		return fail(j, err, "pasta did not create the jail's interface within 5 s (its log: %s)",
+			    j->pasta_log);
+	netns_release_holder(&j->ns);
+
+	err = netns_enter(&j->ns);
+	if (err)
+		return err; /* logged */
+	err = routes_rebuild(&net);
+	if (!err)
+		err = routes_read(&state);
+	if (!err) {
+		err = routes_check(&net, &state, why, sizeof(why));
+		routes_state_free(&state);
+		if (err) {
+			netns_leave(&j->ns);
+			return fail(j, err, "the jail's routing is not what was set: %s", why);
+		}
+	}
+	if (!err)
+		err = loader_attach_tc(j->bpf, net.tap_ifindex);
+	netns_leave(&j->ns);
+	if (err)
+		return fail(j, err, "cannot set up the jail's routes and TC filter: %s",
+			    strerror(-err));
+	return 0;
+}
+
+/* start_relays() - local ports into the host (fail closed: the user asked
+ * for them), callback ports into the jail (a busy host port only warns). */
+static int start_relays(struct jail *j, const struct config *cfg)
+{
+	uint16_t model = cfg->local_model_port;
+	size_t i, n = cfg->n_local_port;
+	int err;
+
+	j->relays = relays_new(j->ns.host_fd, j->ns.fd);
+	if (!j->relays)
+		return fail(j, -errno, "cannot set up the relays: %s", strerror(errno));
+	/* The local ports, then the model port unless it is one of them. */
+	for (i = 0; i < n; i++)
+		if (cfg->local_port[i].port == model)
+			model = 0;
+	for (i = 0; i < n + (model != 0); i++) {
+		uint16_t port = i < n ? cfg->local_port[i].port : model;
+
+		err = relays_add(j->relays, RELAY_INTO_HOST, port);
+		if (err)
+			return fail(j, err, "local-port %u: cannot listen on the jail's 127.0.0.1:%u: %s",
+				    port, port, strerror(-err));
+	}
+	for (i = 0; i < cfg->n_callback_port; i++) {
+		uint16_t port = cfg->callback_port[i].port;
+
+		err = relays_add(j->relays, RELAY_INTO_JAIL, port);
+		if (err)
+			log_warn("callback-port %u: cannot listen on the host's 127.0.0.1:%u (%s); this "
+				 "relay is skipped",
+				 port, port, err == -EADDRINUSE ? "already in use" : strerror(-err));
+	}
+	return 0;
+}
+
+/* build_filters() - host facts, namespace and pasta, BPF programs and
+ * policy, cgroup, then the routes and TC filter once pasta's tap is up */
+static int build_filters(struct jail *j, const char *root, loader_event_fn on_event)
+{
+	struct loader_options lo = { .on_event = on_event, .ctx = j };
+	struct hostnet host;
+	int err;
+
+	err = hostnet_read(&host);
+	if (err)
+		return fail(j, err, "cannot read the host's addresses and routes: %s",
+			    strerror(-err));
+	if (!host.default_gateway || !host.default_addr) {
+		err = fail(j, -ENETUNREACH, "the host has no IPv4 default route with an address: "
+			   "the jail would have nothing to reach");
+		goto out;
+	}
+	err = start_network(j, &host);
+	if (err)
+		goto out;
+	err = loader_open(&lo, &j->bpf);
+	if (!err) {
+		j->policy.bpf = j->bpf;
+		j->policy.gateway = host.default_gateway;
+		err = jail_policy_install(&j->policy, &host);
+	}
+	log_debug("policy: %zu rules", j->policy.rules.n);
+	if (err == -E2BIG) {
+		err = fail(j, err, "the policy does not fit the BPF map (%u entries at most); use "
+			   "fewer allow-ip and block-cidr entries", POLICY_MAX_ENTRIES);
+		goto out;
+	}
+	if (err) {
+		err = fail(j, err, "cannot load the BPF programs (%s); run 'ebpfjail doctor'",
+			   strerror(-err));
+		goto out;
+	}
+	err = cgroup_jail_create(root, j->id, j->cg_path, sizeof(j->cg_path), &j->cg_fd);
+	if (!err)
+		err = jailstate_set_cgroup(j->state_dir, j->cg_path);
+	if (!err)
+		err = loader_attach_cgroup(j->bpf, j->cg_fd);
+	if (err) {
+		err = fail(j, err, "cannot set up the jail's cgroup under %s: %s", root,
+			   strerror(-err));
+		goto out;
+	}
+	err = finish_network(j, &host);
+out:
+	hostnet_free(&host);
+	return err;
+}
+
+int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_event)
+{
+	struct probe_result pr;
+	char root[4096];
+	int err;
+
+	j->why[0] = '\0';
+	/* The same checks as `ebpfjail doctor`, so it never says ok about
+	 * what this refuses. */
+	if (probe_tun(&pr) == PROBE_FAIL || probe_cgroup(&pr, root, sizeof(root)) == PROBE_FAIL ||
+	    probe_pasta(&pr, false) == PROBE_FAIL)
+		return fail(j, -ENOENT, "%s; %s", pr.detail, pr.fix);
+
+	jailstate_cleanup_dead(root);
+	err = jailstate_create(j->id, getpid(), j->state_dir, sizeof(j->state_dir));
+	if (err)
+		return fail(j, err, "cannot create the jail's state under %s: %s", JAILSTATE_DIR,
+			    strerror(-err));
+	err = build_filters(j, root, on_event);
+	if (err)
+		return err;
+	snprintf(j->resolv_conf, sizeof(j->resolv_conf), "%s/resolv.conf", j->state_dir);
+	err = write_resolv_conf(j->resolv_conf, j->policy.dns_forward);
+	if (err)
+		return fail(j, err, "cannot write the jail's resolv.conf: %s", strerror(-err));
+	err = start_relays(j, cfg);
+	if (err)
+		return err;
+	err = audit_log_open(&j->audit, cfg->audit_log);
+	if (err)
+		return fail(j, err, "the audit log %s cannot be written; set audit-log to a "
+			    "writable path", cfg->audit_log);
+	j->control_fd = control_listen(j->state_dir);
+	if (j->control_fd < 0)
+		return fail(j, j->control_fd, "cannot create the jail's control socket in %s: %s",
+			    j->state_dir, strerror(-j->control_fd));
+	return 0;
+}
+
+void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
+{
+	/* Processes first: nothing may run once its filters are gone. */
+	if (j->cg_path[0] && cgroup_destroy(j->cg_path) == 0)
+		j->cg_path[0] = '\0';
+	if (j->cg_fd >= 0)
+		close(j->cg_fd);
+	j->cg_fd = -1;
+	relays_free(j->relays);
+	j->relays = NULL;
+	if (j->control_fd >= 0)
+		close(j->control_fd);
+	j->control_fd = -1;
+	pasta_stop(j->pasta);
+	j->pasta = -1;
+	netns_close(&j->ns);
+	if (j->bpf && drain)
+		drain(j);
+	loader_close(j->bpf);
+	j->bpf = NULL;
+	jail_policy_free(&j->policy);
+	audit_log_close(&j->audit);
+	/* A cgroup that would not go stays recorded for the next run. */
+	if (!j->cg_path[0] && j->state_dir[0])
+		jailstate_remove(j->state_dir);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* jail.h - one jail's parts: build them in a fail-closed order, tear them down */
+#ifndef EBPFJAIL_JAIL_H
+#define EBPFJAIL_JAIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+
+#include "audit.h"
+#include "config.h"
+#include "jailstate.h"
+#include "loader.h"
+#include "netns.h"
+#include "policyctl.h"
+#include "relay.h"
+
+/* Who owns what: everything here belongs to the supervisor process; the
+ * agent gets none of its descriptors (agent.c closes them at exec). */
+struct jail {
+	char id[JAIL_ID_LEN + 1];
+	char state_dir[256];
+	char pasta_log[300];     /* pasta's stderr, for the refusal line */
+	char pasta_path[4096];
+	char cg_path[4096];
+	char resolv_conf[300];   /* the agent's /etc/resolv.conf */
+	char why[640];           /* jail_build(): the cause and the fix */
+	int cg_fd;
+	struct netns ns;
+	pid_t pasta;
+	pid_t agent;
+	bool network_lost;         /* pasta died under the agent: exit 125 */
+	struct jail_bpf *bpf;
+	struct jail_policy policy; /* what reload, allow and deny change */
+	int control_fd;            /* /run/ebpfjail/ID/control, or -1 */
+	struct relays *relays;
+	struct audit_log audit;
+	struct summary summary;
+	uint64_t lost_logged;
+	struct jail_status status;
+	time_t status_written;
+};
+
+/* Everything empty: what jail_destroy() can be called on at once. */
+#define JAIL_INIT                                                                          \
+	{ .cg_fd = -1, .pasta = -1, .agent = -1, .audit = { .fd = -1 }, .control_fd = -1, \
+	  .ns = { .holder = -1, .fd = -1, .host_fd = -1 } }
+
+/**
+ * jail_build() - everything the agent will run in, in an order where each
+ * step can fail closed and nothing is open before it is filtered: state
+ * directory, host facts -> policy -> BPF programs, cgroup with the socket
+ * hooks, namespace with pasta, routes checked, TC filter, resolv.conf,
+ * relays, audit log, control socket
+ * @j: JAIL_INIT, with id and policy (its id, opts, cfg, agent_uid) set
+ * @cfg: the configuration in force
+ * @on_event: the loader's callback for denial events (ctx is @j)
+ * Return: 0, or -errno with @j->why saying the cause and the fix (empty
+ * when the cause was logged already). Whatever was built is left for
+ * jail_destroy().
+ */
+int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_event);
+
+/**
+ * jail_destroy() - processes first (nothing may run once its filters are
+ * gone), then relays, control socket, pasta, namespace, programs
+ * @drain: called once the processes are gone and before the programs go,
+ *         to read their last events; may be NULL
+ * A cgroup that would not go stays recorded for the next run's cleanup.
+ */
+void jail_destroy(struct jail *j, void (*drain)(struct jail *j));
+
+/**
+ * jail_pasta_last_line() - the last line pasta logged, control characters
+ * replaced (pasta's log is not ours to pass to a terminal raw); "" if none
+ */
+void jail_pasta_last_line(const struct jail *j, char *buf, size_t size);
+
+#endif /* EBPFJAIL_JAIL_H */

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* supervisor.c - the supervisor's event loop while the agent runs
+ *
+ * Theory of operation
+ * -------------------
+ * One thread, one epoll set: a signalfd (SIGCHLD and the signals to
+ * forward), the BPF ring buffer (denials -> audit log and exit summary),
+ * the relays, and the control socket (`ebpfjail reload/allow/deny`); a
+ * one-second timeout refreshes what `ebpfjail status` shows. Signals that
+ * did not come from the terminal are forwarded to the agent; a stopped
+ * agent stops the supervisor too (job control). If pasta dies, the agent's
+ * cgroup is killed: no agent runs on without its network. The loop ends
+ * when the agent is reaped.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+
+#include "cgroup.h"
+#include "control.h"
+#include "log.h"
+#include "supervisor.h"
+
+int supervisor_on_event(void *ctx, const struct jail_event *e)
+{
+	struct jail *j = ctx;
+	char line[AUDIT_LINE_MAX];
+	size_t len;
+	int err;
+
+	summary_add(&j->summary, e);
+	if (j->audit.fd < 0)
+		return 0;
+	len = audit_format_event(e, j->id, audit_event_wall_time(e->time_ns), line, sizeof(line));
+	err = audit_log_append(&j->audit, line, len);
+	if (err)
+		log_debug("cannot write to the audit log: %s", strerror(-err));
+	return 0;
+}
+
+/* log_lost() - events the ring buffer could not hold become one record. */
+static void log_lost(struct jail *j)
+{
+	__u64 c[COUNTER_SLOTS];
+	uint64_t lost = 0;
+	struct timespec now;
+	char line[AUDIT_LINE_MAX];
+	unsigned int hook;
+	size_t len;
+
+	if (!j->bpf || loader_read_counters(j->bpf, c))
+		return;
+	for (hook = 0; hook < HOOK_COUNT; hook++)
+		lost += c[hook * COUNTER_STRIDE + COUNTER_LOST];
+	if (lost <= j->lost_logged)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	len = audit_format_lost(j->id, lost - j->lost_logged, now, line, sizeof(line));
+	if (j->audit.fd >= 0)
+		audit_log_append(&j->audit, line, len);
+	j->summary.lost += lost - j->lost_logged;
+	j->lost_logged = lost;
+}
+
+/* update_status() - what `ebpfjail status` shows: counters, relays */
+static void update_status(struct jail *j)
+{
+	struct jail_status *st = &j->status;
+	struct relay_listener_stats ls;
+	__u64 c[COUNTER_SLOTS];
+	unsigned int hook, reason, i;
+
+	if (!j->state_dir[0] || !j->bpf || loader_read_counters(j->bpf, c))
+		return;
+	st->allowed = st->lost = 0;
+	memset(st->denied, 0, sizeof(st->denied));
+	for (hook = 0; hook < HOOK_COUNT; hook++) {
+		for (reason = 0; reason < REASON_COUNT; reason++) {
+			__u64 n = c[hook * COUNTER_STRIDE + reason];
+
+			if (reason < REASON_FIRST_DENY)
+				st->allowed += n;
+			else
+				st->denied[reason] += n;
+		}
+		st->lost += c[hook * COUNTER_STRIDE + COUNTER_LOST];
+	}
+	for (i = 0; j->relays && i < STATUS_RELAYS_MAX && !relays_listener(j->relays, i, &ls); i++) {
+		snprintf(st->relays[i].kind, sizeof(st->relays[i].kind), "%s",
+			 ls.dir == RELAY_INTO_HOST ? "local" : "callback");
+		st->relays[i].port = ls.port;
+		st->relays[i].open = ls.open;
+		st->relays[i].total = ls.total;
+	}
+	st->n_relays = i;
+	live_format(&j->policy.live, st->temporary, sizeof(st->temporary));
+	jailstate_write_status(j->state_dir, st);
+	j->status_written = time(NULL);
+}
+
+void supervisor_start_status(struct jail *j, char **argv, const struct agent_user *u)
+{
+	size_t used = 0;
+	int i;
+
+	j->status.agent = j->agent;
+	j->status.uid = u->uid;
+	snprintf(j->status.user, sizeof(j->status.user), "%s", u->name);
+	j->status.started = time(NULL);
+	for (i = 0; argv[i] && used + 1 < sizeof(j->status.command); i++) {
+		int n = snprintf(j->status.command + used, sizeof(j->status.command) - used, "%s%s",
+				 i ? " " : "", argv[i]);
+
+		used += n > 0 ? (size_t)n : 0;
+	}
+	/* One line per key: a newline in an argument would start another. */
+	for (i = 0; j->status.command[i]; i++)
+		if (j->status.command[i] < 0x20)
+			j->status.command[i] = '?';
+	update_status(j);
+}
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1, SIGUSR2 };
+
+void supervisor_block_signals(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(set, forwarded[i]);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGTSTP);
+	sigaddset(set, SIGTTIN);
+	sigaddset(set, SIGTTOU);
+	sigprocmask(SIG_BLOCK, set, NULL);
+}
+
+/* pasta_died() - the jail's network is gone with pasta: an agent must not
+ * run on without it in silence (it would fail in ways nobody connects to
+ * the cause), so it is stopped, everything it started with it, and run
+ * exits 125 with the cause once the agent is reaped. */
+static void pasta_died(struct jail *j, int status)
+{
+	char last[256] = "", how[64];
+
+	j->pasta = -1;
+	j->network_lost = true;
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
+	jail_pasta_last_line(j, last, sizeof(last));
+	fprintf(stderr,
+		"ebpfjail: pasta %s%s%s%s: the jail has no network any more, so its agent was "
+		"stopped; run it again, and 'ebpfjail doctor' if this recurs\n",
+		how, last[0] ? " (\"" : "", last, last[0] ? "\")" : "");
+	if (j->cg_path[0])
+		cgroup_kill(j->cg_path);
+}
+
+/* handle_signal() - returns 1 when the agent has exited (status in *status). */
+static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int *status)
+{
+	int sig = (int)si->ssi_signo, st;
+	pid_t pid;
+
+	if (sig != SIGCHLD) {
+		/* The terminal signals the whole foreground process group,
+		 * the agent included: forwarding those would double them.
+		 * Signals sent with kill() are for the agent. */
+		if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
+			kill(j->agent, sig);
+		return 0;
+	}
+	while ((pid = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (pid == j->pasta && !WIFSTOPPED(st)) {
+			pasta_died(j, st);
+		} else if (pid == j->agent && WIFSTOPPED(st)) {
+			/* Job control: the agent stopped (Ctrl-Z), so do we,
+			 * so the shell sees the job stop; SIGCONT from `fg`
+			 * reaches the whole group again. */
+			raise(SIGSTOP);
+		} else if (pid == j->agent) {
+			*status = st;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* serve_control() - answer the clients waiting on the control socket
+ * (`ebpfjail reload/allow/deny`), a few at a time so the agent's events and
+ * relays keep moving. */
+static void serve_control(struct jail *j)
+{
+	char req[CONTROL_MAX_REQUEST], reply[CONTROL_MAX_REPLY];
+	int i, fd;
+
+	for (i = 0; i < 8; i++) {
+		fd = control_accept(j->control_fd, req);
+		if (fd == -EAGAIN)
+			return;
+		if (fd < 0)
+			continue;
+		jail_policy_request(&j->policy, req, reply, sizeof(reply));
+		log_debug("control: %s: %s", req, reply);
+		control_reply(fd, reply);
+		update_status(j); /* `ebpfjail status` shows the change at once */
+	}
+}
+
+int supervise(struct jail *j, const sigset_t *set, int *status)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, got[4];
+	int sfd, efd, done = 0, i, n;
+
+	*status = 0;
+	sfd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+	efd = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || efd < 0) {
+		n = log_err(-errno, "cannot watch signals: %s", strerror(errno));
+		if (sfd >= 0)
+			close(sfd);
+		if (efd >= 0)
+			close(efd);
+		return n;
+	}
+	ev.data.fd = sfd;
+	epoll_ctl(efd, EPOLL_CTL_ADD, sfd, &ev);
+	if (j->bpf) {
+		ev.data.fd = loader_events_fd(j->bpf);
+		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
+	if (j->relays) {
+		ev.data.fd = relays_fd(j->relays);
+		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
+	if (j->control_fd >= 0) {
+		ev.data.fd = j->control_fd;
+		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
+	/* The agent may have exited before the signalfd existed. */
+	{
+		struct signalfd_siginfo si = { .ssi_signo = SIGCHLD };
+
+		done = handle_signal(j, &si, status);
+	}
+	while (!done) {
+		n = epoll_wait(efd, got, 4, 1000);
+		for (i = 0; i < n && !done; i++) {
+			struct signalfd_siginfo si;
+
+			if (j->relays && got[i].data.fd == relays_fd(j->relays)) {
+				relays_dispatch(j->relays);
+				continue;
+			}
+			if (got[i].data.fd == j->control_fd) {
+				serve_control(j);
+				continue;
+			}
+			if (got[i].data.fd != sfd) {
+				loader_events_poll(j->bpf, 0);
+				continue;
+			}
+			while (!done && read(sfd, &si, sizeof(si)) == sizeof(si))
+				done = handle_signal(j, &si, status);
+		}
+		if (j->bpf)
+			log_lost(j);
+		if (time(NULL) != j->status_written)
+			update_status(j);
+	}
+	close(efd);
+	close(sfd);
+	return j->network_lost ? -ENETDOWN : 0;
+}
+
+void supervisor_drain(struct jail *j)
+{
+	if (!j->bpf)
+		return;
+	loader_events_poll(j->bpf, 0);
+	log_lost(j);
+}
