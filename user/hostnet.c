@@ -33,7 +33,14 @@ int hostnet_from_dumps(const struct nl_addr *addrs, size_t n_addrs, const struct
 		const struct nl_route *r = &routes[i];
 		uint32_t dst;
 
-		if (r->family != AF_INET || r->table == RT_TABLE_LOCAL)
+		if (r->family != AF_INET)
+			continue;
+		/* The local table: the host's own addresses (pushed below
+		 * from the address dump), broadcast entries of its connected
+		 * networks, and AnyIP prefixes (`ip route add local P dev
+		 * lo`), for which the host answers every address of P
+		 * itself: a way to its services that no address shows. */
+		if (r->table == RT_TABLE_LOCAL && (r->type != RTN_LOCAL || r->dst_len == 32))
 			continue;
 		memcpy(&dst, r->dst, 4);
 		if (r->dst_len == 0) {

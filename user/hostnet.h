@@ -22,9 +22,10 @@ struct hostnet {
 
 /**
  * hostnet_from_dumps() - the host's facts from its address and route dumps
- * Pure. Routes of the local table are the host's own addresses (already
- * covered); every other non-default route is internal, whatever its type
- * (unicast via a VPN, blackhole, unreachable).
+ * Pure. Every non-default route is internal, whatever its type (unicast
+ * via a VPN, blackhole, unreachable) or table; of the local table, the
+ * prefixes the host answers for itself (AnyIP: RTN_LOCAL shorter than
+ * /32; its /32s are the host's addresses, taken from @addrs).
  * Return: 0 or -ENOMEM.
  */
 int hostnet_from_dumps(const struct nl_addr *addrs, size_t n_addrs, const struct nl_route *routes,

@@ -7,7 +7,10 @@
 #         10.23.0.1/24 towards lan, 198.18.0.0/15 routed via the LAN (a VPN-
 #         like internal route), docker0 172.17.0.1/16 (a docker-like
 #         bridge), services on 127.0.0.1:5432, 172.17.0.1:8080 and
-#         203.0.113.2:2222; resolv.conf names 10.23.0.53
+#         203.0.113.2:2222; AnyIP 192.0.2.0/24 (the host answers for it
+#         itself) with a service on 192.0.2.10:80; resolv.conf names
+#         10.23.0.53
+#   inet  also 203.0.113.77, a neighbour on the host's connected network
 #   lan   10.23.0.2/24: ssh-like 10.23.0.2:22, metadata 169.254.169.254:80,
 #         DNS 10.23.0.53:53 (UDP and TCP echo: the host's resolver),
 #         internal 198.18.0.10:443,
@@ -74,10 +77,12 @@ netsim_up() {
 		ip route add default via 203.0.113.1
 		ip route add 198.18.0.0/15 via 10.23.0.2
 		ip link add docker0 type bridge; ip addr add 172.17.0.1/16 dev docker0
-		ip link set docker0 up'
+		ip link set docker0 up
+		ip route add local 192.0.2.0/24 dev lo'
 	in_ns "$INET" sh -e -c '
 		ip link set lo up
 		ip addr add 203.0.113.1/24 dev inet0; ip link set inet0 up
+		ip addr add 203.0.113.77/24 dev inet0
 		ip addr add 198.51.100.7/32 dev lo
 		ip route add 10.23.0.0/24 via 203.0.113.2'
 	in_ns "$LAN" sh -e -c '
@@ -92,6 +97,7 @@ netsim_up() {
 	_serve "$INET" tcp 203.0.113.1 80 gateway-web
 	_serve "$INET" udp 203.0.113.1 53 gateway-dns
 	_serve "$INET" tcp 203.0.113.1 53 gateway-dns-tcp
+	_serve "$INET" tcp 203.0.113.77 80 inet-neighbour
 	_serve "$LAN" tcp 10.23.0.2 22 lan-ssh
 	_serve "$LAN" tcp 169.254.169.254 80 metadata
 	_serve "$LAN" udp 10.23.0.53 53 lan-dns
@@ -101,9 +107,10 @@ netsim_up() {
 	_serve "$HOST" tcp 127.0.0.1 5432 host-loopback
 	_serve "$HOST" tcp 172.17.0.1 8080 docker-bridge
 	_serve "$HOST" tcp 203.0.113.2 2222 host-addr
-	_wait_listening "$INET" 5
+	_serve "$HOST" tcp 192.0.2.10 80 host-anyip
+	_wait_listening "$INET" 6
 	_wait_listening "$LAN" 6
-	_wait_listening "$HOST" 3
+	_wait_listening "$HOST" 4
 	printf 'search example.test\nnameserver 10.23.0.53\noptions ndots:1\n' >"$T/resolv.conf"
 	printf 'audit-log = %s/audit.jsonl\nlocal-model-port = 0\n' "$T" >"$T/jail.conf"
 	cp "$BUILD/probe" "$T/probe"

@@ -23,18 +23,27 @@ test_blocked_destinations_get_eperm_and_never_arrive() {
 	jail -- "$T/probe" tcp:10.23.0.2:22 tcp:169.254.169.254:80 tcp:198.18.0.10:443 \
 		tcp:172.17.0.1:8080 tcp:203.0.113.2:2222 tcp:203.0.113.1:80 udp:10.23.0.2:5000 \
 		udp:10.23.0.53:53 tcp:192.168.1.1:80 tcp:100.64.0.1:80 tcp:224.0.0.1:80 \
-		tcp:240.0.0.1:80 tcp6:::1:22 tcp6:::ffff:10.23.0.2:22 tcp6:2001:db8::1:80
+		tcp:240.0.0.1:80 tcp6:::1:22 tcp6:::ffff:10.23.0.2:22 tcp6:2001:db8::1:80 \
+		tcp:203.0.113.77:80 tcp:192.0.2.10:80
 	expect_rc 0
 	for spec in tcp:10.23.0.2:22 tcp:169.254.169.254:80 tcp:198.18.0.10:443 tcp:172.17.0.1:8080 \
 		tcp:203.0.113.2:2222 tcp:203.0.113.1:80 udp:10.23.0.2:5000 udp:10.23.0.53:53 \
 		tcp:192.168.1.1:80 tcp:100.64.0.1:80 tcp:224.0.0.1:80 tcp:240.0.0.1:80 \
-		tcp6:::1:22 tcp6:::ffff:10.23.0.2:22 tcp6:2001:db8::1:80; do
+		tcp6:::1:22 tcp6:::ffff:10.23.0.2:22 tcp6:2001:db8::1:80 tcp:203.0.113.77:80 \
+		tcp:192.0.2.10:80; do
 		expect_result "$spec" EPERM
 	done
 	# EPERM at once, not a timeout: the probe's own clock (microseconds).
 	awk '$2 == "EPERM" && $3 > 100000 { bad = bad " " $1 } END { if (bad) { print "slow denials:" bad; exit 1 } }' \
 		"$T/out" || fail "a denial took more than 100 ms"
-	for name in lan-ssh metadata vpn-internal docker-bridge host-addr gateway-web lan-udp lan-dns; do
+	# a neighbour on the host's connected network, a host service on an
+	# AnyIP prefix
+	grep -q '"daddr": "203.0.113.77", "dport": 80, "hook": "connect4", "reason": "connected"' \
+		"$T/audit.jsonl" || fail "connected-network denial: $(cat "$T/audit.jsonl")"
+	grep -q '"daddr": "192.0.2.10", "dport": 80, "hook": "connect4", "reason": "host-route", "rule": "192.0.2.0/24"' \
+		"$T/audit.jsonl" || fail "AnyIP denial: $(cat "$T/audit.jsonl")"
+	for name in lan-ssh metadata vpn-internal docker-bridge host-addr gateway-web lan-udp lan-dns \
+		inet-neighbour host-anyip; do
 		expect_no_hit "$name"
 	done
 	expect_no_leftovers
