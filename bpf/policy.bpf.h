@@ -10,6 +10,11 @@
 
 #include "ebpfjail.h"
 
+/* UAPI macros that vmlinux.h (types only) does not carry. IPPROTO_* are
+ * enum constants there. */
+#define AF_INET 2
+#define AF_INET6 10
+
 /* Sizes, not BTF types: clang emits only a forward declaration for a struct
  * reached through the inner map template, and libbpf cannot size that. */
 struct policy_trie {
@@ -98,6 +103,33 @@ static __always_inline struct verdict policy_decide(__u32 daddr, __u16 dport, __
 	v.reason = val->reason;
 	v.rule_prefixlen = val->prefixlen;
 	return v;
+}
+
+/* event_fill() - the fields of a denial event that do not depend on who
+ * took the decision: when, where to, which rule; the rest is zero (a TC
+ * event has no process, the socket hooks fill theirs in afterwards).
+ * @daddr6: an IPv6 destination (reason REASON_IPV6), or NULL
+ * @family: AF_INET, or AF_INET6 for an IPv6 socket's (mapped) destination
+ */
+static __always_inline void event_fill(struct jail_event *e, __u32 hook, struct verdict v,
+				       __u32 daddr, __u16 dport_be, __u8 proto, __u8 family,
+				       const __u32 *daddr6)
+{
+	__builtin_memset(e, 0, sizeof(*e));
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->daddr = daddr;
+	e->dport = bpf_ntohs(dport_be);
+	e->proto = proto;
+	e->hook = (__u8)hook;
+	e->reason = v.reason;
+	e->rule_prefixlen = v.rule_prefixlen;
+	e->family = family;
+	if (daddr6) {
+		e->daddr6[0] = daddr6[0];
+		e->daddr6[1] = daddr6[1];
+		e->daddr6[2] = daddr6[2];
+		e->daddr6[3] = daddr6[3];
+	}
 }
 
 #endif /* EBPFJAIL_POLICY_BPF_H */

@@ -25,8 +25,6 @@
 #define VERDICT_DENY 0
 #define VERDICT_ALLOW 1
 
-#define AF_INET 2
-#define AF_INET6 10
 
 /* emit_event() - one ring buffer record for a socket hook's denial.
  * Inlined into each hook: the verifier then sees the ctx type directly. */
@@ -42,34 +40,19 @@ static __always_inline void emit_event(struct bpf_sock_addr *ctx, __u32 hook, st
 		count(hook, COUNTER_LOST);
 		return;
 	}
+	/* The socket's family: inet6 marks an IPv4-mapped destination. Only
+	 * the IPv6 hooks may read user_ip6: the address comes as an argument
+	 * so each inlined copy touches the fields its hook owns. */
+	event_fill(e, hook, v, daddr, dport_be, (__u8)ctx->protocol,
+		   ctx->family == AF_INET6 ? AF_INET6 : AF_INET, daddr6);
 	id = bpf_get_current_pid_tgid();
-	e->time_ns = bpf_ktime_get_boot_ns();
 	e->cgroup_id = bpf_get_current_cgroup_id();
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
 	id = bpf_get_current_uid_gid();
 	e->uid = (__u32)id;
 	e->gid = id >> 32;
-	e->daddr = daddr;
-	e->dport = bpf_ntohs(dport_be);
-	e->proto = (__u8)ctx->protocol;
-	e->hook = (__u8)hook;
-	e->reason = v.reason;
-	e->rule_prefixlen = v.rule_prefixlen;
-	/* The socket's family: inet6 marks an IPv4-mapped destination. */
-	e->family = ctx->family == AF_INET6 ? AF_INET6 : AF_INET;
-	e->pad = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	/* Only the IPv6 hooks may read user_ip6: the address comes as an
-	 * argument so each inlined copy touches the fields its hook owns. */
-	if (daddr6) {
-		e->daddr6[0] = daddr6[0];
-		e->daddr6[1] = daddr6[1];
-		e->daddr6[2] = daddr6[2];
-		e->daddr6[3] = daddr6[3];
-	} else {
-		__builtin_memset(e->daddr6, 0, sizeof(e->daddr6));
-	}
 	bpf_ringbuf_submit(e, 0);
 }
 

@@ -35,10 +35,6 @@
 #define ETH_P_ARP 0x0806
 #define ETH_P_IPV6 0x86DD
 #define IP_OFFSET_MASK 0x1fff
-#define AF_INET 2
-#define AF_INET6 10
-#define IPPROTO_TCP 6
-#define IPPROTO_UDP 17
 
 /* Minimum time between two sampled TC events on one CPU; set before load. */
 const volatile __u64 tc_sample_interval_ns = 10 * 1000 * 1000;
@@ -75,21 +71,7 @@ static __always_inline int drop(struct verdict v, __u32 daddr, __u16 dport_be, _
 		count(HOOK_TC, COUNTER_LOST);
 		return TC_ACT_SHOT;
 	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->time_ns = bpf_ktime_get_boot_ns();
-	e->daddr = daddr;
-	e->dport = bpf_ntohs(dport_be);
-	e->proto = proto;
-	e->hook = HOOK_TC;
-	e->reason = v.reason;
-	e->rule_prefixlen = v.rule_prefixlen;
-	e->family = daddr6 ? AF_INET6 : AF_INET;
-	if (daddr6) {
-		e->daddr6[0] = daddr6[0];
-		e->daddr6[1] = daddr6[1];
-		e->daddr6[2] = daddr6[2];
-		e->daddr6[3] = daddr6[3];
-	}
+	event_fill(e, HOOK_TC, v, daddr, dport_be, proto, daddr6 ? AF_INET6 : AF_INET, daddr6);
 	bpf_ringbuf_submit(e, 0);
 	return TC_ACT_SHOT;
 }

@@ -79,11 +79,11 @@ struct timespec audit_event_wall_time(uint64_t boot_ns)
 static const char *proto_name(unsigned int p, char *buf, size_t size)
 {
 	switch (p) {
-	case 6:
+	case IPPROTO_TCP:
 		return "tcp";
-	case 17:
+	case IPPROTO_UDP:
 		return "udp";
-	case 1:
+	case IPPROTO_ICMP:
 		return "icmp";
 	default:
 		snprintf(buf, size, "%u", p);
@@ -104,7 +104,7 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
 	textbuf_put(&o, ", \"pid\": %u, \"comm\": ", e->pid);
 	put_json_string(&o, e->comm, sizeof(e->comm));
 	textbuf_put(&o, ", \"uid\": %u, \"proto\": ", e->uid);
-	if (e->proto == 6 || e->proto == 17 || e->proto == 1)
+	if (e->proto == IPPROTO_TCP || e->proto == IPPROTO_UDP || e->proto == IPPROTO_ICMP)
 		textbuf_put(&o, "\"%s\"", proto_name(e->proto, proto, sizeof(proto)));
 	else
 		textbuf_put(&o, "%u", e->proto);
@@ -118,7 +118,7 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
 		netaddr_format(e->daddr, addr);
 		textbuf_put(&o, ", \"daddr\": \"%s\"", addr);
 	}
-	if (e->family == 10)
+	if (e->family == AF_INET6)
 		textbuf_put(&o, ", \"family\": \"inet6\"");
 	textbuf_put(&o, ", \"dport\": %u, \"hook\": \"%s\", \"reason\": \"%s\", \"rule\": ", e->dport,
 	    hook ? hook : "?", reason ? reason : "?");

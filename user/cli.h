@@ -10,7 +10,7 @@
 
 /* Exit statuses of ebpfjail itself (SPEC "Commands"). */
 #define EXIT_TROUBLE 1   /* doctor found a problem, config is invalid */
-#define EXIT_USAGE 2     /* bad command line, or a command not yet built */
+#define EXIT_USAGE 2     /* bad command line */
 #define EXIT_REFUSED 125 /* run refused or failed before the command ran */
 #define CLI_CONTINUE (-1) /* cli_parse(): no exit yet */
 

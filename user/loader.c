@@ -2,9 +2,12 @@
 /* loader.c - load the jail's BPF programs, fill the policy, attach, read events
  *
  * The only file that includes the generated skeleton. Ownership: struct
- * jail_bpf owns the skeleton (programs, maps, cgroup links), the TC hook it
- * attached, and the ring buffer reader; loader_close() releases all three,
- * which detaches every program.
+ * jail_bpf owns the skeleton (programs and maps), the socket hooks it
+ * attached to a cgroup (bpf_prog_attach, not links: they stay attached if
+ * the supervisor is killed, so its agent stays filtered), the TC hook, and
+ * the ring buffer reader. loader_close() detaches the socket hooks and
+ * frees the rest; the TC filter goes with the jail's tap (its namespace),
+ * or earlier with loader_detach_tc().
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -60,6 +60,7 @@ int log_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 	/* Only with -v: libbpf's lines already end in a newline. */
 	if (current_level < LOG_DEBUG)
 		return 0;
-	fprintf(stderr, "ebpfjail: libbpf%s: ", level == LIBBPF_WARN ? " warning" : "");
+	/* libbpf's own lines start with "libbpf: " */
+	fprintf(stderr, "ebpfjail: %s", level == LIBBPF_WARN ? "warning: " : "");
 	return vfprintf(stderr, fmt, ap);
 }

@@ -32,8 +32,10 @@ int log_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 
 /**
- * log_libbpf() - libbpf print callback, demoted one level (as xdp-tools does):
- * libbpf's warnings are debug detail for us; our own message says what failed.
+ * log_libbpf() - libbpf print callback: every libbpf message, warnings
+ * included, is shown only with -v (debug), since our own message says what
+ * failed; xdp-tools demotes them one level, we demote them all to debug.
+ * Return: what vfprintf() returns, or 0 when nothing is printed.
  */
 int log_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* main.c - ebpfjail's entry point: the command table and dispatch */
+/* main.c - ebpfjail's entry point: find the command (commands.c) and run it */
 #include <stdio.h>
 #include <string.h>
 
