@@ -16,7 +16,7 @@
 /**
  * audit_format_event() - one event as a JSON line (with its newline), pure
  * @wall: when it happened, wall clock
- * Fields (SPEC "Audit"): time, jail, pid, comm, uid, proto, daddr, dport,
+ * Fields (docs/DESIGN.md, "Audit"): time, jail, pid, comm, uid, proto, daddr, dport,
  * hook, reason, rule, and "family": "inet6" for IPv6 sockets.
  * Return: the line's length.
  */

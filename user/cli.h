@@ -8,7 +8,7 @@
 
 #include "config.h"
 
-/* Exit statuses of ebpfjail itself (SPEC "Commands"). */
+/* Exit statuses of ebpfjail itself (docs/DESIGN.md, "Commands and exit statuses"). */
 #define EXIT_TROUBLE 1   /* doctor found a problem, config is invalid */
 #define EXIT_USAGE 2     /* bad command line */
 #define EXIT_REFUSED 125 /* run refused or failed before the command ran */
@@ -82,7 +82,8 @@ int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_optio
 void cli_options_free(struct cli_options *o);
 
 /**
- * cli_load_config() - read every configuration source, in SPEC order:
+ * cli_load_config() - read every configuration source, in the documented
+ * order (docs/DESIGN.md, "Configuration"):
  * /etc/ebpfjail.conf, the invoking user's ~/.config/ebpfjail.conf or
  * --config, EBPFJAIL_* variables, the command-line flags in @o.
  * Diagnostics are printed; warnings do not fail.

@@ -4,8 +4,9 @@
  * Theory of operation
  * -------------------
  * Pure logic: the only system calls are the open/read of a file the caller
- * names. Sources are applied in the order the caller chooses (SPEC: system
- * file, user file or --config, EBPFJAIL_* environment, flags); each key's
+ * names. Sources are applied in the order the caller chooses (docs/DESIGN.md,
+ * "Configuration": system file, user file or --config, EBPFJAIL_*
+ * environment, flags); each key's
  * setter either replaces a single value (the last source wins) or appends
  * to a deduplicated list (repeatable keys accumulate).
  *

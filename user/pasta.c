@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* pasta.c - start and stop pasta, which connects the jail to the host
  *
- * Flags (SPEC "Namespace, routes and privileges"): no port forwarding either
+ * Flags (docs/DESIGN.md, "pasta"): no port forwarding either
  * way (-t/-u/-T/-U none: the host's and the jail's ports stay apart), no
  * gateway mapping (--no-map-gw: the gateway address is not a door to the
  * host's loopback), IPv4 only, DNS forwarding to the host's resolver for

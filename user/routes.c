@@ -110,7 +110,7 @@ static int check_addrs(const struct jail_net *w, const struct net_state *s, char
 		memcpy(&v4, x->addr, 4);
 		inet_ntop(x->family, x->addr, a, sizeof(a));
 		if (x->family == AF_INET6 && x->ifindex == w->lo_ifindex && is_ipv6_loopback(x->addr))
-			continue; /* ::1 on lo may remain (SPEC) */
+			continue; /* ::1 on lo may remain: it leads nowhere */
 		if (x->family == AF_INET && x->ifindex == w->lo_ifindex && x->prefixlen == 8 &&
 		    v4 == htonl(0x7f000001)) {
 			lo_ok = true;
