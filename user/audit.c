@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* audit.c - denial events as JSON lines, the audit log, the exit summary */
+/* audit.c - audit records as JSON lines: written (pure) and read back */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 
 #include "audit.h"
 #include "builtin.h"
-#include "log.h"
 #include "netaddr.h"
 #include "textbuf.h"
 
@@ -160,132 +155,6 @@ size_t audit_format_lost(const char *jail, uint64_t lost, struct timespec wall, 
 	put_json_string(&o, jail, 64);
 	textbuf_put(&o, ", \"lost\": %llu}\n", (unsigned long long)lost);
 	return o.len;
-}
-
-static int make_dirs(char *path)
-{
-	char *slash;
-
-	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0750) && errno != EEXIST) {
-			*slash = '/';
-			return -errno;
-		}
-		*slash = '/';
-	}
-	return 0;
-}
-
-void audit_log_file(const char *path, unsigned int n, char *buf, size_t size)
-{
-	if (n)
-		snprintf(buf, size, "%s.%u", path, n);
-	else
-		snprintf(buf, size, "%s", path);
-}
-
-static int reopen(struct audit_log *log)
-{
-	struct stat st;
-	int fd;
-
-	fd = open(log->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-		  0640);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		close(fd);
-		return -errno;
-	}
-	if (log->fd >= 0)
-		close(log->fd);
-	log->fd = fd;
-	log->dev = st.st_dev;
-	log->ino = st.st_ino;
-	return 0;
-}
-
-int audit_log_open(struct audit_log *log, const char *path)
-{
-	char copy[4096];
-	int err;
-
-	log->fd = -1;
-	log->rotate_bytes = AUDIT_ROTATE_BYTES;
-	if (snprintf(log->path, sizeof(log->path), "%s", path) >= (int)sizeof(log->path))
-		return -ENAMETOOLONG;
-	snprintf(copy, sizeof(copy), "%s", path);
-	err = make_dirs(copy);
-	if (err)
-		return log_err(err, "cannot create the directory of the audit log %s: %s", path,
-			       strerror(-err));
-	err = reopen(log);
-	if (err)
-		return log_err(err, "cannot open the audit log %s: %s", path, strerror(-err));
-	return 0;
-}
-
-/* rotate() - PATH -> PATH.1 -> ... -> PATH.AUDIT_KEEP (dropped), under a
- * lock; rotates only if the file is still the big one we saw. */
-static void rotate(struct audit_log *log)
-{
-	char lock[4200], from[4200], to[4200];
-	struct stat st;
-	unsigned int i;
-	int lfd;
-
-	snprintf(lock, sizeof(lock), "%s.lock", log->path);
-	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (lfd < 0 || flock(lfd, LOCK_EX)) {
-		if (lfd >= 0)
-			close(lfd);
-		return;
-	}
-	if (stat(log->path, &st) == 0 && (uint64_t)st.st_ino == log->ino &&
-	    (uint64_t)st.st_size >= log->rotate_bytes) {
-		for (i = AUDIT_KEEP; i > 0; i--) {
-			audit_log_file(log->path, i - 1, from, sizeof(from));
-			audit_log_file(log->path, i, to, sizeof(to));
-			rename(from, to); /* the oldest is replaced, so dropped */
-		}
-	}
-	close(lfd); /* releases the lock */
-}
-
-int audit_log_append(struct audit_log *log, const char *line, size_t len)
-{
-	struct stat st;
-	ssize_t n;
-	int err;
-
-	if (log->fd < 0)
-		return -EBADF;
-	/* Another jail rotated our file away: write to the new one. */
-	if (stat(log->path, &st) || (uint64_t)st.st_ino != log->ino ||
-	    (uint64_t)st.st_dev != log->dev) {
-		err = reopen(log);
-		if (err)
-			return err;
-	}
-	if (fstat(log->fd, &st) == 0 && (uint64_t)st.st_size + len > log->rotate_bytes &&
-	    st.st_size > 0) {
-		rotate(log);
-		err = reopen(log);
-		if (err)
-			return err;
-	}
-	n = write(log->fd, line, len);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
-}
-
-void audit_log_close(struct audit_log *log)
-{
-	if (log->fd >= 0)
-		close(log->fd);
-	log->fd = -1;
 }
 
 /* --- reading ---------------------------------------------------------------- */
@@ -452,74 +321,4 @@ int audit_parse_since(const char *text, time_t now, time_t *out)
 	tm.tm_isdst = -1; /* a local time, as people type it */
 	*out = mktime(&tm);
 	return *out == (time_t)-1 ? -EINVAL : 0;
-}
-
-void summary_add(struct summary *s, const struct jail_event *e)
-{
-	size_t i;
-
-	s->total++;
-	for (i = 0; i < s->n; i++) {
-		struct summary_slot *x = &s->slots[i];
-
-		if (x->daddr == e->daddr && x->dport == e->dport && x->reason == e->reason) {
-			x->count++;
-			return;
-		}
-	}
-	if (s->n == SUMMARY_SLOTS) {
-		s->other++;
-		return;
-	}
-	s->slots[s->n++] = (struct summary_slot){ .daddr = e->daddr, .dport = e->dport,
-						  .reason = e->reason, .proto = e->proto,
-						  .count = 1 };
-}
-
-static int by_count(const void *a, const void *b)
-{
-	const struct summary_slot *x = a, *y = b;
-
-	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
-}
-
-size_t summary_format(const struct summary *s, char *buf, size_t size)
-{
-	struct summary_slot top[SUMMARY_SLOTS];
-	struct textbuf o = { buf, size, 0, false };
-	char a[NETADDR_CIDR_STRLEN];
-	size_t i;
-
-	if (!s->total && !s->lost)
-		return 0;
-	memcpy(top, s->slots, s->n * sizeof(top[0]));
-	qsort(top, s->n, sizeof(top[0]), by_count);
-	textbuf_put(&o, "ebpfjail: denied %llu connection%s", (unsigned long long)s->total,
-	    s->total == 1 ? "" : "s");
-	for (i = 0; i < s->n && i < 3; i++) {
-		const char *r = reason_name(top[i].reason);
-
-		if (top[i].reason == REASON_IPV6 || top[i].reason == REASON_NON_IPV4 ||
-		    top[i].reason == REASON_IP_OPTIONS) {
-			textbuf_put(&o, "%s %s x%llu", i ? "," : ":", r, (unsigned long long)top[i].count);
-			continue;
-		}
-		netaddr_format(top[i].daddr, a);
-		textbuf_put(&o, "%s %s:%u (%s) x%llu", i ? "," : ":", a, top[i].dport, r,
-		    (unsigned long long)top[i].count);
-	}
-	if (s->n > 3 || s->other)
-		textbuf_put(&o, ", ...");
-	if (s->lost)
-		textbuf_put(&o, "; %llu not recorded (events lost)", (unsigned long long)s->lost);
-	if (s->n && top[0].reason != REASON_IPV6 && top[0].reason != REASON_NON_IPV4 &&
-	    top[0].reason != REASON_IP_OPTIONS) {
-		netaddr_format(top[0].daddr, a);
-		if (top[0].dport)
-			textbuf_put(&o, "; to allow the first: allow-ip = %s:%u", a, top[0].dport);
-		else
-			textbuf_put(&o, "; to allow the first: allow-ip = %s", a);
-	}
-	textbuf_put(&o, " (details: ebpfjail audit)\n");
-	return o.len;
 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "audit.h"
+#include "auditlog.h"
 #include "cli.h"
 #include "log.h"
 

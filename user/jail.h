@@ -10,12 +10,14 @@
 #include <sys/types.h>
 
 #include "audit.h"
+#include "auditlog.h"
 #include "config.h"
 #include "jailstate.h"
 #include "loader.h"
 #include "netns.h"
-#include "policyctl.h"
+#include "jail_policy.h"
 #include "relay.h"
+#include "summary.h"
 
 /* Who owns what: everything here belongs to the supervisor process; the
  * agent gets none of its descriptors (agent.c closes them at exec). */

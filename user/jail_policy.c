@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* policyctl.c - a running jail's policy: install, reload, allow, deny
+/* jail_policy.c - a running jail's policy: install, reload, allow, deny
  *
  * Every change compiles a complete new policy (configuration, the host's
  * networks as they are now, temporary changes) and swaps it in with one map
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "netaddr.h"
-#include "policyctl.h"
+#include "jail_policy.h"
 
 int jail_policy_install(struct jail_policy *jp, const struct hostnet *host)
 {

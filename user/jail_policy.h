@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* policyctl.h - a running jail's policy: install it, reload it, allow and
+/* jail_policy.h - a running jail's policy: install it, reload it, allow and
  * deny on request (the supervisor's side of the control socket) */
-#ifndef EBPFJAIL_POLICYCTL_H
-#define EBPFJAIL_POLICYCTL_H
+#ifndef EBPFJAIL_JAIL_POLICY_H
+#define EBPFJAIL_JAIL_POLICY_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "audit.h"
+#include "auditlog.h"
 #include "cli.h"
 #include "config.h"
 #include "hostnet.h"
@@ -46,4 +47,4 @@ void jail_policy_request(struct jail_policy *jp, const char *request, char *repl
 
 void jail_policy_free(struct jail_policy *jp);
 
-#endif /* EBPFJAIL_POLICYCTL_H */
+#endif /* EBPFJAIL_JAIL_POLICY_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* auditlog.h - the audit log file: open, rotate, append (the only part of
+ * the audit with system calls; the lines come from audit.h) */
+#ifndef EBPFJAIL_AUDITLOG_H
+#define EBPFJAIL_AUDITLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Rotation: at AUDIT_ROTATE_BYTES the log becomes PATH.1 (PATH.1 becomes
+ * PATH.2, ...) and at most AUDIT_KEEP old files are kept. */
+#define AUDIT_ROTATE_BYTES (8U << 20)
+#define AUDIT_KEEP 4
+
+struct audit_log {
+	int fd;
+	char path[4096];
+	uint64_t dev, ino; /* of the file fd writes to */
+	uint64_t rotate_bytes;
+};
+
+/**
+ * audit_log_open() - open (create) the audit log for appending
+ *
+ * The directory is created root-only (0750) and the file 0640: what was
+ * denied, to where, is not every local user's business.
+ * Return: 0, or -errno (logged).
+ */
+int audit_log_open(struct audit_log *log, const char *path);
+
+/**
+ * audit_log_append() - write one line, whole
+ *
+ * One write() with O_APPEND: lines of several jails never interleave. If
+ * the file has grown past the limit it is rotated first, under a lock so
+ * two jails do not rotate twice; a jail whose file another one rotated
+ * away reopens the new one.
+ * Return: 0 or -errno.
+ */
+int audit_log_append(struct audit_log *log, const char *line, size_t len);
+
+void audit_log_close(struct audit_log *log);
+
+/** audit_log_file() - PATH for @n == 0, else PATH.n (rotated) */
+void audit_log_file(const char *path, unsigned int n, char *buf, size_t size);
+
+#endif /* EBPFJAIL_AUDITLOG_H */

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* summary.h - the one-line summary of what was denied, printed at exit */
+#ifndef EBPFJAIL_SUMMARY_H
+#define EBPFJAIL_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "ebpfjail.h"
+
+/* The exit summary: the most frequent destinations. */
+#define SUMMARY_SLOTS 64
+
+struct summary_slot {
+	uint32_t daddr;
+	uint16_t dport;
+	uint8_t reason;
+	uint8_t proto;
+	uint64_t count;
+};
+
+struct summary {
+	struct summary_slot slots[SUMMARY_SLOTS];
+	size_t n;
+	uint64_t total, other; /* other: denials that found no free slot */
+	uint64_t lost;
+};
+
+/** summary_add() - count one denial */
+void summary_add(struct summary *s, const struct jail_event *e);
+
+/**
+ * summary_format() - one line: how many, the top destinations with reasons,
+ * and the configuration line that would allow the most frequent one
+ * Return: the length; 0 when nothing was denied.
+ */
+size_t summary_format(const struct summary *s, char *buf, size_t size);
+
+#endif /* EBPFJAIL_SUMMARY_H */
