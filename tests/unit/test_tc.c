@@ -21,7 +21,11 @@
 
 #define MAX_FRAME 128
 
+/* Laid out as in an skb: two bytes before the 14-byte Ethernet header (the
+ * struct itself is 8-byte aligned for its size_t), so the IP header after
+ * it is 4-byte aligned: the tests write it through struct iphdr. */
 struct frame {
+	unsigned char pad[2];
 	unsigned char bytes[MAX_FRAME];
 	size_t len;
 };
