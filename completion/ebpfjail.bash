@@ -7,7 +7,7 @@ _ebpfjail()
 	local cur prev words cword
 	_init_completion || return
 
-	local commands="run audit doctor status reload allow deny config help"
+	local commands="run audit doctor status reload allow deny config trust help"
 	local keys="egress-jail allow-ip block-cidr local-port local-model-port callback-port pass-env audit-log"
 	local common="--config --verbose --quiet --help"
 
@@ -44,6 +44,7 @@ _ebpfjail()
 	doctor | status) opts="--json" ;;
 	reload | allow | deny) opts="--jail" ;;
 	config) opts="--allow-ip --local-port --callback-port --pass-env" ;;
+	trust) opts="--user" ;;
 	help)
 		COMPREPLY=($(compgen -W "$commands" -- "$cur"))
 		return ;;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* auditlog.c - the audit log file: open, rotate, append
  *
- * Root writes it, so it is never where the agent points: the directory is
- * created root-only, the file is opened without following a link, and a
- * file replaced under us is noticed (dev/ino) and reopened.
+ * Root writes it, so it is never where the agent points: audit-log comes
+ * from root's configuration alone (config.c), no link on the path is
+ * followed, the log's directory must be root's alone and is held open (all
+ * later opens and renames are relative to it), and a file replaced under us
+ * (rotated by another jail) is noticed (dev/ino) and reopened.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,19 +19,43 @@
 #include "auditlog.h"
 #include "log.h"
 
-static int make_dirs(char *path)
+/* open_dir() - the directory holding @path (absolute), created as needed,
+ * without following a link anywhere on the way. Return: fd or -errno. */
+static int open_dir(const char *path, char *what, size_t what_size)
 {
-	char *slash;
+	char copy[4096], *comp, *next;
+	int fd, sub;
 
-	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0750) && errno != EEXIST) {
-			*slash = '/';
-			return -errno;
+	snprintf(copy, sizeof(copy), "%s", path);
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (comp = copy + 1; (next = strchr(comp, '/')); comp = next + 1) {
+		struct stat st;
+		int err;
+
+		*next = '\0';
+		if (!*comp) { /* "//" */
+			*next = '/';
+			continue;
 		}
-		*slash = '/';
+		sub = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0 && errno == ENOENT &&
+		    (!mkdirat(fd, comp, 0750) || errno == EEXIST))
+			sub = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			err = -errno;
+			if (!fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+				err = -ELOOP;
+			snprintf(what, what_size, "%s", copy);
+			close(fd);
+			return err;
+		}
+		*next = '/';
+		close(fd);
+		fd = sub;
 	}
-	return 0;
+	return fd;
 }
 
 void audit_log_file(const char *path, unsigned int n, char *buf, size_t size)
@@ -45,13 +71,14 @@ static int reopen(struct audit_log *log)
 	struct stat st;
 	int fd;
 
-	fd = open(log->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-		  0640);
+	fd = openat(log->dir_fd, log->name,
+		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+		    0640);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return -errno;
+		return -EINVAL;
 	}
 	if (log->fd >= 0)
 		close(log->fd);
@@ -63,18 +90,30 @@ static int reopen(struct audit_log *log)
 
 int audit_log_open(struct audit_log *log, const char *path)
 {
-	char copy[4096];
+	char dir[4096] = "";
+	struct stat st;
 	int err;
 
-	log->fd = -1;
+	log->fd = log->dir_fd = -1;
 	log->rotate_bytes = AUDIT_ROTATE_BYTES;
 	if (snprintf(log->path, sizeof(log->path), "%s", path) >= (int)sizeof(log->path))
 		return -ENAMETOOLONG;
-	snprintf(copy, sizeof(copy), "%s", path);
-	err = make_dirs(copy);
-	if (err)
-		return log_err(err, "cannot create the directory of the audit log %s: %s", path,
-			       strerror(-err));
+	log->name = strrchr(log->path, '/') + 1;
+	err = open_dir(log->path, dir, sizeof(dir));
+	if (err < 0)
+		return log_err(err, "cannot open the directory of the audit log %s: %s%s%s", path,
+			       dir, dir[0] ? ": " : "",
+			       err == -ELOOP ? "a link (not followed: root writes there)"
+					     : strerror(-err));
+	log->dir_fd = err;
+	if (fstat(log->dir_fd, &st))
+		return log_err(-errno, "cannot open the directory of the audit log %s", path);
+	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return log_err(-EPERM,
+			       "the directory of the audit log %s belongs to uid %u, mode %03o: "
+			       "root writes there, so it must be root's and writable by root alone "
+			       "(chown root: DIR; chmod go-w DIR)",
+			       path, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 0777));
 	err = reopen(log);
 	if (err)
 		return log_err(err, "cannot open the audit log %s: %s", path, strerror(-err));
@@ -90,19 +129,21 @@ static void rotate(struct audit_log *log)
 	unsigned int i;
 	int lfd;
 
-	snprintf(lock, sizeof(lock), "%s.lock", log->path);
-	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	snprintf(lock, sizeof(lock), "%s.lock", log->name);
+	lfd = openat(log->dir_fd, lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+		     0600);
 	if (lfd < 0 || flock(lfd, LOCK_EX)) {
 		if (lfd >= 0)
 			close(lfd);
 		return;
 	}
-	if (stat(log->path, &st) == 0 && (uint64_t)st.st_ino == log->ino &&
-	    (uint64_t)st.st_size >= log->rotate_bytes) {
+	if (fstatat(log->dir_fd, log->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (uint64_t)st.st_ino == log->ino && (uint64_t)st.st_size >= log->rotate_bytes) {
 		for (i = AUDIT_KEEP; i > 0; i--) {
-			audit_log_file(log->path, i - 1, from, sizeof(from));
-			audit_log_file(log->path, i, to, sizeof(to));
-			rename(from, to); /* the oldest is replaced, so dropped */
+			audit_log_file(log->name, i - 1, from, sizeof(from));
+			audit_log_file(log->name, i, to, sizeof(to));
+			/* the oldest is replaced, so dropped */
+			renameat(log->dir_fd, from, log->dir_fd, to);
 		}
 	}
 	close(lfd); /* releases the lock */
@@ -117,7 +158,8 @@ int audit_log_append(struct audit_log *log, const char *line, size_t len)
 	if (log->fd < 0)
 		return -EBADF;
 	/* Another jail rotated our file away: write to the new one. */
-	if (stat(log->path, &st) || (uint64_t)st.st_ino != log->ino ||
+	if (fstatat(log->dir_fd, log->name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    (uint64_t)st.st_ino != log->ino ||
 	    (uint64_t)st.st_dev != log->dev) {
 		err = reopen(log);
 		if (err)
@@ -140,5 +182,7 @@ void audit_log_close(struct audit_log *log)
 {
 	if (log->fd >= 0)
 		close(log->fd);
-	log->fd = -1;
+	if (log->dir_fd >= 0)
+		close(log->dir_fd);
+	log->fd = log->dir_fd = -1;
 }

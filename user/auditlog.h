@@ -14,6 +14,8 @@
 
 struct audit_log {
 	int fd;
+	int dir_fd;        /* the directory, held: nothing on its path is followed again */
+	const char *name;  /* the file's name in it (points into path) */
 	char path[4096];
 	uint64_t dev, ino; /* of the file fd writes to */
 	uint64_t rotate_bytes;
@@ -22,8 +24,11 @@ struct audit_log {
 /**
  * audit_log_open() - open (create) the audit log for appending
  *
- * The directory is created root-only (0750) and the file 0640: what was
- * denied, to where, is not every local user's business.
+ * The directories are created root-only (0750) and the file 0640: what was
+ * denied, to where, is not every local user's business. No link on the
+ * path is followed, and the log's directory must be root's and writable by
+ * root alone: root appends text an agent chose (its comm), so nobody else
+ * may decide where that lands.
  * Return: 0, or -errno (logged).
  */
 int audit_log_open(struct audit_log *log, const char *path);

@@ -10,8 +10,10 @@
 #include <unistd.h>
 #include <sys/fsuid.h>
 
+#include "agent.h"
 #include "cli.h"
 #include "log.h"
+#include "trust.h"
 
 extern char **environ;
 
@@ -194,36 +196,76 @@ static int user_config_path(char *buf, size_t size, uid_t *uid, gid_t *gid)
 	return 0;
 }
 
-/* load_as_user() - read the user's file with the user's file-system identity.
- * Root following a user-controlled path would read any file on the machine
- * (a symlink to /etc/shadow) and echo its lines in error messages. */
-static void load_as_user(struct config *cfg, const char *path, uid_t uid, gid_t gid)
+int cli_read_file(struct config *cfg, const char *path, bool must_exist,
+		  struct config_text *text)
 {
-	bool switch_id = geteuid() == 0 && uid != 0;
+	char user_path[4096];
+	bool switch_id = false;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int ret;
 
+	/* Root following a path the user controls would read any file on
+	 * the machine (a link to /etc/shadow) and echo its lines in error
+	 * messages: the user's own file is read with the user's identity. */
+	if (geteuid() == 0 && user_config_path(user_path, sizeof(user_path), &uid, &gid) == 0 &&
+	    !strcmp(path, user_path) && uid != 0)
+		switch_id = true;
 	if (switch_id) {
 		setfsgid(gid);
 		setfsuid(uid);
 	}
-	config_load_file(cfg, path, false);
+	ret = config_read_file(cfg, path, must_exist, text);
 	if (switch_id) {
 		setfsuid(0);
 		setfsgid(0);
 	}
+	return ret;
 }
 
-void cli_read_config(struct config *cfg, const struct cli_options *o)
+/* load_file() - one configuration file, with what it may loosen */
+static void load_file(struct config *cfg, const char *path, bool must_exist, uid_t agent_uid)
 {
-	char user_path[4096];
+	struct config_approval approval = { 0 };
+	struct config_text text;
+
+	if (cli_read_file(cfg, path, must_exist, &text) <= 0)
+		return;
+	/* An approval that cannot be read approves nothing: the loosening
+	 * lines are refused and named, never taken unseen. */
+	trust_judge(path, &text.st, agent_uid, &approval);
+	config_parse(cfg, path, text.data, text.len, &approval);
+	trust_approval_free(&approval);
+	config_text_free(&text);
+}
+
+int cli_user_config_path(char *buf, size_t size)
+{
 	uid_t uid;
 	gid_t gid;
+
+	return user_config_path(buf, size, &uid, &gid);
+}
+
+uid_t cli_agent_uid(const struct cli_options *o)
+{
+	struct agent_user u;
+	char why[256];
+
+	return agent_user_resolve(o->user, environ, &u, why, sizeof(why)) ? CLI_AGENT_UNKNOWN
+									   : u.uid;
+}
+
+void cli_read_config(struct config *cfg, const struct cli_options *o, uid_t agent_uid)
+{
+	char user_path[4096];
 	size_t i;
 
-	config_load_file(cfg, CONFIG_SYSTEM_PATH, false);
+	load_file(cfg, CONFIG_SYSTEM_PATH, false, agent_uid);
 	if (o->config_path)
-		config_load_file(cfg, o->config_path, true);
-	else if (user_config_path(user_path, sizeof(user_path), &uid, &gid) == 0)
-		load_as_user(cfg, user_path, uid, gid);
+		load_file(cfg, o->config_path, true, agent_uid);
+	else if (cli_user_config_path(user_path, sizeof(user_path)) == 0)
+		load_file(cfg, user_path, false, agent_uid);
 	config_apply_env(cfg, environ);
 	for (i = 0; i < o->n_flags; i++) {
 		struct config_origin origin = { .source = SOURCE_FLAG, .name = o->flags[i].flag };
@@ -233,11 +275,36 @@ void cli_read_config(struct config *cfg, const struct cli_options *o)
 	config_finish(cfg);
 }
 
-int cli_load_config(struct config *cfg, const struct cli_options *o)
+void cli_trust_hint(const struct config *cfg, const struct cli_options *o, uid_t agent_uid,
+		    char *buf, size_t size)
+{
+	char user_path[4096] = "";
+	size_t len = 0, i, k;
+
+	buf[0] = '\0';
+	cli_user_config_path(user_path, sizeof(user_path));
+	for (i = 0; i < cfg->n_unapproved && len < size; i++) {
+		const char *file = cfg->unapproved[i].origin.name;
+		bool named = false;
+
+		for (k = 0; k < i; k++)
+			named |= !strcmp(cfg->unapproved[k].origin.name, file);
+		if (named)
+			continue;
+		len += (size_t)snprintf(buf + len, size - len, "%ssudo ebpfjail trust", len ? "; " : "");
+		if (len < size && strcmp(file, user_path))
+			len += (size_t)snprintf(buf + len, size - len, " --config %s", file);
+		if (len < size && (o->user || agent_uid == 0))
+			len += (size_t)snprintf(buf + len, size - len, " --user %u",
+						(unsigned int)agent_uid);
+	}
+}
+
+int cli_load_config(struct config *cfg, const struct cli_options *o, uid_t agent_uid)
 {
 	size_t i;
 
-	cli_read_config(cfg, o);
+	cli_read_config(cfg, o, agent_uid);
 	for (i = 0; i < cfg->n_diags; i++) {
 		if (cfg->diags[i].severity == CONFIG_ERROR)
 			log_err(0, "%s", cfg->diags[i].text);

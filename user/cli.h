@@ -5,8 +5,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "config.h"
+#include "trust.h"
 
 /* Exit statuses of ebpfjail itself (docs/DESIGN.md, "Commands and exit statuses"). */
 #define EXIT_TROUBLE 1   /* doctor found a problem, config is invalid */
@@ -90,7 +92,7 @@ void cli_options_free(struct cli_options *o);
  *
  * Return: 0 when the configuration is valid, -EINVAL when it is not.
  */
-int cli_load_config(struct config *cfg, const struct cli_options *o);
+int cli_load_config(struct config *cfg, const struct cli_options *o, uid_t agent_uid);
 
 /* The commands, one file each (cmd_NAME.c). */
 int cmd_run(const struct command *cmd, int argc, char **argv);
@@ -101,8 +103,33 @@ int cmd_status(const struct command *cmd, int argc, char **argv);
 int cmd_reload(const struct command *cmd, int argc, char **argv);
 int cmd_allow(const struct command *cmd, int argc, char **argv);
 int cmd_deny(const struct command *cmd, int argc, char **argv);
+int cmd_trust(const struct command *cmd, int argc, char **argv);
 
 /** cli_read_config() - the same, printing nothing: diagnostics stay in @cfg */
-void cli_read_config(struct config *cfg, const struct cli_options *o);
+void cli_read_config(struct config *cfg, const struct cli_options *o, uid_t agent_uid);
+
+/* The agent's uid when nobody says who it is (root without sudo or --user):
+ * a uid no approval is for, so only root-controlled files loosen. */
+#define CLI_AGENT_UNKNOWN TRUST_ANY_USER
+
+/** cli_agent_uid() - who an agent would run as (--user, SUDO_UID), or CLI_AGENT_UNKNOWN */
+uid_t cli_agent_uid(const struct cli_options *o);
+
+/**
+ * cli_read_file() - config_read_file(), the user's own file with the user's
+ * file-system identity
+ */
+int cli_read_file(struct config *cfg, const char *path, bool must_exist,
+		  struct config_text *text);
+
+/** cli_user_config_path() - ~/.config/ebpfjail.conf of the invoking user (SUDO_USER's); 0 or -errno */
+int cli_user_config_path(char *buf, size_t size);
+
+/**
+ * cli_trust_hint() - the command(s) that approve @cfg's unapproved lines,
+ * "sudo ebpfjail trust [--config FILE] [--user UID]", one per file
+ */
+void cli_trust_hint(const struct config *cfg, const struct cli_options *o, uid_t agent_uid,
+		    char *buf, size_t size);
 
 #endif /* EBPFJAIL_CLI_H */

@@ -173,7 +173,7 @@ int cmd_audit(const struct command *cmd, int argc, char **argv)
 		goto out_opts;
 	}
 	config_init(&cfg);
-	if (cli_load_config(&cfg, &o)) {
+	if (cli_load_config(&cfg, &o, cli_agent_uid(&o))) {
 		ret = EXIT_TROUBLE;
 		goto out;
 	}

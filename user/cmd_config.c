@@ -40,10 +40,15 @@ int cmd_config(const struct command *cmd, int argc, char **argv)
 		goto out;
 	}
 	config_init(&cfg);
-	if (cli_load_config(&cfg, &o) == 0) {
+	if (cli_load_config(&cfg, &o, cli_agent_uid(&o)) == 0) {
 		ret = o.n_rest ? print_key(&cfg, o.rest[0]) : (config_print(&cfg, stdout), 0);
 	} else {
-		fprintf(stderr, "ebpfjail: the configuration is invalid; nothing would start\n");
+		char hint[1024];
+
+		cli_trust_hint(&cfg, &o, cli_agent_uid(&o), hint, sizeof(hint));
+		fprintf(stderr, "ebpfjail: the configuration is invalid; nothing would start%s%s\n",
+			hint[0] ? "; if you wrote the lines not approved, approve them: " : "",
+			hint);
 		ret = EXIT_TROUBLE;
 	}
 	config_free(&cfg);

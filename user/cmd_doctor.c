@@ -43,7 +43,7 @@ int cmd_doctor(const struct command *cmd, int argc, char **argv)
 	}
 	config_init(&cfg);
 	/* Configuration problems become this check's lines, not loose ones. */
-	cli_read_config(&cfg, &o);
+	cli_read_config(&cfg, &o, cli_agent_uid(&o));
 	r->level = config_ok(&cfg) ? PROBE_OK : PROBE_FAIL;
 	snprintf(r->name, sizeof(r->name), "configuration");
 	snprintf(r->detail, sizeof(r->detail), "%s", r->level == PROBE_OK ? "parses" : "invalid");
@@ -55,8 +55,16 @@ int cmd_doctor(const struct command *cmd, int argc, char **argv)
 		if (r->level == PROBE_OK)
 			r->level = PROBE_WARN;
 	}
-	snprintf(r->fix, sizeof(r->fix), "%s",
-		 r->level == PROBE_OK ? "" : "correct the lines named; 'ebpfjail config' shows the result");
+	if (cfg.n_unapproved) {
+		size_t len = (size_t)snprintf(r->fix, sizeof(r->fix),
+					      "if you wrote the lines not approved: ");
+
+		cli_trust_hint(&cfg, &o, cli_agent_uid(&o), r->fix + len, sizeof(r->fix) - len);
+	} else {
+		snprintf(r->fix, sizeof(r->fix), "%s",
+			 r->level == PROBE_OK ? "" :
+			 "correct the lines named; 'ebpfjail config' shows the result");
+	}
 	r++;
 	probe_privileges(r++);
 	probe_bpf(r++);

@@ -140,6 +140,18 @@ out:
 	return ret;
 }
 
+static int refuse_config(const struct config *cfg, const struct cli_options *o, uid_t agent_uid)
+{
+	char hint[1024];
+
+	if (!cfg->n_unapproved)
+		return refuse("the configuration is invalid (see above); run 'ebpfjail config'");
+	cli_trust_hint(cfg, o, agent_uid, hint, sizeof(hint));
+	return refuse("the agent can change the configuration, and the lines above that loosen "
+		      "the jail were not approved; if you wrote them, approve them: %s",
+		      hint);
+}
+
 int cmd_run(const struct command *cmd, int argc, char **argv)
 {
 	struct probe_result pr;
@@ -159,16 +171,27 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 		return cli_usage_error(cmd, "run: missing COMMAND");
 	}
 	config_init(&cfg);
-	if (cli_load_config(&cfg, &o))
-		ret = refuse("the configuration is invalid (see above); run 'ebpfjail config'");
-	else if (probe_privileges(&pr) == PROBE_FAIL)
+	if (probe_privileges(&pr) == PROBE_FAIL) {
 		ret = refuse("%s; %s", pr.detail, pr.fix);
-	else if (agent_user_resolve(o.user, environ, &user, why, sizeof(why)))
+		goto out;
+	}
+	if (agent_user_resolve(o.user, environ, &user, why, sizeof(why))) {
 		ret = refuse("%s", why);
+		goto out;
+	}
+	/* Root without capabilities still owns every root-owned file:
+	 * /etc/ebpfjail.conf is as much the agent's as the user's file is. */
+	if (user.uid == 0)
+		log_warn("the agent runs as root: it can change root's files, so the lines that "
+			 "loosen the jail count, in every configuration file, only once approved "
+			 "with 'sudo ebpfjail trust --config FILE --user 0'");
+	if (cli_load_config(&cfg, &o, user.uid))
+		ret = refuse_config(&cfg, &o, user.uid);
 	else if (!cfg.egress_jail)
 		ret = run_unjailed(o.rest, &user, &cfg);
 	else
 		ret = run_jailed(&o, &user, &cfg);
+out:
 	config_free(&cfg);
 	cli_options_free(&o);
 	return ret;

@@ -66,6 +66,22 @@ const struct command commands[] = {
 	  "  --allow-ip, --local-port, --callback-port, --pass-env as for 'run'.\n"
 	  "With KEY, only that key's lines.\n\n"
 	  "Exit status: 0 when the configuration is valid (warnings allowed), 1 when not.\n" },
+	{ "trust", cmd_trust, CLI_OPT_USER, "[--config FILE] [--user USER|UID]",
+	  "Approve the lines of a configuration file that loosen the jail.",
+	  "The agent runs as its user and can change that user's files, so lines that\n"
+	  "loosen the jail (allow-ip, local-port, local-model-port, callback-port,\n"
+	  "pass-env, egress-jail = off) count, in a file the agent could have written,\n"
+	  "only once root approved them here. The file (default: the invoking user's\n"
+	  "~/" CONFIG_USER_RELPATH ", or --config FILE) is read once, checked, and\n"
+	  "its loosening lines approved for agents of that user (SUDO_USER, or --user)\n"
+	  "and printed, the new ones marked; approved lines no longer in the file are\n"
+	  "withdrawn. After a change, 'run' refuses and 'reload' keeps the running\n"
+	  "policy until the file is approved again. Lines that tighten (block-cidr)\n"
+	  "never need approval. Run it as root (sudo), outside any jail.\n\n"
+	  "Options:\n"
+	  "  --config FILE      approve this file\n"
+	  "  --user USER|UID    for agents of this user (default: the one calling sudo)\n\n"
+	  "Exit status: 0 when approved (or nothing needs approval), 1 when not.\n" },
 	{ "help", cmd_help, CLI_OPT_COMMAND, "[COMMAND]", "Show help for ebpfjail or a COMMAND.",
 	  NULL },
 	{ NULL, NULL, 0, NULL, NULL, NULL },

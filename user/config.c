@@ -33,10 +33,23 @@
 /* Longest piece of offending text quoted in a message. */
 #define QUOTE_MAX 64
 
+/* What a key's line does to the jail. The agent runs as the user and can
+ * write the user's files: a loosening line from such a file counts only
+ * once `ebpfjail trust` approved it, or an agent would append
+ * `allow-ip = <a LAN host>` and wait for the next run. */
+enum key_effect {
+	KEY_TIGHTENS,       /* block-cidr: never needs approval */
+	KEY_LOOSENS,        /* every value loosens */
+	KEY_LOOSENS_UNLESS, /* every value but .tight_value loosens */
+	KEY_ROOT_FILE_ONLY, /* audit-log: only root-controlled files may set it */
+};
+
 struct key_def {
 	const char *name; /* as in files: "allow-ip" */
 	const char *env;  /* "EBPFJAIL_ALLOW_IP" */
 	bool repeatable;
+	enum key_effect effect;
+	const char *tight_value; /* KEY_LOOSENS_UNLESS: the value that does not loosen */
 	/* Return 0, or -EINVAL having written what is wrong into @why. */
 	int (*set)(struct config *cfg, const char *value, const struct config_origin *origin,
 		   char *why, size_t why_size);
@@ -416,14 +429,15 @@ static int set_audit_log(struct config *cfg, const char *value,
 }
 
 static const struct key_def keys[] = {
-	{ "egress-jail", "EBPFJAIL_EGRESS_JAIL", false, set_egress_jail },
-	{ "allow-ip", "EBPFJAIL_ALLOW_IP", true, set_allow_ip },
-	{ "block-cidr", "EBPFJAIL_BLOCK_CIDR", true, set_block_cidr },
-	{ "local-port", "EBPFJAIL_LOCAL_PORT", true, set_local_port },
-	{ "local-model-port", "EBPFJAIL_LOCAL_MODEL_PORT", false, set_local_model_port },
-	{ "callback-port", "EBPFJAIL_CALLBACK_PORT", true, set_callback_port },
-	{ "pass-env", "EBPFJAIL_PASS_ENV", true, set_pass_env },
-	{ "audit-log", "EBPFJAIL_AUDIT_LOG", false, set_audit_log },
+	{ "egress-jail", "EBPFJAIL_EGRESS_JAIL", false, KEY_LOOSENS_UNLESS, "on", set_egress_jail },
+	{ "allow-ip", "EBPFJAIL_ALLOW_IP", true, KEY_LOOSENS, NULL, set_allow_ip },
+	{ "block-cidr", "EBPFJAIL_BLOCK_CIDR", true, KEY_TIGHTENS, NULL, set_block_cidr },
+	{ "local-port", "EBPFJAIL_LOCAL_PORT", true, KEY_LOOSENS, NULL, set_local_port },
+	{ "local-model-port", "EBPFJAIL_LOCAL_MODEL_PORT", false, KEY_LOOSENS_UNLESS, "0",
+	  set_local_model_port },
+	{ "callback-port", "EBPFJAIL_CALLBACK_PORT", true, KEY_LOOSENS, NULL, set_callback_port },
+	{ "pass-env", "EBPFJAIL_PASS_ENV", true, KEY_LOOSENS, NULL, set_pass_env },
+	{ "audit-log", "EBPFJAIL_AUDIT_LOG", false, KEY_ROOT_FILE_ONLY, NULL, set_audit_log },
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -503,8 +517,51 @@ static bool has_control_char(const char *s)
 	return false;
 }
 
+/* approved() - may this line of a file the agent could have written count?
+ * If not, say why (an error) and, for a loosening line, keep it for
+ * `ebpfjail trust` and the refusal that names it. */
+static bool approved(struct config *cfg, const struct key_def *key, const char *value,
+		     const struct config_origin *origin, const struct config_approval *approval)
+{
+	char text[CONFIG_MAX_LINE + 32], q[QUOTE_MAX * 4 + 8];
+	struct config_name *u;
+	size_t i;
+
+	if (!approval)
+		return true;
+	if (key->effect == KEY_ROOT_FILE_ONLY) {
+		if (!approval->user_writable)
+			return true;
+		/* Root appends to the audit log, with text the agent
+		 * chose (its comm): from a file the agent can change,
+		 * audit-log would aim root's writes at a root shell's
+		 * start-up file. */
+		diag(cfg, CONFIG_ERROR, origin,
+		     "%s may only be set in a root-owned configuration file such as %s "
+		     "(root writes there, and the agent can change this file)",
+		     key->name, CONFIG_SYSTEM_PATH);
+		return false;
+	}
+	if (!approval->agent_writable || key->effect == KEY_TIGHTENS)
+		return true;
+	if (key->effect == KEY_LOOSENS_UNLESS && !strcmp(value, key->tight_value))
+		return true;
+	snprintf(text, sizeof(text), "%s = %s", key->name, value);
+	for (i = 0; i < approval->n_lines; i++)
+		if (!strcmp(approval->lines[i], text))
+			return true;
+	quote(value, strlen(value), q, sizeof(q));
+	diag(cfg, CONFIG_ERROR, origin,
+	     "%s = %s loosens the jail and was not approved (the agent can change this file)",
+	     key->name, q);
+	u = append(&cfg->unapproved, &cfg->n_unapproved, sizeof(*u));
+	u->name = xstrdup(text);
+	u->origin = *origin;
+	return false;
+}
+
 static int apply(struct config *cfg, const struct key_def *key, const char *value,
-		 const struct config_origin *origin)
+		 const struct config_origin *origin, const struct config_approval *approval)
 {
 	char why[512], q[QUOTE_MAX * 4 + 8];
 
@@ -518,6 +575,8 @@ static int apply(struct config *cfg, const struct key_def *key, const char *valu
 		     q);
 		return -EINVAL;
 	}
+	if (!approved(cfg, key, value, origin, approval))
+		return -EPERM;
 	if (key->set(cfg, value, origin, why, sizeof(why))) {
 		diag(cfg, CONFIG_ERROR, origin, "%s = %s: %s", key->name, q, why);
 		return -EINVAL;
@@ -534,7 +593,7 @@ int config_set(struct config *cfg, const char *key, const char *value,
 		warn_unknown_key(cfg, origin, "key", key, strlen(key));
 		return -EINVAL;
 	}
-	return apply(cfg, k, value, origin);
+	return apply(cfg, k, value, origin, NULL);
 }
 
 static bool is_blank(char c)
@@ -544,7 +603,7 @@ static bool is_blank(char c)
 
 /* parse_line() - one line, NUL-free, without its newline */
 static void parse_line(struct config *cfg, const struct config_origin *origin, char *line,
-		       size_t len)
+		       size_t len, const struct config_approval *approval)
 {
 	char q[QUOTE_MAX * 4 + 8];
 	char *key, *eq, *value, *end;
@@ -588,7 +647,7 @@ static void parse_line(struct config *cfg, const struct config_origin *origin, c
 		warn_unknown_key(cfg, origin, "key", key, strlen(key));
 		return;
 	}
-	apply(cfg, k, value, origin);
+	apply(cfg, k, value, origin, approval);
 }
 
 static const char *intern_file(struct config *cfg, const char *name)
@@ -603,7 +662,8 @@ static const char *intern_file(struct config *cfg, const char *name)
 	return cfg->files[cfg->n_files++];
 }
 
-void config_parse_buffer(struct config *cfg, const char *name, const char *data, size_t len)
+void config_parse(struct config *cfg, const char *name, const char *data, size_t len,
+		  const struct config_approval *approval)
 {
 	struct config_origin origin = { .source = SOURCE_FILE, .name = intern_file(cfg, name) };
 	char *line = malloc(CONFIG_MAX_LINE + 1);
@@ -636,47 +696,74 @@ void config_parse_buffer(struct config *cfg, const char *name, const char *data,
 		}
 		memcpy(line, start, line_len);
 		line[line_len] = '\0';
-		parse_line(cfg, &origin, line, line_len);
+		parse_line(cfg, &origin, line, line_len, approval);
 	}
 	free(line);
 }
 
-int config_load_file(struct config *cfg, const char *path, bool must_exist)
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+int config_read_file(struct config *cfg, const char *path, bool must_exist,
+		     struct config_text *text)
 {
 	struct config_origin origin = { .source = SOURCE_FILE, .name = intern_file(cfg, path) };
-	size_t size = 0, cap = 0;
-	char *data = NULL;
+	size_t cap = 0;
 	struct stat st;
 	int fd, ret = 1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
+	memset(text, 0, sizeof(*text));
+	/* A FIFO or device in place of the file would block whoever reads
+	 * it (the supervisor, at a reload) for as long as the agent likes:
+	 * only a regular file is opened, and the open never waits. */
+	if (stat(path, &st)) {
 		ret = -errno;
 		if (ret == -ENOENT && !must_exist)
 			return 0;
 		diag(cfg, CONFIG_ERROR, &origin, "cannot open: %s", strerror(-ret));
 		return ret;
 	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-		diag(cfg, CONFIG_ERROR, &origin, "cannot read: %s", strerror(EISDIR));
+	if (!S_ISREG(st.st_mode)) {
+		diag(cfg, CONFIG_ERROR, &origin, "cannot read: %s, not a configuration file",
+		     file_kind(st.st_mode));
+		return -EINVAL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		diag(cfg, CONFIG_ERROR, &origin, "cannot open: %s", strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &text->st) || !S_ISREG(text->st.st_mode)) { /* replaced meanwhile */
+		ret = -EINVAL;
+		diag(cfg, CONFIG_ERROR, &origin, "cannot read: %s, not a configuration file",
+		     file_kind(text->st.st_mode));
 		goto out;
 	}
 	for (;;) {
 		ssize_t n;
 
-		if (size == cap) {
-			if (cap >= CONFIG_MAX_FILE) {
-				ret = -EFBIG;
-				diag(cfg, CONFIG_ERROR, &origin,
-				     "larger than %u MiB: not a configuration file",
-				     CONFIG_MAX_FILE >> 20);
-				goto out;
-			}
-			cap = cap ? cap * 2 : 4096;
-			data = xrealloc_array(data, cap, 1);
+		if (text->len > CONFIG_MAX_FILE) {
+			ret = -EFBIG;
+			diag(cfg, CONFIG_ERROR, &origin,
+			     "larger than %u KiB: not a configuration file", CONFIG_MAX_FILE >> 10);
+			goto out;
 		}
-		n = read(fd, data + size, cap - size);
+		if (text->len == cap) {
+			cap = cap ? cap * 2 : 4096;
+			text->data = xrealloc_array(text->data, cap, 1);
+		}
+		n = read(fd, text->data + text->len, cap - text->len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -686,12 +773,31 @@ int config_load_file(struct config *cfg, const char *path, bool must_exist)
 		}
 		if (n == 0)
 			break;
-		size += (size_t)n;
+		text->len += (size_t)n;
 	}
-	config_parse_buffer(cfg, path, data, size);
 out:
-	free(data);
 	close(fd);
+	if (ret < 0)
+		config_text_free(text);
+	return ret;
+}
+
+void config_text_free(struct config_text *text)
+{
+	free(text->data);
+	text->data = NULL;
+	text->len = 0;
+}
+
+int config_load_file(struct config *cfg, const char *path, bool must_exist,
+		     const struct config_approval *approval)
+{
+	struct config_text text;
+	int ret = config_read_file(cfg, path, must_exist, &text);
+
+	if (ret > 0)
+		config_parse(cfg, path, text.data, text.len, approval);
+	config_text_free(&text);
 	return ret;
 }
 
@@ -717,7 +823,7 @@ void config_apply_env(struct config *cfg, char *const envp[])
 		}
 		origin.name = k->env;
 		if (!k->repeatable) {
-			apply(cfg, k, eq + 1, &origin);
+			apply(cfg, k, eq + 1, &origin, NULL);
 			continue;
 		}
 		/* Repeatable keys: a space-separated list; empty means none. */
@@ -726,7 +832,7 @@ void config_apply_env(struct config *cfg, char *const envp[])
 
 			for (item = strtok_r(list, " \t", &save); item;
 			     item = strtok_r(NULL, " \t", &save))
-				apply(cfg, k, item, &origin);
+				apply(cfg, k, item, &origin, NULL);
 			free(list);
 		}
 	}
@@ -775,6 +881,9 @@ void config_free(struct config *cfg)
 
 	for (i = 0; i < cfg->n_pass_env; i++)
 		free(cfg->pass_env[i].name);
+	for (i = 0; i < cfg->n_unapproved; i++)
+		free(cfg->unapproved[i].name);
+	free(cfg->unapproved);
 	for (i = 0; i < cfg->n_files; i++)
 		free(cfg->files[i]);
 	for (i = 0; i < cfg->n_diags; i++)

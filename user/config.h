@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #define CONFIG_SYSTEM_PATH "/etc/ebpfjail.conf"
 #define CONFIG_USER_RELPATH ".config/ebpfjail.conf"
@@ -15,7 +16,7 @@
 /* Longest accepted line; longer ones are an error, not a truncation. */
 #define CONFIG_MAX_LINE 4096
 /* Largest file read; a config is a few hundred bytes. */
-#define CONFIG_MAX_FILE (16U << 20)
+#define CONFIG_MAX_FILE (1U << 20)
 
 enum config_source {
 	SOURCE_DEFAULT = 0,
@@ -64,6 +65,20 @@ struct config_diag {
 	char *text;
 };
 
+/*
+ * What a file may loosen (docs/DESIGN.md, "Who may loosen the jail"). A file
+ * the agent could have written (agent_writable) gives loosening lines
+ * (allow-ip = ..., egress-jail = off, ...) only where `ebpfjail trust`
+ * approved that exact line for that file; the others are refused. NULL, or
+ * agent_writable false: a root-controlled file, every line counts.
+ */
+struct config_approval {
+	bool agent_writable;
+	bool user_writable; /* a uid but root could change it: audit-log is refused */
+	char **lines; /* approved lines, "key = value" as config_line_text() writes them */
+	size_t n_lines;
+};
+
 struct config {
 	bool egress_jail;
 	struct config_origin egress_jail_origin;
@@ -85,6 +100,12 @@ struct config {
 	struct config_name *pass_env;
 	size_t n_pass_env;
 
+	/* Loosening lines of agent-writable files that their approval does
+	 * not hold, "key = value" with their origin: each is also an error;
+	 * `run` lists them, `trust` approves them. */
+	struct config_name *unapproved;
+	size_t n_unapproved;
+
 	/* Files read, in order (for origins and for `ebpfjail config`). */
 	char **files;
 	size_t n_files;
@@ -100,25 +121,58 @@ void config_init(struct config *cfg);
 /** config_free() - release everything config_init() and the loaders took */
 void config_free(struct config *cfg);
 
-/**
- * config_load_file() - read one configuration file
- * @cfg: the configuration to add to
- * @path: the file
- * @must_exist: a missing file is an error (--config) rather than skipped
- *
- * Return: 1 if the file was read, 0 if it is absent and may be, -errno when
- * it could not be read (a diagnostic was recorded). Errors in the file's lines
- * are recorded in @cfg (see config_ok()), not returned.
- */
-int config_load_file(struct config *cfg, const char *path, bool must_exist);
+/* A configuration file's bytes, and what it was when read. */
+struct config_text {
+	char *data;
+	size_t len;
+	struct stat st; /* of the descriptor it was read from */
+};
 
 /**
- * config_parse_buffer() - parse configuration text
+ * config_read_file() - read one configuration file, never blocking on it
+ * @cfg: where a diagnostic goes
+ * @path: the file
+ * @must_exist: a missing file is an error (--config) rather than skipped
+ * @text: the bytes, on success; free with config_text_free()
+ *
+ * Only a regular file of at most CONFIG_MAX_FILE bytes is read: a FIFO or
+ * device is refused before it is opened, and the open does not block.
+ * Return: 1 if the file was read, 0 if it is absent and may be, -errno when
+ * it could not be read (a diagnostic was recorded).
+ */
+int config_read_file(struct config *cfg, const char *path, bool must_exist,
+		     struct config_text *text);
+
+void config_text_free(struct config_text *text);
+
+/**
+ * config_load_file() - config_read_file() and config_parse() of a file whose
+ * every line counts (@approval NULL) or that the agent may have written
+ * Return: as config_read_file(). Errors in the file's lines are recorded in
+ * @cfg (see config_ok()), not returned.
+ */
+int config_load_file(struct config *cfg, const char *path, bool must_exist,
+		     const struct config_approval *approval);
+
+/**
+ * config_parse() - parse configuration text
  * @name: the name to put in origins and messages (a file path)
  * @data: the text, not NUL-terminated; may hold any bytes
  * @len: its length
+ * @approval: what the file may loosen; NULL: everything (a root-controlled file)
+ *
+ * From an agent-writable file, audit-log is an error and each loosening
+ * line the approval lacks is an error added to @cfg->unapproved.
  */
-void config_parse_buffer(struct config *cfg, const char *name, const char *data, size_t len);
+void config_parse(struct config *cfg, const char *name, const char *data, size_t len,
+		  const struct config_approval *approval);
+
+/** config_parse_buffer() - config_parse() of text whose every line counts */
+static inline void config_parse_buffer(struct config *cfg, const char *name, const char *data,
+				       size_t len)
+{
+	config_parse(cfg, name, data, len, NULL);
+}
 
 /**
  * config_apply_env() - apply EBPFJAIL_<KEY> variables

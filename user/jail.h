@@ -47,7 +47,8 @@ struct jail {
 
 /* Everything empty: what jail_destroy() can be called on at once. */
 #define JAIL_INIT                                                                          \
-	{ .cg_fd = -1, .pasta = -1, .agent = -1, .audit = { .fd = -1 }, .control_fd = -1, \
+	{ .cg_fd = -1, .pasta = -1, .agent = -1, .audit = { .fd = -1, .dir_fd = -1 }, \
+	  .control_fd = -1, \
 	  .ns = { .holder = -1, .fd = -1, .host_fd = -1 } }
 
 /**

@@ -91,60 +91,6 @@ static void reply_error(char *reply, size_t size, const char *id, const char *fm
 	va_end(ap);
 }
 
-/* agent_can_write() - whether the agent's uid owns @path or the directory
- * holding it, and so could have written what it says. */
-static bool agent_can_write(uid_t agent, const char *path)
-{
-	char dir[4096];
-	struct stat st;
-	char *slash;
-
-	if (agent == 0)
-		return false; /* root's files: an explicit choice to trust it */
-	if (!stat(path, &st) && (st.st_uid == agent || (st.st_mode & S_IWOTH)))
-		return true;
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	return !stat(dir, &st) && (st.st_uid == agent || (st.st_mode & S_IWOTH));
-}
-
-/* warn_agent_allows() - new allow-ip entries from files the agent can write.
- * The agent runs as the user whose ~/.config/ebpfjail.conf a reload reads:
- * a prompt-injected agent can add `allow-ip = 10.0.0.1` there and wait for
- * the next reload. The caller is told, so it does not pass unseen. */
-static size_t warn_agent_allows(const struct jail_policy *jp, const struct config *before,
-				const struct config *after, char *out, size_t size)
-{
-	size_t i, k, len = 0;
-
-	for (i = 0; i < after->n_allow_ip && len < size; i++) {
-		const struct config_allow_ip *a = &after->allow_ip[i];
-		bool known = false;
-		char addr[NETADDR_CIDR_STRLEN], port[8] = "";
-
-		for (k = 0; k < before->n_allow_ip && !known; k++)
-			known = before->allow_ip[k].addr == a->addr && before->allow_ip[k].port == a->port;
-		if (known || a->origin.source != SOURCE_FILE ||
-		    !agent_can_write(jp->agent_uid, a->origin.name))
-			continue;
-		netaddr_format(a->addr, addr);
-		if (a->port)
-			snprintf(port, sizeof(port), ":%u", a->port);
-		len += (size_t)snprintf(out + len, size - len,
-					"warning: allow-ip %s%s comes from %s:%u, which the agent "
-					"(uid %u) can write; check it is yours\n",
-					addr, port, a->origin.name, a->origin.line,
-					(unsigned)jp->agent_uid);
-	}
-	return len;
-}
-
 static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_t size)
 {
 	char changes[512], restart[512], line[1200];
@@ -155,11 +101,16 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	int err;
 
 	config_init(&next);
-	cli_read_config(&next, jp->opts);
+	cli_read_config(&next, jp->opts, jp->agent_uid);
 	if (!config_ok(&next)) {
+		char hint[1024];
+
+		cli_trust_hint(&next, jp->opts, jp->agent_uid, hint, sizeof(hint));
 		len = (size_t)snprintf(reply, size,
 				       "error jail %s: the configuration is invalid; the running "
-				       "policy is unchanged\n", jp->id);
+				       "policy is unchanged%s%s\n", jp->id,
+				       hint[0] ? "; if you wrote the lines not approved, approve "
+						 "them: " : "", hint);
 		for (i = 0; i < next.n_diags && len < size; i++)
 			if (next.diags[i].severity == CONFIG_ERROR)
 				len += (size_t)snprintf(reply + len, size - len, "error: %s\n",
@@ -195,8 +146,6 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 		len += (size_t)snprintf(reply + len, size - len, "%s: %s\n",
 					jp->cfg->diags[i].severity == CONFIG_ERROR ? "error" : "warning",
 					jp->cfg->diags[i].text);
-	if (len < size)
-		warn_agent_allows(jp, &saved, &next, reply + len, size - len);
 	record(jp, "reload", line, uid);
 	config_free(&saved);
 	policy_free(&before);

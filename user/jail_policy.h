@@ -25,7 +25,7 @@ struct jail_policy {
 	uint32_t gateway;               /* the jail's gateway, fixed */
 	uint32_t dns_forward;           /* pasta's DNS forward address, fixed */
 	bool dns_tcp;                   /* pasta forwards TCP DNS as well */
-	uid_t agent_uid;                /* whose writable files a reload warns about */
+	uid_t agent_uid;                /* whose approvals a reload reads */
 	struct audit_log *audit;        /* where changes are recorded */
 	struct policy rules;            /* in the maps now (rules only) */
 	struct live_changes live;       /* allow/deny since the last reload */

@@ -34,7 +34,25 @@ with_etc() {
 		echo "jailtest:x:4242:4242::$T/home:/bin/sh" >>"$T/etc/passwd"
 		chown -R 4242:4242 "$T/home"
 	fi
-	unshare --mount --propagation private -- sh -c 'mount --bind "$0/etc" /etc && exec "$@"' "$T" "$@"
+	private_varlib
+	unshare --mount --propagation private -- sh -c 'mount --bind "$0/etc" /etc &&
+		mount --bind "$0/varlib" /var/lib/ebpfjail && exec "$@"' "$T" "$@"
+}
+
+# private_varlib: $T/varlib, which tests mount over /var/lib/ebpfjail (the
+# approvals of `ebpfjail trust`) in their private mount namespaces, so no
+# test reads or leaves an approval on the machine
+private_varlib() {
+	mkdir -p /var/lib/ebpfjail "$T/varlib"
+	chmod 700 "$T/varlib"
+}
+
+# trust_cmd [OPTIONS]: `ebpfjail trust` as through sudo by uid 4242, with
+# the tests' /var/lib/ebpfjail
+trust_cmd() {
+	private_varlib
+	unshare --mount --propagation private -- sh -c 'mount --bind "$0/varlib" /var/lib/ebpfjail &&
+		exec env SUDO_UID=4242 SUDO_GID=4242 "$@"' "$T" "$EBPFJAIL" trust "$@"
 }
 
 # alive PID: running, not a zombie waiting for a reaper

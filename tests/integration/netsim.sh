@@ -113,6 +113,7 @@ netsim_up() {
 	_wait_listening "$HOST" 4
 	printf 'search example.test\nnameserver 10.23.0.53\noptions ndots:1\n' >"$T/resolv.conf"
 	printf 'audit-log = %s/audit.jsonl\nlocal-model-port = 0\n' "$T" >"$T/jail.conf"
+	private_varlib
 	cp "$BUILD/probe" "$T/probe"
 	chmod 755 "$T/probe"
 }
@@ -153,7 +154,7 @@ netsim_down() {
 jail_cmd() (
 	exec unshare --mount --propagation private -- sh -c '
 		t=$0 host=$1 bin=$2 path=$3; shift 3
-		mount --bind "$t/resolv.conf" /etc/resolv.conf &&
+		mount --bind "$t/resolv.conf" /etc/resolv.conf && mount --bind "$t/varlib" /var/lib/ebpfjail &&
 		exec nsenter -t "$host" -n -- env PATH="$path" SUDO_UID=4242 SUDO_GID=4242 \
 			"$bin" run --config "$t/jail.conf" "$@"' \
 		"$T" "$HOST" "$EBPFJAIL" "${JAIL_PATH:-$PATH}" "$@"

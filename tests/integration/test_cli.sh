@@ -79,8 +79,16 @@ test_config_precedence_across_all_sources() {
 	printf 'local-model-port = 1111\nallow-ip = 192.0.2.1\naudit-log = /tmp/sys.jsonl\n' >"$T/etc/ebpfjail.conf"
 	printf 'local-model-port = 2222\nallow-ip = 192.0.2.2\n' >"$T/home/.config/ebpfjail.conf"
 	chown 4242 "$T/home/.config/ebpfjail.conf"
-	run env SUDO_USER=jailtest EBPFJAIL_LOCAL_MODEL_PORT=3333 EBPFJAIL_ALLOW_IP="192.0.2.3 192.0.2.1" \
-		bash -c "$(declare -f with_etc skip); with_etc \"\$@\"" _ "$EBPFJAIL" config --allow-ip 192.0.2.4 --callback-port 1455
+	# The user's own lines that loosen the jail count once approved.
+	run env SUDO_USER=jailtest SUDO_UID=4242 bash -c "$(declare -f with_etc skip private_varlib); with_etc \"\$@\"" _ "$EBPFJAIL" config
+	expect_rc 1
+	expect_err "ebpfjail.conf:2: allow-ip = \"192.0.2.2\" loosens the jail and was not approved"
+	expect_err "approve them: sudo ebpfjail trust"
+	run env SUDO_USER=jailtest SUDO_UID=4242 bash -c "$(declare -f with_etc skip private_varlib); with_etc \"\$@\"" _ "$EBPFJAIL" trust
+	expect_rc 0
+	expect_out "approved for agents of uid 4242 (jailtest): $T/home/.config/ebpfjail.conf"
+	run env SUDO_USER=jailtest SUDO_UID=4242 EBPFJAIL_LOCAL_MODEL_PORT=3333 EBPFJAIL_ALLOW_IP="192.0.2.3 192.0.2.1" \
+		bash -c "$(declare -f with_etc skip private_varlib); with_etc \"\$@\"" _ "$EBPFJAIL" config --allow-ip 192.0.2.4 --callback-port 1455
 	expect_rc 0
 	expect_out "local-model-port = 3333"
 	expect_out "# env EBPFJAIL_LOCAL_MODEL_PORT"
@@ -97,7 +105,7 @@ test_config_flag_replaces_user_file() {
 	with_etc true
 	printf 'local-port = 1\n' >"$T/home/.config/ebpfjail.conf"
 	printf 'local-port = 2\n' >other.conf
-	run env SUDO_USER=jailtest bash -c "$(declare -f with_etc skip); with_etc \"\$@\"" _ "$EBPFJAIL" config --config "$T/other.conf"
+	run env SUDO_USER=jailtest bash -c "$(declare -f with_etc skip private_varlib); with_etc \"\$@\"" _ "$EBPFJAIL" config --config "$T/other.conf"
 	expect_rc 0
 	expect_out "local-port = 2"
 	expect_no_out "local-port = 1 "
@@ -110,7 +118,7 @@ test_user_file_read_as_the_user() {
 	echo "secret-line-of-root = 1" >"$T/rootonly"
 	chmod 600 "$T/rootonly"
 	ln -s "$T/rootonly" "$T/home/.config/ebpfjail.conf"
-	run env SUDO_USER=jailtest bash -c "$(declare -f with_etc skip); with_etc \"\$@\"" _ "$EBPFJAIL" config
+	run env SUDO_USER=jailtest bash -c "$(declare -f with_etc skip private_varlib); with_etc \"\$@\"" _ "$EBPFJAIL" config
 	expect_rc 1
 	expect_err "cannot open: Permission denied"
 	! grep -q secret-line "$T/err" || fail "root's file was read through the user's symlink"

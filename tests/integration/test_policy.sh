@@ -166,27 +166,3 @@ test_agent_run_as_root_cannot_change_its_jail() {
 	expect_no_leftovers
 }
 
-# The agent can write its user's configuration file: an allow-ip it slipped
-# in there is named by the next reload, not taken silently.
-test_reload_warns_about_allows_from_files_the_agent_can_write() {
-	netsim_up
-	mkdir "$T/agent" && chown 4242 "$T/agent"
-	cp "$T/jail.conf" "$T/agent/user.conf" && chown 4242 "$T/agent/user.conf"
-	run_jail_bg() {
-		unshare --mount --propagation private -- sh -c '
-			mount --bind "$0/resolv.conf" /etc/resolv.conf &&
-			exec nsenter -t "$1" -n -- env SUDO_UID=4242 SUDO_GID=4242 \
-				"$2" run --config "$0/agent/user.conf" -- sh -c "echo \"allow-ip = 10.23.0.2\" >>$0/agent/user.conf; sleep 3"' \
-			"$T" "$HOST" "$EBPFJAIL" >"$T/jail.out" 2>"$T/jail.err" &
-		JOB=$!
-	}
-	run_jail_bg
-	local i
-	for i in $(seq 1 100); do grep -q 10.23.0.2 "$T/agent/user.conf" && [ -S /run/ebpfjail/*/control ] && break; sleep 0.05; done
-	run "$EBPFJAIL" reload
-	expect_rc 0
-	expect_out "allow-ip +10.23.0.2"
-	expect_err "warning: allow-ip 10.23.0.2 comes from $T/agent/user.conf:3, which the agent (uid 4242) can write"
-	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
-	expect_no_leftovers
-}

@@ -286,9 +286,9 @@ Test(config_files, missing_optional_and_required)
 
 	snprintf(path, sizeof(path), "%s/absent.conf", tmpdir);
 	config_init(&cfg);
-	cr_expect_eq(config_load_file(&cfg, path, false), 0);
+	cr_expect_eq(config_load_file(&cfg, path, false, NULL), 0);
 	cr_expect_eq(cfg.n_diags, 0, "an absent optional file is not an error");
-	cr_expect_eq(config_load_file(&cfg, path, true), -ENOENT);
+	cr_expect_eq(config_load_file(&cfg, path, true, NULL), -ENOENT);
 	cr_assert_eq(cfg.n_errors, 1);
 	cr_expect(strstr(cfg.diags[0].text, "absent.conf:0: cannot open: No such file or directory"),
 		  "%s", cfg.diags[0].text);
@@ -300,9 +300,56 @@ Test(config_files, directory)
 	struct config cfg;
 
 	config_init(&cfg);
-	cr_expect_eq(config_load_file(&cfg, tmpdir, true), -EISDIR);
+	cr_expect_eq(config_load_file(&cfg, tmpdir, true, NULL), -EINVAL);
 	cr_assert_eq(cfg.n_errors, 1);
-	cr_expect(strstr(cfg.diags[0].text, "Is a directory"), "%s", cfg.diags[0].text);
+	cr_expect(strstr(cfg.diags[0].text, "a directory, not a configuration file"), "%s",
+		  cfg.diags[0].text);
+	config_free(&cfg);
+}
+
+/* A FIFO in place of the file would block the reader (the supervisor, at a
+ * reload) for as long as the agent likes: refused at once, never opened. */
+Test(config_files, fifo_refused_without_blocking, .timeout = 5)
+{
+	char path[300];
+	struct config cfg;
+
+	snprintf(path, sizeof(path), "%s/fifo.conf", tmpdir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	config_init(&cfg);
+	cr_expect_eq(config_load_file(&cfg, path, false, NULL), -EINVAL);
+	cr_assert_eq(cfg.n_errors, 1);
+	cr_expect(strstr(cfg.diags[0].text, "fifo.conf:0: cannot read: a FIFO, not a configuration "
+					    "file"), "%s", cfg.diags[0].text);
+	config_free(&cfg);
+}
+
+Test(config_files, device_refused, .timeout = 5)
+{
+	struct config cfg;
+
+	config_init(&cfg);
+	cr_expect_eq(config_load_file(&cfg, "/dev/zero", false, NULL), -EINVAL);
+	cr_assert_eq(cfg.n_errors, 1);
+	cr_expect(strstr(cfg.diags[0].text, "/dev/zero:0: cannot read: a device"), "%s",
+		  cfg.diags[0].text);
+	config_free(&cfg);
+}
+
+Test(config_files, size_limit)
+{
+	const char *path = write_file("huge.conf", "");
+	struct config cfg;
+
+	cr_assert_eq(truncate(path, CONFIG_MAX_FILE + 1), 0);
+	config_init(&cfg);
+	cr_expect_eq(config_load_file(&cfg, path, false, NULL), -EFBIG);
+	cr_assert_eq(cfg.n_errors, 1);
+	cr_expect(strstr(cfg.diags[0].text, "larger than 1024 KiB"), "%s", cfg.diags[0].text);
+	config_free(&cfg);
+	cr_assert_eq(truncate(path, CONFIG_MAX_FILE), 0);
+	config_init(&cfg);
+	cr_expect_eq(config_load_file(&cfg, path, false, NULL), 1, "exactly the limit is read");
 	config_free(&cfg);
 }
 
@@ -319,7 +366,7 @@ Test(config_files, unreadable)
 		setfsuid(65534);
 	}
 	config_init(&cfg);
-	ret = config_load_file(&cfg, path, false);
+	ret = config_load_file(&cfg, path, false, NULL);
 	setfsuid(0);
 	setfsgid(0);
 	cr_expect_eq(ret, -EACCES, "unreadable is an error even for an optional file");
@@ -344,8 +391,8 @@ Test(config_files, precedence_and_accumulation)
 	char where[256];
 
 	config_init(&cfg);
-	cr_assert_eq(config_load_file(&cfg, sys, false), 1);
-	cr_assert_eq(config_load_file(&cfg, usr, true), 1);
+	cr_assert_eq(config_load_file(&cfg, sys, false, NULL), 1);
+	cr_assert_eq(config_load_file(&cfg, usr, true, NULL), 1);
 	config_apply_env(&cfg, envp);
 	cr_assert_eq(config_set(&cfg, "allow-ip", "192.0.2.4", &flag), 0);
 	cr_assert_eq(config_set(&cfg, "allow-ip", "192.0.2.3", &flag), 0);
@@ -385,12 +432,12 @@ Test(config_files, printed_config_reads_back_the_same)
 	const char *again;
 
 	config_init(&a);
-	config_load_file(&a, path, true);
+	config_load_file(&a, path, true, NULL);
 	cr_assert(config_ok(&a));
 	first = print_config(&a);
 	again = write_file("again.conf", first);
 	config_init(&b);
-	config_load_file(&b, again, true);
+	config_load_file(&b, again, true, NULL);
 	cr_assert(config_ok(&b), "%s", b.n_diags ? b.diags[0].text : "");
 	second = print_config(&b);
 	/* Same values in the same order; only the origins differ. */
@@ -405,4 +452,96 @@ Test(config_files, printed_config_reads_back_the_same)
 	free(second);
 	config_free(&a);
 	config_free(&b);
+}
+
+/* --- what a file the agent could have written may loosen --------------- */
+
+static const char agent_file[] = "egress-jail = off\n"
+				 "allow-ip = 192.0.2.1\n"
+				 "block-cidr = 198.18.0.0/15\n"
+				 "local-port = 5432\n"
+				 "local-model-port = 0\n"
+				 "callback-port = 1455\n"
+				 "pass-env = FOO\n"
+				 "egress-jail = on\n";
+
+Test(config_approval, nothing_approved_refuses_every_loosening_line)
+{
+	struct config_approval none = { .agent_writable = true };
+	static const char *const want[] = { "egress-jail = off", "allow-ip = 192.0.2.1",
+					     "local-port = 5432", "callback-port = 1455",
+					     "pass-env = FOO" };
+	static const unsigned int lines[] = { 1, 2, 4, 6, 7 };
+	struct config cfg;
+	size_t i;
+
+	config_init(&cfg);
+	config_parse(&cfg, "agent.conf", agent_file, strlen(agent_file), &none);
+	cr_assert_eq(cfg.n_unapproved, 5);
+	cr_expect_eq(cfg.n_errors, 5);
+	for (i = 0; i < 5; i++) {
+		cr_expect_str_eq(cfg.unapproved[i].name, want[i]);
+		cr_expect_eq(cfg.unapproved[i].origin.line, lines[i]);
+	}
+	cr_expect(strstr(cfg.diags[1].text, "agent.conf:2: allow-ip = \"192.0.2.1\" loosens the "
+					    "jail and was not approved"), "%s", cfg.diags[1].text);
+	/* Refused lines change nothing; tightening ones count. */
+	cr_expect_eq(cfg.n_allow_ip, 0);
+	cr_expect_eq(cfg.n_local_port, 0);
+	cr_expect_eq(cfg.n_callback_port, 0);
+	cr_expect_eq(cfg.n_pass_env, 0);
+	cr_expect_eq(cfg.n_block_cidr, 1);
+	cr_expect_eq(cfg.local_model_port, 0);
+	cr_expect(cfg.egress_jail);
+	config_free(&cfg);
+}
+
+Test(config_approval, approved_lines_count)
+{
+	char *ok[] = { "allow-ip = 192.0.2.1", "pass-env = FOO" };
+	struct config_approval approval = { .agent_writable = true, .lines = ok, .n_lines = 2 };
+	static const char text[] = "allow-ip = 192.0.2.1\nallow-ip=192.0.2.1 # same line\n"
+				   "pass-env = FOO\nallow-ip = 192.0.2.2\n";
+	struct config cfg;
+
+	config_init(&cfg);
+	config_parse(&cfg, "a.conf", text, strlen(text), &approval);
+	cr_expect_eq(cfg.n_allow_ip, 1);
+	cr_expect_eq(cfg.n_pass_env, 1);
+	cr_assert_eq(cfg.n_unapproved, 1, "the line added since the approval");
+	cr_expect_str_eq(cfg.unapproved[0].name, "allow-ip = 192.0.2.2");
+	cr_expect_eq(cfg.unapproved[0].origin.line, 4);
+	config_free(&cfg);
+}
+
+Test(config_approval, root_controlled_file_needs_none)
+{
+	struct config_approval root = { .agent_writable = false };
+	struct config cfg;
+
+	config_init(&cfg);
+	config_parse(&cfg, "etc.conf", agent_file, strlen(agent_file), &root);
+	cr_expect(config_ok(&cfg));
+	cr_expect_eq(cfg.n_allow_ip, 1);
+	config_free(&cfg);
+}
+
+/* Root appends agent-chosen text (a comm) to the audit log: a file the
+ * agent can change must not say where. */
+Test(config_approval, audit_log_only_from_root_files)
+{
+	char *all[] = { "audit-log = /root/.bashrc" };
+	struct config_approval approval = { .agent_writable = true, .user_writable = true,
+					    .lines = all, .n_lines = 1 };
+	static const char text[] = "audit-log = /root/.bashrc\n";
+	struct config cfg;
+
+	config_init(&cfg);
+	config_parse(&cfg, "u.conf", text, strlen(text), &approval);
+	cr_assert_eq(cfg.n_errors, 1, "not even an approval lets it through");
+	cr_expect_eq(cfg.n_unapproved, 0);
+	cr_expect_str_eq(cfg.audit_log, CONFIG_DEFAULT_AUDIT_LOG);
+	cr_expect(strstr(cfg.diags[0].text, "u.conf:1: audit-log may only be set in a root-owned"),
+		  "%s", cfg.diags[0].text);
+	config_free(&cfg);
 }

@@ -1,0 +1,213 @@
+# test_trust.sh - the agent must not loosen its own jail through files it can
+# write: `ebpfjail trust` approvals, audit-log from root's files only,
+# configuration files that are not regular files
+
+# _agent_conf: $T/agent/user.conf, the agent's user's (uid 4242) own file,
+# as ~/.config/ebpfjail.conf is, starting from the root-owned jail.conf
+_agent_conf() {
+	mkdir -p "$T/agent" && chown 4242 "$T/agent"
+	grep -v '^audit-log' "$T/jail.conf" >"$T/agent/user.conf"
+	chown 4242 "$T/agent/user.conf"
+}
+
+# Finding 2: an agent appends allow-ip (or egress-jail = off) to its user's
+# file and waits for the next run.
+test_loosening_lines_need_approval() {
+	netsim_up
+	_agent_conf
+	printf 'allow-ip = 10.23.0.2\n' >>"$T/agent/user.conf"
+	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 125
+	expect_err "$T/agent/user.conf:2: allow-ip = \"10.23.0.2\" loosens the jail and was not approved"
+	expect_err "if you wrote them, approve them: sudo ebpfjail trust --config $T/agent/user.conf"
+	expect_no_hit lan-ssh
+
+	run trust_cmd --config "$T/agent/user.conf"
+	expect_rc 0
+	expect_out "approved for agents of uid 4242"
+	expect_out "  line 2: allow-ip = 10.23.0.2  (new)"
+	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 ok
+
+	# The agent adds more; only what changed is named, and nothing runs.
+	jail --config "$T/agent/user.conf" -- sh -c "printf 'allow-ip = 10.23.0.53\negress-jail = off\n' >>$T/agent/user.conf"
+	expect_rc 0
+	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.53:53
+	expect_rc 125
+	expect_err "user.conf:3: allow-ip = \"10.23.0.53\" loosens the jail and was not approved"
+	expect_err "user.conf:4: egress-jail = \"off\" loosens the jail and was not approved"
+	! grep -q 'user.conf:2' "$T/err" || fail "the approved line was named as changed"
+	expect_no_hit lan-dns-tcp
+
+	# Tightening needs no approval.
+	sed -i '/^allow-ip = 10.23.0.53/d; /^egress-jail/d' "$T/agent/user.conf"
+	printf 'block-cidr = 198.51.100.0/24\n' >>"$T/agent/user.conf"
+	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.2:22 tcp:198.51.100.80:80
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 ok
+	expect_result tcp:198.51.100.80:80 EPERM
+
+	# Approved again after a change, it runs; the removed line is withdrawn.
+	sed -i 's/^allow-ip = 10.23.0.2$/allow-ip = 10.23.0.2:22/' "$T/agent/user.conf"
+	run trust_cmd --config "$T/agent/user.conf"
+	expect_rc 0
+	expect_out "allow-ip = 10.23.0.2:22  (new)"
+	expect_out "withdrawn: allow-ip = 10.23.0.2"
+	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 ok
+	expect_no_leftovers
+}
+
+# The agent itself cannot approve: not as its user, not as a root without
+# capabilities (--user root).
+test_agent_cannot_approve() {
+	netsim_up
+	_agent_conf
+	printf 'allow-ip = 10.23.0.2\n' >>"$T/agent/user.conf"
+	jail -- sh -c "'$EBPFJAIL' trust --config $T/agent/user.conf; echo rc=\$?"
+	expect_rc 0
+	expect_out "rc=1"
+	expect_err "only root can approve a configuration"
+	jail --user root -- sh -c "'$EBPFJAIL' trust --user 4242 --config $T/agent/user.conf; echo rc=\$?"
+	expect_rc 0
+	expect_out "rc=1"
+	expect_err "only root can approve a configuration"
+	[ -z "$(find "$T/varlib" -type f)" ] || fail "an approval was written: $(find "$T/varlib" -type f)"
+	expect_no_leftovers
+}
+
+# A reload after the agent changed its file keeps the running policy and
+# says what to approve.
+test_reload_keeps_policy_when_the_agent_loosens_its_file() {
+	netsim_up
+	_agent_conf
+	JAIL_ID=
+	jail_cmd --config "$T/agent/user.conf" -- sh -c "
+		printf 'allow-ip = 10.23.0.2\n' >>$T/agent/user.conf
+		touch $T/agent/appended
+		for i in \$(seq 1 100); do [ -e $T/reloaded ] && break; sleep 0.05; done
+		$T/probe tcp:10.23.0.2:22" >"$T/jail.out" 2>"$T/jail.err" &
+	JOB=$!
+	local i
+	for i in $(seq 1 100); do [ -e "$T/agent/appended" ] && [ -S /run/ebpfjail/*/control ] && break; sleep 0.05; done
+	run "$EBPFJAIL" reload
+	touch "$T/reloaded"
+	expect_rc 1
+	expect_err "the running policy is unchanged; if you wrote the lines not approved, approve them: sudo ebpfjail trust --config $T/agent/user.conf"
+	expect_err "user.conf:2: allow-ip = \"10.23.0.2\" loosens the jail and was not approved"
+	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
+	grep -q 'tcp:10.23.0.2:22 EPERM' "$T/jail.out" || fail "the agent reached 10.23.0.2: $(cat "$T/jail.out")"
+	expect_no_hit lan-ssh
+	expect_no_leftovers
+}
+
+# Finding 6: with --user root, root's own files are the agent's too.
+test_user_root_needs_approval_for_root_files() {
+	netsim_up
+	cp "$T/jail.conf" "$T/root.conf"
+	printf 'allow-ip = 10.23.0.2\n' >>"$T/root.conf"
+	jail --config "$T/root.conf" --user root -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 125
+	expect_err "the agent runs as root: it can change root's files"
+	expect_err "root.conf:3: allow-ip = \"10.23.0.2\" loosens the jail and was not approved"
+	expect_err "sudo ebpfjail trust --config $T/root.conf --user 0"
+	run trust_cmd --config "$T/root.conf" --user 0
+	expect_rc 0
+	# The agent, root without capabilities, appends to root's file; the
+	# next run refuses the new line.
+	jail --config "$T/root.conf" --user root -- sh -c "'$T/probe' tcp:10.23.0.2:22 && echo 'allow-ip = 10.23.0.53' >>$T/root.conf"
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 ok
+	jail --config "$T/root.conf" --user root -- "$T/probe" tcp:10.23.0.53:53
+	expect_rc 125
+	expect_err "root.conf:4: allow-ip = \"10.23.0.53\" loosens the jail and was not approved"
+	# Run for the user (not root), the same root-owned file counts as is.
+	jail --config "$T/root.conf" -- "$T/probe" tcp:10.23.0.53:53
+	expect_rc 0
+	expect_result tcp:10.23.0.53:53 ok
+	expect_no_leftovers
+}
+
+# Finding 1: audit-log from a file the agent can write would let it aim
+# root's appends (text it chose: its comm) at a root shell's start-up file.
+test_audit_log_only_from_root_files() {
+	netsim_up
+	_agent_conf
+	printf 'audit-log = %s/agent/bashrc\n' "$T" >>"$T/agent/user.conf"
+	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 125
+	expect_err "user.conf:2: audit-log may only be set in a root-owned configuration file"
+	[ ! -e "$T/agent/bashrc" ] || fail "root wrote where the agent said"
+	run trust_cmd --config "$T/agent/user.conf"
+	expect_rc 1
+	expect_err "nothing approved"
+	expect_no_leftovers
+}
+
+# The log's directory must be root's alone, and no link is followed to it.
+test_audit_log_directory_must_be_roots() {
+	netsim_up
+	mkdir "$T/userlog" && chown 4242 "$T/userlog"
+	sed -i "s|^audit-log = .*|audit-log = $T/userlog/audit.jsonl|" "$T/jail.conf"
+	jail -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 125
+	expect_err "the directory of the audit log $T/userlog/audit.jsonl belongs to uid 4242"
+	[ ! -e "$T/userlog/audit.jsonl" ] || fail "root wrote into the user's directory"
+	mkdir "$T/rootlog" && ln -s "$T/rootlog" "$T/loglink"
+	sed -i "s|^audit-log = .*|audit-log = $T/loglink/audit.jsonl|" "$T/jail.conf"
+	jail -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 125
+	expect_err "a link (not followed: root writes there)"
+	[ ! -e "$T/rootlog/audit.jsonl" ] || fail "the link was followed"
+	expect_no_leftovers
+}
+
+# Finding 3: a FIFO in place of the configuration blocked `run` before it
+# started and `reload` in the supervisor, for as long as the agent liked.
+test_fifo_config_never_blocks() {
+	netsim_up
+	_agent_conf
+	rm "$T/agent/user.conf"
+	mkfifo "$T/agent/user.conf" && chown 4242 "$T/agent/user.conf"
+	jail_cmd --config "$T/agent/user.conf" -- true >"$T/out" 2>"$T/err" &
+	local pid=$! i
+	for i in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$pid" 2>/dev/null; then _kill_tree "$pid"; fail "run waited on the FIFO"; fi
+	wait "$pid" && rc=0 || rc=$?
+	expect_rc 125
+	expect_err "user.conf:0: cannot read: a FIFO, not a configuration file"
+
+	# The agent swaps its file for a FIFO, then root reloads.
+	rm "$T/agent/user.conf"
+	_agent_conf
+	jail_cmd --config "$T/agent/user.conf" -- sh -c "
+		rm $T/agent/user.conf && mkfifo $T/agent/user.conf && touch $T/agent/swapped
+		for i in \$(seq 1 100); do [ -e $T/reloaded ] && break; sleep 0.05; done
+		$T/probe tcp:10.23.0.2:22" >"$T/jail.out" 2>"$T/jail.err" &
+	JOB=$!
+	for i in $(seq 1 100); do [ -e "$T/agent/swapped" ] && [ -S /run/ebpfjail/*/control ] && break; sleep 0.05; done
+	run timeout 20 "$EBPFJAIL" reload
+	touch "$T/reloaded"
+	expect_rc 1
+	expect_err "cannot read: a FIFO, not a configuration file"
+	run timeout 20 "$EBPFJAIL" status
+	expect_rc 0
+	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
+	grep -q 'tcp:10.23.0.2:22 EPERM' "$T/jail.out" || fail "$(cat "$T/jail.out")"
+	expect_no_leftovers
+}
+
+test_trust_help_and_root_file() {
+	run "$EBPFJAIL" help trust
+	expect_rc 0
+	expect_out "Usage: ebpfjail trust [--config FILE] [--user USER|UID]"
+	printf 'allow-ip = 192.0.2.1\n' >"$T/root.conf"
+	run trust_cmd --config "$T/root.conf"
+	expect_rc 0
+	expect_out "can be changed by root alone: its lines count without approval for agents of uid 4242"
+	run trust_cmd --config "$T/nope.conf"
+	expect_rc 1
+	expect_err "nope.conf:0: cannot open: No such file or directory"
+}
