@@ -140,7 +140,7 @@ size_t audit_format_policy(const char *jail, const char *action, const char *cha
 	textbuf_put(&o, ", \"policy\": ");
 	put_json_string(&o, action, 16);
 	textbuf_put(&o, ", \"change\": ");
-	put_json_string(&o, change, 240);
+	put_json_string(&o, change, AUDIT_CHANGE_MAX);
 	textbuf_put(&o, ", \"uid\": %lu}\n", uid);
 	return o.len;
 }

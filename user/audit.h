@@ -12,6 +12,8 @@
 #include "ebpfjail.h"
 
 #define AUDIT_LINE_MAX 512
+/* A policy record's "change" is cut after this many characters. */
+#define AUDIT_CHANGE_MAX 240
 
 /**
  * audit_format_event() - one event as a JSON line (with its newline), pure
@@ -35,8 +37,10 @@ size_t audit_format_lost(const char *jail, uint64_t lost, struct timespec wall, 
 
 /**
  * audit_format_policy() - a change of a running jail's policy:
- * {"time": ..., "jail": ..., "policy": "allow"|"deny"|"reload",
+ * {"time": ..., "jail": ..., "policy": "allow"|"deny"|"reload"|"host",
  *  "change": "10.0.0.5:502" or what the reload changed, "uid": WHO}
+ * "host" is the supervisor following a change of the host's networks
+ * (uid 0: rtnetlink does not say who changed them).
  */
 size_t audit_format_policy(const char *jail, const char *action, const char *change,
 			   unsigned long uid, struct timespec wall, char *buf, size_t size);
@@ -57,7 +61,7 @@ struct audit_record {
 	char hook[16];
 	char reason[16];
 	char rule[24];
-	char policy[16];  /* a policy change: allow, deny, reload */
+	char policy[16];  /* a policy change: allow, deny, reload, host */
 	char change[256]; /* ... and what it changed */
 	bool is_lost, is_policy;
 };

@@ -9,7 +9,8 @@
  *   1. prerequisites (the checks `ebpfjail doctor` makes); leftovers of
  *      dead jails removed; state directory /run/ebpfjail/ID (so a killed
  *      run can be cleaned up)
- *   2. network namespace (IPv6 off) and pasta started; meanwhile host
+ *   2. the watch on the host's addresses and routes (hostwatch.c), then
+ *      network namespace (IPv6 off) and pasta started; meanwhile host
  *      facts over netlink -> policy -> BPF programs loaded and filled
  *   3. cgroup ROOT/ebpfjail/ID with the socket hooks attached
  *   4. pasta's tap awaited, routes rebuilt and verified, TC classifier on
@@ -262,6 +263,13 @@ static int build_filters(struct jail *j, const char *root, loader_event_fn on_ev
 	struct hostnet host;
 	int err;
 
+	/* Watched from before the first read, in the host's namespace: a VPN
+	 * that connects between the read and the agent's start must not stay
+	 * open to it for the whole session. */
+	err = hostwatch_open(&j->watch);
+	if (err)
+		return fail(j, err, "cannot watch the host's addresses and routes: %s",
+			    strerror(-err));
 	err = hostnet_read(&host);
 	if (err)
 		return fail(j, err, "cannot read the host's addresses and routes: %s",
@@ -359,6 +367,7 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 	if (j->control_fd >= 0)
 		close(j->control_fd);
 	j->control_fd = -1;
+	hostwatch_close(&j->watch);
 	pasta_stop(j->pasta);
 	j->pasta = -1;
 	netns_close(&j->ns);

@@ -12,6 +12,7 @@
 #include "audit.h"
 #include "auditlog.h"
 #include "config.h"
+#include "hostwatch.h"
 #include "jailstate.h"
 #include "loader.h"
 #include "netns.h"
@@ -36,6 +37,7 @@ struct jail {
 	bool network_lost;         /* pasta died under the agent: exit 125 */
 	struct jail_bpf *bpf;
 	struct jail_policy policy; /* what reload, allow and deny change */
+	struct hostwatch watch;    /* the host's addresses and routes */
 	int control_fd;            /* /run/ebpfjail/ID/control, or -1 */
 	struct relays *relays;
 	struct audit_log audit;
@@ -47,14 +49,15 @@ struct jail {
 
 /* Everything empty: what jail_destroy() can be called on at once. */
 #define JAIL_INIT                                                                          \
-	{ .cg_fd = -1, .pasta = -1, .agent = -1, .audit = { .fd = -1, .dir_fd = -1 }, \
-	  .control_fd = -1, \
-	  .ns = { .holder = -1, .fd = -1, .host_fd = -1 } }
+	{ .cg_fd = -1, .pasta = -1, .agent = -1, .audit = { .fd = -1, .dir_fd = -1 },      \
+	  .control_fd = -1, .ns = { .holder = -1, .fd = -1, .host_fd = -1 },              \
+	  .watch = HOSTWATCH_INIT }
 
 /**
  * jail_build() - everything the agent will run in, in an order where each
  * step can fail closed and nothing is open before it is filtered: state
- * directory, host facts -> policy -> BPF programs, cgroup with the socket
+ * directory, the watch on the host's networks, host facts -> policy -> BPF
+ * programs, cgroup with the socket
  * hooks, namespace with pasta, routes checked, TC filter, resolv.conf,
  * relays, audit log, control socket
  * @j: JAIL_INIT, with id and policy (its id, opts, cfg, agent_uid) set

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* jail_policy.c - a running jail's policy: install, reload, allow, deny
+/* jail_policy.c - a running jail's policy: install, reload, allow, deny,
+ * and follow the host's networks
  *
  * Every change compiles a complete new policy (configuration, the host's
  * networks as they are now, temporary changes) and swaps it in with one map
@@ -16,32 +17,47 @@
 #include <time.h>
 #include <sys/stat.h>
 
-#include "netaddr.h"
 #include "jail_policy.h"
+#include "log.h"
+#include "netaddr.h"
 
-int jail_policy_install(struct jail_policy *jp, const struct hostnet *host)
+/* compile() - the complete policy: the configuration in force, @host and
+ * the temporary changes. Return: 0 or -errno. */
+static int compile(const struct jail_policy *jp, const struct hostnet *host, struct policy *next)
 {
 	struct host_facts facts;
-	struct policy next;
-	int err;
 
 	hostnet_facts(host, jp->gateway, jp->dns_forward, &facts);
 	facts.dns_tcp = jp->dns_tcp;
-	err = policy_compile_live(jp->cfg, &facts, jp->live.entries, jp->live.n, &next);
-	if (err)
-		return err;
-	err = loader_set_policy(jp->bpf, next.rules, next.n);
+	return policy_compile_live(jp->cfg, &facts, jp->live.entries, jp->live.n, next);
+}
+
+/* swap() - @next into the maps in one update, and into @jp->rules; on
+ * failure @next is freed and the policy in force stays. Return: 0 or
+ * -errno. */
+static int swap(struct jail_policy *jp, struct policy *next)
+{
+	int err = loader_set_policy(jp->bpf, next->rules, next->n);
+
 	if (err) {
-		policy_free(&next);
+		policy_free(next);
 		return err;
 	}
 	/* Keep what a reload compares with; the sources (96 bytes a rule)
 	 * are only for tests and `doctor`. */
-	free(next.sources);
-	next.sources = NULL;
+	free(next->sources);
+	next->sources = NULL;
 	policy_free(&jp->rules);
-	jp->rules = next;
+	jp->rules = *next;
 	return 0;
+}
+
+int jail_policy_install(struct jail_policy *jp, const struct hostnet *host)
+{
+	struct policy next;
+	int err = compile(jp, host, &next);
+
+	return err ? err : swap(jp, &next);
 }
 
 void jail_policy_free(struct jail_policy *jp)
@@ -73,6 +89,45 @@ static int install_now(struct jail_policy *jp)
 		return err;
 	err = jail_policy_install(jp, &host);
 	hostnet_free(&host);
+	return err;
+}
+
+int jail_policy_host_changed(struct jail_policy *jp)
+{
+	char list[AUDIT_CHANGE_MAX - 16], change[AUDIT_CHANGE_MAX];
+	struct hostnet host;
+	struct policy next;
+	int err;
+
+	err = hostnet_read(&host);
+	if (!err) {
+		err = compile(jp, &host, &next);
+		hostnet_free(&host);
+	}
+	if (!err && !live_rules_changes(&jp->rules, &next, list, sizeof(list))) {
+		/* Nothing the policy holds changed (an address's lifetime
+		 * renewed, the default route moved): nothing to swap. */
+		policy_free(&next);
+	} else if (!err) {
+		err = swap(jp, &next);
+		if (!err) {
+			snprintf(change, sizeof(change), "host networks: %s", list);
+			log_debug("jail %s: %s", jp->id, change);
+			/* uid 0: the supervisor changed the policy; the
+			 * kernel does not say who changed the host. */
+			record(jp, "host", change, 0);
+		}
+	}
+	/* A failure never loosens the jail: the policy in force stays (it
+	 * blocks what the host had before), the caller tries again, and
+	 * the user hears once, not once a try. */
+	if (err && !jp->host_stale)
+		log_warn("jail %s: cannot follow a change of the host's networks (%s); the policy "
+			 "in force stays and will be updated once they can be read",
+			 jp->id, strerror(-err));
+	else if (!err && jp->host_stale)
+		log_info("jail %s: the policy follows the host's networks again", jp->id);
+	jp->host_stale = err != 0;
 	return err;
 }
 

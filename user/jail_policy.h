@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* jail_policy.h - a running jail's policy: install it, reload it, allow and
- * deny on request (the supervisor's side of the control socket) */
+ * deny on request (the supervisor's side of the control socket), follow the
+ * host's networks */
 #ifndef EBPFJAIL_JAIL_POLICY_H
 #define EBPFJAIL_JAIL_POLICY_H
 
@@ -29,6 +30,8 @@ struct jail_policy {
 	struct audit_log *audit;        /* where changes are recorded */
 	struct policy rules;            /* in the maps now (rules only) */
 	struct live_changes live;       /* allow/deny since the last reload */
+	bool host_stale;                /* the host's networks changed and could
+					   not be read or applied (logged) */
 };
 
 /**
@@ -37,6 +40,17 @@ struct jail_policy {
  * Return: 0, or -errno (the policy in force is unchanged).
  */
 int jail_policy_install(struct jail_policy *jp, const struct hostnet *host);
+
+/**
+ * jail_policy_host_changed() - the host's addresses or routes may have
+ * changed (hostwatch.c): read them again, and if the policy they give
+ * differs, swap it in as a reload would for them (configuration and
+ * temporary changes kept) and write one audit record, policy "host",
+ * naming each rule that came or went, uid 0
+ * Return: 0 (the policy in force is up to date), or -errno (logged once
+ * until it works again; the policy in force is unchanged; try again later).
+ */
+int jail_policy_host_changed(struct jail_policy *jp);
 
 /**
  * jail_policy_request() - carry out one control request ("reload",

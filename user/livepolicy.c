@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
+#include "builtin.h"
 #include "livepolicy.h"
 #include "netaddr.h"
 #include "textbuf.h"
@@ -175,29 +177,99 @@ size_t live_config_diff(const struct config *old, const struct config *new, char
 	return n;
 }
 
-void live_rules_diff(const struct policy *a, const struct policy *b, size_t *added,
-		     size_t *removed)
+/* One rule that is only in the old policy ('-') or only in the new ('+'). */
+typedef void (*rule_change_fn)(void *ctx, char sign, const struct policy_rule *r);
+
+/* rules_walk() - every rule in @b and not in @a and the reverse, in key
+ * order; a key whose value changed is its old rule and its new one. */
+static void rules_walk(const struct policy *a, const struct policy *b, rule_change_fn fn,
+		       void *ctx)
 {
 	size_t i = 0, j = 0;
 
-	*added = *removed = 0;
 	while (i < a->n || j < b->n) {
 		int c = i == a->n ? 1 : j == b->n ? -1 : policy_key_compare(&a->rules[i].key, &b->rules[j].key);
 
 		if (c < 0) {
-			(*removed)++;
-			i++;
+			fn(ctx, '-', &a->rules[i++]);
 		} else if (c > 0) {
-			(*added)++;
-			j++;
+			fn(ctx, '+', &b->rules[j++]);
 		} else {
 			if (memcmp(&a->rules[i].value, &b->rules[j].value,
 				   sizeof(a->rules[i].value))) {
-				(*added)++;
-				(*removed)++;
+				fn(ctx, '-', &a->rules[i]);
+				fn(ctx, '+', &b->rules[j]);
 			}
 			i++;
 			j++;
 		}
 	}
+}
+
+struct rule_count {
+	size_t added, removed;
+};
+
+static void count_rule(void *ctx, char sign, const struct policy_rule *r)
+{
+	struct rule_count *c = ctx;
+
+	(void)r;
+	if (sign == '+')
+		c->added++;
+	else
+		c->removed++;
+}
+
+void live_rules_diff(const struct policy *a, const struct policy *b, size_t *added,
+		     size_t *removed)
+{
+	struct rule_count c = { 0, 0 };
+
+	rules_walk(a, b, count_rule, &c);
+	*added = c.added;
+	*removed = c.removed;
+}
+
+/* Room kept at the end of the text for " ... (N more)". */
+#define MORE_TEXT_LEN 24
+
+struct rule_text {
+	struct textbuf t;
+	size_t n, hidden;
+};
+
+static void put_rule(void *ctx, char sign, const struct policy_rule *r)
+{
+	struct rule_text *rt = ctx;
+	const char *reason = reason_name(r->value.reason);
+	char a[NETADDR_CIDR_STRLEN], item[64];
+
+	if (r->key.prefixlen == POLICY_PREFIXLEN_PORT) {
+		netaddr_format(r->key.addr, a);
+		snprintf(item, sizeof(item), "%c%s:%u %s", sign, a, ntohs(r->key.port),
+			 reason ? reason : "?");
+	} else {
+		netaddr_format_cidr(r->key.addr, r->key.prefixlen, a);
+		snprintf(item, sizeof(item), "%c%s %s", sign, a, reason ? reason : "?");
+	}
+	rt->n++;
+	/* Once one change does not fit, the rest are only counted: the
+	 * text stays in key order, with nothing skipped in its middle. */
+	if (!rt->hidden && rt->t.len + 1 + strlen(item) + MORE_TEXT_LEN < rt->t.size)
+		textbuf_put(&rt->t, "%s%s", rt->t.len ? " " : "", item);
+	else
+		rt->hidden++;
+}
+
+size_t live_rules_changes(const struct policy *a, const struct policy *b, char *buf, size_t size)
+{
+	struct rule_text rt = { { buf, size, 0, true }, 0, 0 };
+
+	if (size)
+		buf[0] = '\0';
+	rules_walk(a, b, put_rule, &rt);
+	if (rt.hidden)
+		textbuf_put(&rt.t, " ... (%zu more)", rt.hidden);
+	return rt.n;
 }

@@ -52,4 +52,12 @@ size_t live_config_diff(const struct config *old, const struct config *new, char
 void live_rules_diff(const struct policy *a, const struct policy *b, size_t *added,
 		     size_t *removed);
 
+/**
+ * live_rules_changes() - the same, rule by rule, as text: "+198.51.100.0/25
+ * host-route -10.99.0.0/16 connected" (a rule whose verdict changed is its
+ * old rule and its new one); what does not fit @size ends in "... (N more)"
+ * Return: the number of changes; 0 when @a and @b are the same policy.
+ */
+size_t live_rules_changes(const struct policy *a, const struct policy *b, char *buf, size_t size);
+
 #endif /* EBPFJAIL_LIVEPOLICY_H */

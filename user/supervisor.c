@@ -5,12 +5,14 @@
  * -------------------
  * One thread, one epoll set: a signalfd (SIGCHLD and the signals to
  * forward), the BPF ring buffer (denials -> audit log and exit summary),
- * the relays, and the control socket (`ebpfjail reload/allow/deny`); a
- * one-second timeout refreshes what `ebpfjail status` shows. Signals that
- * did not come from the terminal are forwarded to the agent; a stopped
- * agent stops the supervisor too (job control). If pasta dies, the agent's
- * cgroup is killed: no agent runs on without its network. The loop ends
- * when the agent is reaped.
+ * the relays, the control socket (`ebpfjail reload/allow/deny`), and the
+ * watch on the host's addresses and routes with its debounce timer
+ * (hostwatch.c: a change reaches the policy HOSTWATCH_DEBOUNCE_MS and one
+ * recompile later); a one-second timeout refreshes what `ebpfjail status`
+ * shows. Signals that did not come from the terminal are forwarded to the
+ * agent; a stopped agent stops the supervisor too (job control). If pasta
+ * dies, the agent's cgroup is killed: no agent runs on without its network.
+ * The loop ends when the agent is reaped.
  */
 #include <errno.h>
 #include <signal.h>
@@ -216,6 +218,14 @@ static void serve_control(struct jail *j)
 	}
 }
 
+/* host_changed() - the host's networks may have changed: the policy follows
+ * them, or stays as it is and they are read again in a while. */
+static void host_changed(struct jail *j)
+{
+	if (jail_policy_host_changed(&j->policy) < 0)
+		hostwatch_arm(&j->watch, HOSTWATCH_RETRY_MS);
+}
+
 int supervise(struct jail *j, const sigset_t *set, int *status)
 {
 	struct epoll_event ev = { .events = EPOLLIN }, got[4];
@@ -246,6 +256,12 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 		ev.data.fd = j->control_fd;
 		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
+	if (j->watch.fd >= 0) {
+		ev.data.fd = j->watch.fd;
+		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+		ev.data.fd = j->watch.timer_fd;
+		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
 	/* The agent may have exited before the signalfd existed. */
 	{
 		struct signalfd_siginfo si = { .ssi_signo = SIGCHLD };
@@ -263,6 +279,17 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 			}
 			if (got[i].data.fd == j->control_fd) {
 				serve_control(j);
+				continue;
+			}
+			if (got[i].data.fd == j->watch.fd) {
+				/* No timer: at once, rather than never. */
+				if (hostwatch_receive(&j->watch) < 0)
+					host_changed(j);
+				continue;
+			}
+			if (got[i].data.fd == j->watch.timer_fd) {
+				if (hostwatch_due(&j->watch))
+					host_changed(j);
 				continue;
 			}
 			if (got[i].data.fd != sfd) {

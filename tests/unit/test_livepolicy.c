@@ -159,3 +159,45 @@ Test(livepolicy, rules_diff_counts_added_removed_and_changed)
 	config_free(&a);
 	config_free(&b);
 }
+
+/* What a change of the host's networks did to the policy, rule by rule:
+ * the text of its audit record. */
+Test(livepolicy, rules_changes_name_each_rule)
+{
+	struct host_prefix before_routes[] = { { inet_addr("10.99.0.0"), 16 } };
+	struct host_prefix after_routes[] = { { inet_addr("198.51.100.0"), 25 },
+					      { inet_addr("192.0.2.0"), 24 } };
+	struct host_facts before = facts, after = facts;
+	struct policy pa, pb, pc;
+	struct host_prefix many[40];
+	struct config cfg;
+	char text[240];
+	size_t i;
+
+	parse(&cfg, "allow-ip = 192.0.2.7:443\n");
+	before.routes = before_routes;
+	before.n_routes = 1;
+	after.routes = after_routes;
+	after.n_routes = 2;
+	cr_assert_eq(policy_compile(&cfg, &before, &pa), 0);
+	cr_assert_eq(policy_compile(&cfg, &after, &pb), 0);
+	cr_assert_eq(live_rules_changes(&pa, &pb, text, sizeof(text)), 3);
+	cr_assert_str_eq(text, "-10.99.0.0/16 host-route +192.0.2.0/24 host-route "
+			       "+198.51.100.0/25 host-route");
+	cr_assert_eq(live_rules_changes(&pa, &pa, text, sizeof(text)), 0);
+	cr_assert_str_eq(text, "");
+
+	/* bounded: what does not fit is counted, in key order */
+	for (i = 0; i < 40; i++)
+		many[i] = (struct host_prefix){ htonl(0xc6120000 + ((uint32_t)i << 8)), 24 };
+	after.routes = many;
+	after.n_routes = 40;
+	cr_assert_eq(policy_compile(&cfg, &after, &pc), 0);
+	cr_assert_eq(live_rules_changes(&pa, &pc, text, 100), 41);
+	cr_assert(strlen(text) < 100);
+	cr_assert_str_eq(text, "-10.99.0.0/16 host-route +198.18.0.0/24 host-route ... (39 more)");
+	policy_free(&pa);
+	policy_free(&pb);
+	policy_free(&pc);
+	config_free(&cfg);
+}

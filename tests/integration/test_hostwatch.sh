@@ -1,0 +1,125 @@
+# test_hostwatch.sh - the host's networks are watched while a jail runs
+
+# _watch_jail N: a jail whose agent runs N probe steps; step K waits for
+# $T/go.K and probes the specs written in it.
+_watch_jail() {
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<EOF
+for k in \$(seq 1 $1); do
+	for i in \$(seq 1 400); do [ -e $T/go.\$k ] && break; sleep 0.05; done
+	$T/probe \$(cat $T/go.\$k) >$T/agent/r.\$k.tmp && mv $T/agent/r.\$k.tmp $T/agent/r.\$k
+done
+EOF
+	jail_cmd -- sh "$T/agent.sh" >"$T/jail.out" 2>"$T/jail.err" &
+	JOB=$!
+	local i
+	for i in $(seq 1 100); do
+		[ -S /run/ebpfjail/*/control ] 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "the jail did not start: $(cat "$T/jail.err")"
+}
+
+# watch_step K SPEC WANT [SPEC WANT]...: probe step K, expect each WANT
+watch_step() {
+	local k=$1 specs="" got i
+	shift
+	for ((i = 1; i <= $#; i += 2)); do specs+="${!i} "; done
+	echo "$specs" >"$T/go.$k"
+	for i in $(seq 1 200); do [ -e "$T/agent/r.$k" ] && break; sleep 0.05; done
+	while [ $# -gt 0 ]; do
+		got=$(awk -v s="$1" '$1 == s { print $2 }' "$T/agent/r.$k" 2>/dev/null)
+		[ "$got" = "$2" ] || fail "step $k: $1: got '${got:-nothing}', want $2 (jail: $(cat "$T/jail.err"))"
+		shift 2
+	done
+}
+
+# A VPN that connects while the agent runs (198.51.100.0/25 routed over the
+# LAN) and an AnyIP prefix added meanwhile (198.51.100.128/25, which the
+# host then answers itself): within a second both are blocked at the
+# socket (EPERM, reason host-route) and no packet reaches what answers
+# there now. Once they go, both are the internet again. The configuration
+# and a temporary allow stay in force through both changes.
+test_hostwatch_blocks_networks_the_host_gains_while_the_jail_runs() {
+	netsim_up
+	# Without the routes, the internet (inet) answers both addresses.
+	in_ns "$INET" ip addr add 198.51.100.130/32 dev lo
+	in_ns "$LAN" ip addr add 198.51.100.7/32 dev lo
+	_serve "$INET" tcp 198.51.100.130 80 inet-web-2
+	_serve "$LAN" tcp 198.51.100.7 80 vpn-web
+	_wait_listening "$INET" 7
+	_wait_listening "$LAN" 7
+	# What the new policies must keep: the configuration's allow-ip, and
+	# a temporary allow.
+	echo 'allow-ip = 198.18.0.10:443' >>"$T/jail.conf"
+	_watch_jail 3
+	run "$EBPFJAIL" allow 10.23.0.2:22
+	expect_rc 0
+	watch_step 1 tcp:198.51.100.7:80 ok tcp:198.51.100.130:80 ok
+
+	local added removed latency
+	added=$(date +%s%N)
+	# One batch: a burst of changes is one new policy, one record.
+	printf 'route add 198.51.100.0/25 via 10.23.0.2\nroute add local 198.51.100.128/25 dev lo\n' |
+		in_ns "$HOST" ip -batch -
+	_serve "$HOST" tcp 198.51.100.130 80 host-anyip-2 # binds once the prefix is local
+	_wait_listening "$HOST" 5
+	sleep 1
+	watch_step 2 tcp:198.51.100.7:80 EPERM tcp:198.51.100.130:80 EPERM \
+		tcp:198.18.0.10:443 ok tcp:10.23.0.2:22 ok
+
+	removed=$(date +%s%N)
+	printf 'route del 198.51.100.0/25 via 10.23.0.2\nroute del local 198.51.100.128/25 dev lo\n' |
+		in_ns "$HOST" ip -batch -
+	sleep 1
+	watch_step 3 tcp:198.51.100.7:80 ok tcp:198.51.100.130:80 ok tcp:10.23.0.2:22 ok
+	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
+
+	expect_no_hit vpn-web
+	expect_no_hit host-anyip-2
+	[ "$(grep -cx inet-web "$T/hits")" = 2 ] || fail "inet-web was not reached before and after"
+	[ "$(grep -cx inet-web-2 "$T/hits")" = 2 ] || fail "inet-web-2 was not reached before and after"
+	grep -q '"daddr": "198.51.100.7", "dport": 80, "hook": "connect4", "reason": "host-route", "rule": "198.51.100.0/25"' \
+		"$T/audit.jsonl" || fail "no denial of the VPN route: $(cat "$T/audit.jsonl")"
+	grep -q '"daddr": "198.51.100.130", "dport": 80, "hook": "connect4", "reason": "host-route", "rule": "198.51.100.128/25"' \
+		"$T/audit.jsonl" || fail "no denial of the AnyIP prefix: $(cat "$T/audit.jsonl")"
+	# Each swap is one record, naming what came and went.
+	grep '"policy": "host"' "$T/audit.jsonl" >"$T/records"
+	expect_lines 2 "$T/records"
+	grep -q '"change": "host networks: +198.51.100.0/25 host-route +198.51.100.128/25 host-route", "uid": 0}' \
+		"$T/records" || fail "no record of the new networks: $(cat "$T/records")"
+	grep -q '"change": "host networks: -198.51.100.0/25 host-route -198.51.100.128/25 host-route", "uid": 0}' \
+		"$T/records" || fail "no record of the networks gone: $(cat "$T/records")"
+	# From the change to the new policy in force, as the record says.
+	latency=$(($(date -d "$(sed -n '1s/.*"time": "\([^"]*\)".*/\1/p' "$T/records")" +%s%N) - added))
+	echo "route added -> policy swapped: $((latency / 1000000)) ms"
+	[ "$latency" -lt 1000000000 ] || fail "the policy changed $((latency / 1000000)) ms after the route"
+	latency=$(($(date -d "$(sed -n '2s/.*"time": "\([^"]*\)".*/\1/p' "$T/records")" +%s%N) - removed))
+	echo "route deleted -> policy swapped: $((latency / 1000000)) ms"
+	expect_no_leftovers
+}
+
+# A VPN pushing a thousand routes at once: a few new policies at most (one
+# per debounce), not a thousand, and the last route of the burst is in.
+test_hostwatch_a_burst_of_routes_is_one_swap() {
+	netsim_up
+	in_ns "$LAN" ip addr add 198.51.100.7/32 dev lo
+	_serve "$LAN" tcp 198.51.100.7 80 vpn-web
+	_wait_listening "$LAN" 7
+	_watch_jail 1
+	local a b
+	for a in 0 1 2 3; do
+		for b in $(seq 0 249); do echo "route add 198.18.$a.$b/32 via 10.23.0.2"; done
+	done >"$T/burst"
+	echo "route add 198.51.100.0/25 via 10.23.0.2" >>"$T/burst"
+	in_ns "$HOST" ip -batch "$T/burst"
+	sleep 1
+	watch_step 1 tcp:198.51.100.7:80 EPERM
+	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
+	expect_no_hit vpn-web
+	grep '"policy": "host"' "$T/audit.jsonl" >"$T/records" || fail "no policy record"
+	[ "$(wc -l <"$T/records")" -le 3 ] || fail "$(wc -l <"$T/records") policy swaps for one burst"
+	grep -q '"change": "host networks: .*+198.18.0.0/32 host-route .* more)", "uid": 0}' "$T/records" ||
+		fail "the record does not name the burst: $(cat "$T/records")"
+	expect_no_leftovers
+}

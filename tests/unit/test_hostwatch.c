@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_hostwatch.c - which rtnetlink notifications mean "read the host
+ * again" (pure), and the watch on a real namespace: a burst is one re-read,
+ * an overrun is a change */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <criterion/criterion.h>
+
+#include "hostwatch.h"
+
+/* Messages are built here, one after another, as one datagram. */
+static uint32_t buf[1024];
+static size_t len;
+
+/* put() - append a message of @type whose payload starts with @family */
+static void put(uint16_t type, uint8_t family)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header((char *)buf + len);
+	struct rtmsg *rtm;
+
+	nlh->nlmsg_type = type;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm)); /* as long as ifaddrmsg and more */
+	rtm->rtm_family = family;
+	len += MNL_ALIGN(nlh->nlmsg_len);
+}
+
+static void reset(void)
+{
+	memset(buf, 0, sizeof(buf));
+	len = 0;
+}
+
+Test(hostwatch, ipv4_route_and_address_changes_count, .init = reset)
+{
+	static const uint16_t types[] = { RTM_NEWROUTE, RTM_DELROUTE, RTM_NEWADDR, RTM_DELADDR };
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		reset();
+		put(types[i], AF_INET);
+		cr_assert(hostwatch_parse(buf, len), "type %u", types[i]);
+	}
+}
+
+Test(hostwatch, other_messages_do_not, .init = reset)
+{
+	cr_assert_not(hostwatch_parse(buf, 0));
+	put(RTM_NEWLINK, AF_UNSPEC);
+	put(RTM_NEWROUTE, AF_INET6);
+	put(RTM_DELADDR, AF_INET6);
+	put(RTM_NEWNEIGH, AF_INET);
+	cr_assert_not(hostwatch_parse(buf, len));
+	/* one that counts, after them in the same datagram */
+	put(RTM_DELROUTE, AF_INET);
+	cr_assert(hostwatch_parse(buf, len));
+}
+
+Test(hostwatch, overruns_errors_and_cut_off_messages_count, .init = reset)
+{
+	struct nlmsghdr *nlh;
+
+	put(NLMSG_OVERRUN, 0);
+	cr_assert(hostwatch_parse(buf, len));
+	reset();
+	put(NLMSG_ERROR, 0);
+	cr_assert(hostwatch_parse(buf, len));
+	/* a datagram cut off in the middle of a message (past its header) */
+	reset();
+	put(RTM_NEWLINK, AF_UNSPEC);
+	put(RTM_NEWLINK, AF_UNSPEC);
+	cr_assert(hostwatch_parse(buf, len - 4));
+	/* ... or in its header */
+	reset();
+	put(RTM_NEWLINK, AF_UNSPEC);
+	cr_assert(hostwatch_parse(buf, len + sizeof(*nlh) / 2));
+	/* a route message too short to say its family */
+	reset();
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	cr_assert(hostwatch_parse(buf, nlh->nlmsg_len));
+}
+
+/* wait_readable() - whether @fd becomes readable within @ms */
+static bool wait_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A fresh namespace: nothing is pending; a burst of address and route
+ * changes arms the timer once, and it fires one debounce later, once. */
+Test(hostwatch, a_burst_is_one_reread)
+{
+	struct hostwatch hw = HOSTWATCH_INIT;
+	long long start, waited;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: a network namespace");
+	cr_assert_eq(unshare(CLONE_NEWNET), 0);
+	cr_assert_eq(hostwatch_open(&hw), 0);
+	/* the agent inherits neither; the supervisor never blocks on them */
+	cr_assert(fcntl(hw.fd, F_GETFD) & FD_CLOEXEC);
+	cr_assert(fcntl(hw.timer_fd, F_GETFD) & FD_CLOEXEC);
+	cr_assert(fcntl(hw.fd, F_GETFL) & O_NONBLOCK);
+	cr_assert(fcntl(hw.timer_fd, F_GETFL) & O_NONBLOCK);
+	cr_assert_eq(hostwatch_receive(&hw), 0);
+	cr_assert_not(hw.armed);
+
+	cr_assert_eq(system("ip link set lo up && ip route add local 198.51.100.0/25 dev lo table local"
+			    " && ip route add blackhole 203.0.113.0/24 table 100"
+			    " && ip addr add 192.0.2.1/24 dev lo"), 0);
+	start = now_ms();
+	cr_assert(wait_readable(hw.fd, 1000));
+	cr_assert_eq(hostwatch_receive(&hw), 0);
+	cr_assert(hw.armed);
+	cr_assert_eq(system("ip route add 198.18.0.0/15 dev lo"), 0);
+	cr_assert(wait_readable(hw.fd, 1000));
+	cr_assert_eq(hostwatch_receive(&hw), 0); /* the timer is not pushed back */
+	cr_assert(wait_readable(hw.timer_fd, 1000));
+	waited = now_ms() - start;
+	cr_assert(hostwatch_due(&hw));
+	cr_assert_not(hw.armed);
+	cr_assert(waited >= HOSTWATCH_DEBOUNCE_MS - 10 && waited < 1000, "fired after %lld ms", waited);
+	/* what came in before it fired is covered: no second re-read */
+	cr_assert_not(wait_readable(hw.timer_fd, 2 * HOSTWATCH_DEBOUNCE_MS));
+	hostwatch_close(&hw);
+	cr_assert_eq(hw.fd, -1);
+}
+
+/* Overrun: link notifications (which do not count) fill the socket, so the
+ * kernel drops an address's: the ENOBUFS alone must arm the timer. */
+Test(hostwatch, an_overrun_is_a_change)
+{
+	struct hostwatch hw = HOSTWATCH_INIT;
+	int group = RTNLGRP_LINK, tiny = 0, i;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: a network namespace");
+	cr_assert_eq(unshare(CLONE_NEWNET), 0);
+	cr_assert_eq(system("ip link set lo up"), 0);
+	cr_assert_eq(hostwatch_open(&hw), 0);
+	cr_assert_eq(setsockopt(hw.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)), 0);
+	cr_assert_eq(setsockopt(hw.fd, SOL_SOCKET, SO_RCVBUF, &tiny, sizeof(tiny)), 0);
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(system(i % 2 ? "ip link set lo mtu 65000" : "ip link set lo mtu 60000"), 0);
+	cr_assert_eq(system("ip addr add 192.0.2.1/24 dev lo"), 0);
+	cr_assert_eq(hostwatch_receive(&hw), 0);
+	cr_assert(hw.armed, "an overrun was not taken as a change");
+	hostwatch_close(&hw);
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hostwatch.c - notice when the host's addresses or routes change
+ *
+ * Theory of operation
+ * -------------------
+ * The policy blocks the host's addresses, connected networks and routes
+ * (docs/DESIGN.md, "Policy"). They are read when the jail starts, but a
+ * VPN that connects while the agent runs would leave its networks open
+ * until the next reload. So the supervisor subscribes, in the host's
+ * network namespace, to rtnetlink's IPv4 address and route notifications
+ * (every table, the local one included: AnyIP prefixes live there).
+ *
+ * The notifications only say that something changed: the facts are then
+ * read again whole (hostnet_read()), which cannot drift from what a start
+ * or a reload reads. A burst (a VPN pushing a thousand routes) must be one
+ * new policy, not a thousand: the first notification starts a one-shot
+ * timer, HOSTWATCH_DEBOUNCE_MS, and later ones do not move it, so a steady
+ * stream of changes cannot postpone the new policy either. When it fires
+ * the socket is emptied (the read that follows covers everything before
+ * it) and the caller reads the facts and recompiles.
+ *
+ * A notification the kernel could not queue (ENOBUFS: the socket overran)
+ * said something nobody knows, so it counts as a change, as does anything
+ * that cannot be parsed.
+ *
+ * Both fds belong to the supervisor, are created before the jail reads the
+ * host's facts for the first time (a change in between is not lost) and are
+ * close-on-exec: the agent gets neither.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "hostwatch.h"
+
+/* Datagrams read per wakeup: the supervisor's other work goes on during a
+ * flood, and what is left keeps the socket readable. */
+#define HOSTWATCH_BATCH 64
+
+int hostwatch_open(struct hostwatch *hw)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+				  .nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE };
+	int err;
+
+	hw->armed = false;
+	hw->timer_fd = -1;
+	/* CLOEXEC: an agent holding a netlink socket of the host's namespace
+	 * would read the host's networks from inside its jail. NONBLOCK: the
+	 * supervisor must never stall on it while signals and denials wait. */
+	hw->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	if (hw->fd < 0 || bind(hw->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	hw->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (hw->timer_fd < 0)
+		goto fail;
+	return 0;
+fail:
+	err = -errno;
+	hostwatch_close(hw);
+	return err;
+}
+
+/* family_is_ipv4() - whether a message's payload starts with an IPv4
+ * family byte (rtmsg and ifaddrmsg both start with it); a payload too
+ * short to say counts as IPv4, to be read again rather than missed. */
+static bool family_is_ipv4(const struct nlmsghdr *nlh)
+{
+	const unsigned char *family = mnl_nlmsg_get_payload(nlh);
+
+	return mnl_nlmsg_get_payload_len(nlh) < 1 || *family == AF_INET;
+}
+
+bool hostwatch_parse(const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+	int left;
+
+	if (len > INT_MAX)
+		return true;
+	left = (int)len;
+	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+		switch (nlh->nlmsg_type) {
+		case RTM_NEWROUTE:
+		case RTM_DELROUTE:
+		case RTM_NEWADDR:
+		case RTM_DELADDR:
+			if (family_is_ipv4(nlh))
+				return true;
+			break;
+		case NLMSG_ERROR:
+		case NLMSG_OVERRUN:
+			return true;
+		}
+	}
+	/* Bytes left over that are no whole message: a cut-off datagram. */
+	return left > 0;
+}
+
+int hostwatch_arm(struct hostwatch *hw, unsigned int ms)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = ms / 1000,
+						.tv_nsec = (long)(ms % 1000) * 1000000L } };
+
+	if (hw->armed)
+		return 0;
+	if (timerfd_settime(hw->timer_fd, 0, &its, NULL))
+		return -errno;
+	hw->armed = true;
+	return 0;
+}
+
+/* drain() - read a batch of datagrams. Return: whether any of them, or an
+ * overrun, may have changed the host's facts. */
+static bool drain(int fd)
+{
+	/* Aligned for struct nlmsghdr; big enough for any rtnetlink
+	 * notification of an address or route. */
+	uint32_t buf[8192 / sizeof(uint32_t)];
+	bool changed = false;
+	int i;
+
+	for (i = 0; i < HOSTWATCH_BATCH; i++) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n < 0) {
+			/* ENOBUFS: the kernel dropped notifications it had
+			 * no room for. Ignoring that would leave a VPN that
+			 * connected in the burst open to the agent: what
+			 * was lost counts as a change. Any other error too;
+			 * ENOBUFS is reported once, so reading goes on. */
+			changed = true;
+			if (errno != ENOBUFS)
+				break;
+			continue;
+		}
+		if ((size_t)n > sizeof(buf) || hostwatch_parse(buf, (size_t)n))
+			changed = true;
+	}
+	return changed;
+}
+
+int hostwatch_receive(struct hostwatch *hw)
+{
+	return drain(hw->fd) ? hostwatch_arm(hw, HOSTWATCH_DEBOUNCE_MS) : 0;
+}
+
+bool hostwatch_due(struct hostwatch *hw)
+{
+	uint64_t expirations;
+
+	if (read(hw->timer_fd, &expirations, sizeof(expirations)) != sizeof(expirations))
+		return false;
+	hw->armed = false;
+	drain(hw->fd);
+	return true;
+}
+
+void hostwatch_close(struct hostwatch *hw)
+{
+	if (hw->fd >= 0)
+		close(hw->fd);
+	if (hw->timer_fd >= 0)
+		close(hw->timer_fd);
+	hw->fd = hw->timer_fd = -1;
+	hw->armed = false;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* hostwatch.h - notice when the host's addresses or routes change */
+#ifndef EBPFJAIL_HOSTWATCH_H
+#define EBPFJAIL_HOSTWATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* How long a change waits for the rest of its burst before the host's
+ * facts are read again, and how long after a failed read they are read
+ * again. */
+#define HOSTWATCH_DEBOUNCE_MS 100
+#define HOSTWATCH_RETRY_MS 1000
+
+struct hostwatch {
+	int fd;       /* NETLINK_ROUTE, IPv4 route and address groups, or -1 */
+	int timer_fd; /* one-shot timer: the facts are due to be read, or -1 */
+	bool armed;   /* timer_fd is running */
+};
+
+#define HOSTWATCH_INIT { .fd = -1, .timer_fd = -1 }
+
+/**
+ * hostwatch_open() - subscribe to changes of IPv4 addresses and routes (of
+ * every table, local included) in the current network namespace
+ * Both descriptors are non-blocking and close-on-exec.
+ * Return: 0 or -errno.
+ */
+int hostwatch_open(struct hostwatch *hw);
+
+/**
+ * hostwatch_parse() - whether a buffer of rtnetlink messages says anything
+ * that can change the host's facts
+ * Pure. A new or deleted IPv4 address or route counts; so does anything
+ * that cannot be read as whole messages (a truncated buffer), and an
+ * overrun or error notice.
+ * Return: true when the facts must be read again.
+ */
+bool hostwatch_parse(const void *buf, size_t len);
+
+/**
+ * hostwatch_receive() - read what the socket holds (a bounded batch; the
+ * rest stays readable) and, if the host may have changed, start the timer
+ * unless it runs already
+ * Return: 0 or -errno from the timer.
+ */
+int hostwatch_receive(struct hostwatch *hw);
+
+/**
+ * hostwatch_due() - the timer fired: drop what the socket holds (the read
+ * the caller makes now covers it) and stop
+ * Return: true when the caller must read the host's facts again now.
+ */
+bool hostwatch_due(struct hostwatch *hw);
+
+/**
+ * hostwatch_arm() - start the timer to fire in @ms milliseconds, unless it
+ * runs already
+ * Return: 0 or -errno.
+ */
+int hostwatch_arm(struct hostwatch *hw, unsigned int ms);
+
+/** hostwatch_close() - close both descriptors; fine on HOSTWATCH_INIT */
+void hostwatch_close(struct hostwatch *hw);
+
+#endif /* EBPFJAIL_HOSTWATCH_H */
