@@ -18,6 +18,7 @@
 
 #include "auditlog.h"
 #include "log.h"
+#include "trust.h"
 
 /* open_dir() - the directory holding @path (absolute), created as needed,
  * without following a link anywhere on the way. Return: fd or -errno. */
@@ -108,7 +109,7 @@ int audit_log_open(struct audit_log *log, const char *path)
 	log->dir_fd = err;
 	if (fstat(log->dir_fd, &st))
 		return log_err(-errno, "cannot open the directory of the audit log %s", path);
-	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+	if (!trust_root_only(&st, false))
 		return log_err(-EPERM,
 			       "the directory of the audit log %s belongs to uid %u, mode %03o: "
 			       "root writes there, so it must be root's and writable by root alone "
@@ -132,7 +133,11 @@ static void rotate(struct audit_log *log)
 	snprintf(lock, sizeof(lock), "%s.lock", log->name);
 	lfd = openat(log->dir_fd, lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
 		     0600);
-	if (lfd < 0 || flock(lfd, LOCK_EX)) {
+	/* Another jail rotating holds it for a moment; one that holds it for
+	 * ever (an agent run as root owns root's files) must not stall the
+	 * supervisor: no rotation this time, the line is written all the
+	 * same. */
+	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB)) {
 		if (lfd >= 0)
 			close(lfd);
 		return;

@@ -252,8 +252,9 @@ uid_t cli_agent_uid(const struct cli_options *o)
 	struct agent_user u;
 	char why[256];
 
-	return agent_user_resolve(o->user, environ, &u, why, sizeof(why)) ? CLI_AGENT_UNKNOWN
-									   : u.uid;
+	if (!agent_user_resolve(o->user, environ, &u, why, sizeof(why)))
+		return u.uid;
+	return getuid() ? getuid() : CLI_AGENT_UNKNOWN; /* a user's own `ebpfjail config` */
 }
 
 void cli_read_config(struct config *cfg, const struct cli_options *o, uid_t agent_uid)
@@ -282,13 +283,18 @@ void cli_trust_hint(const struct config *cfg, const struct cli_options *o, uid_t
 	size_t len = 0, i, k;
 
 	buf[0] = '\0';
+	if (agent_uid == 0) {
+		snprintf(buf, size, "an agent run as root takes them from run's options only "
+				    "(--allow-ip, --local-port, --callback-port, --pass-env)");
+		return;
+	}
 	cli_user_config_path(user_path, sizeof(user_path));
 	for (i = 0; i < cfg->n_unapproved && len < size; i++) {
 		const char *file = cfg->unapproved[i].origin.name;
 		bool named = false;
 
-		for (k = 0; k < i; k++)
-			named |= !strcmp(cfg->unapproved[k].origin.name, file);
+		for (k = 0; k < i && !named; k++)
+			named = cfg->unapproved[k].origin.name == file; /* interned */
 		if (named)
 			continue;
 		len += (size_t)snprintf(buf + len, size - len, "%ssudo ebpfjail trust", len ? "; " : "");

@@ -147,6 +147,9 @@ static int refuse_config(const struct config *cfg, const struct cli_options *o, 
 	if (!cfg->n_unapproved)
 		return refuse("the configuration is invalid (see above); run 'ebpfjail config'");
 	cli_trust_hint(cfg, o, agent_uid, hint, sizeof(hint));
+	if (agent_uid == 0)
+		return refuse("the lines above would loosen the jail of an agent run as root, "
+			      "which can change every file; %s", hint);
 	return refuse("the agent can change the configuration, and the lines above that loosen "
 		      "the jail were not approved; if you wrote them, approve them: %s",
 		      hint);
@@ -182,9 +185,10 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 	/* Root without capabilities still owns every root-owned file:
 	 * /etc/ebpfjail.conf is as much the agent's as the user's file is. */
 	if (user.uid == 0)
-		log_warn("the agent runs as root: it can change root's files, so the lines that "
-			 "loosen the jail count, in every configuration file, only once approved "
-			 "with 'sudo ebpfjail trust --config FILE --user 0'");
+		log_warn("the agent runs as root: it can change every root-owned file (the "
+			 "configuration, ebpfjail's approvals, ebpfjail itself), so no configuration "
+			 "file may loosen its jail; give it what it may reach with --allow-ip, "
+			 "--local-port, --callback-port and --pass-env");
 	if (cli_load_config(&cfg, &o, user.uid))
 		ret = refuse_config(&cfg, &o, user.uid);
 	else if (!cfg.egress_jail)

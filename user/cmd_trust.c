@@ -141,6 +141,14 @@ int cmd_trust(const struct command *cmd, int argc, char **argv)
 		fprintf(stderr, "ebpfjail: trust: %s\n", why);
 		goto out;
 	}
+	/* An agent run as root owns root's files, approvals included: none
+	 * counts for it (trust.c), so none is written. */
+	if (u.uid == 0) {
+		fprintf(stderr, "ebpfjail: trust: nothing is approved for an agent run as root: it "
+				"could write approvals itself; give it what it may reach with "
+				"run's options (--allow-ip ...)\n");
+		goto out;
+	}
 	if (o.config_path)
 		snprintf(path, sizeof(path), "%s", o.config_path);
 	else if (cli_user_config_path(path, sizeof(path))) {

@@ -39,8 +39,11 @@ bool trust_root_only(const struct stat *st, bool dir)
 }
 
 /* dirs_root_only() - every directory from / to @path's parent is root's
- * alone. A link on the way is followed by the next step's lstat(); the
- * caller checks the resolved path too, which covers the link's target. */
+ * alone, and so is @path itself if it is a link. A link on the way must be
+ * root's (in a sticky directory such as /tmp, another user's link would
+ * choose which of root's files is read); it is followed by the next step's
+ * lstat(), and the caller checks the resolved path too, which covers where
+ * the last one points. */
 static bool dirs_root_only(const char *path)
 {
 	char prefix[PATH_MAX];
@@ -56,23 +59,32 @@ static bool dirs_root_only(const char *path)
 		prefix[n] = '\0';
 		if (lstat(prefix, &st))
 			return false;
-		if (!S_ISLNK(st.st_mode) && !trust_root_only(&st, true))
+		if (S_ISLNK(st.st_mode) ? st.st_uid != 0 : !trust_root_only(&st, true))
 			return false;
 	}
-	return true;
+	return lstat(path, &st) || !S_ISLNK(st.st_mode) || st.st_uid == 0;
+}
+
+/* absolute() - @path from / (relative ones from the working directory) */
+static int absolute(const char *path, char *buf, size_t size)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return (size_t)snprintf(buf, size, "%s", path) < size ? 0 : -ENAMETOOLONG;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -errno;
+	return (size_t)snprintf(buf, size, "%s/%s", cwd, path) < size ? 0 : -ENAMETOOLONG;
 }
 
 bool trust_agent_writable(const char *path, const struct stat *st, uid_t agent_uid)
 {
-	char literal[PATH_MAX], cwd[PATH_MAX], *resolved;
+	char literal[PATH_MAX], *resolved;
 	bool root_only;
 
 	if (agent_uid == 0 || !trust_root_only(st, false))
 		return true;
-	if (path[0] == '/')
-		snprintf(literal, sizeof(literal), "%s", path);
-	else if (!getcwd(cwd, sizeof(cwd)) ||
-		 (size_t)snprintf(literal, sizeof(literal), "%s/%s", cwd, path) >= sizeof(literal))
+	if (absolute(path, literal, sizeof(literal)))
 		return true;
 	resolved = realpath(path, NULL);
 	root_only = resolved && dirs_root_only(literal) && dirs_root_only(resolved);
@@ -80,22 +92,20 @@ bool trust_agent_writable(const char *path, const struct stat *st, uid_t agent_u
 	return !root_only;
 }
 
-/* record_path() - TRUST_DIR/UID/HASH for @path (resolved); FNV-1a 64 of the
- * path names the file, the record repeats the path against collisions. */
+/* record_path() - TRUST_DIR/UID/HASH for @path as named (made absolute, not
+ * resolved: an approval is for the file the configuration names, and a link
+ * the agent re-points must not carry another file's approval over). FNV-1a
+ * 64 of the path names the record, which repeats the path against
+ * collisions. */
 static int record_path(const char *path, uid_t agent_uid, char *buf, size_t size,
 		       char *canonical, size_t canonical_size)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
-	char *resolved = realpath(path, NULL);
 	const char *p;
+	int err = absolute(path, canonical, canonical_size);
 
-	if (!resolved)
-		return -errno;
-	if ((size_t)snprintf(canonical, canonical_size, "%s", resolved) >= canonical_size) {
-		free(resolved);
-		return -ENAMETOOLONG;
-	}
-	free(resolved);
+	if (err)
+		return err;
 	for (p = canonical; *p; p++) {
 		h ^= (unsigned char)*p;
 		h *= 0x100000001b3ULL;
@@ -217,7 +227,9 @@ int trust_judge(const char *path, const struct stat *st, uid_t agent_uid,
 	int err = 0;
 
 	memset(approval, 0, sizeof(*approval));
-	if (agent_uid == 0 || user_writable)
+	/* An agent run as root owns root's files, the approvals included: it
+	 * could write its own. For it, no file loosens: flags do. */
+	if (agent_uid != 0 && user_writable)
 		err = trust_load(path, agent_uid, approval);
 	approval->user_writable = user_writable;
 	approval->agent_writable = agent_uid == 0 || user_writable;
@@ -229,9 +241,9 @@ static int make_dir(const char *path)
 {
 	struct stat st;
 
-	if (mkdir(path, 0700) && errno != EEXIST)
+	if (mkdir(path, 0755) && errno != EEXIST)
 		return -errno;
-	if (lstat(path, &st))
+	if (stat(path, &st))
 		return -errno;
 	return S_ISDIR(st.st_mode) && trust_root_only(&st, true) ? 0 : -EPERM;
 }
@@ -270,7 +282,11 @@ int trust_save(const char *path, uid_t agent_uid, char *const *lines, size_t n_l
 		free(text);
 		return -errno;
 	}
-	err = write(fd, text, len) == (ssize_t)len && fsync(fd) == 0 ? 0 : -EIO;
+	errno = 0;
+	/* Approvals are not secret: the user's own `ebpfjail config` reads
+	 * them. */
+	if (fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len || fsync(fd))
+		err = errno ? -errno : -EIO;
 	free(text);
 	if (close(fd) && !err)
 		err = -errno;

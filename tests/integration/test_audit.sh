@@ -96,3 +96,22 @@ EOF
 		fail "--follow saw $(wc -l <"$T/follow.out") lines, the log holds $(wc -l <"$T/all.jsonl")"
 	echo "flood: $logged logged, $lost lost"
 }
+
+# Finding 1: the agent names its processes. A comm like ESC[2J$(id) is
+# data in every consumer: escaped in the JSON log, '?' for the control byte
+# in the table, and never a byte a terminal or a shell would act on.
+test_audit_agent_chosen_comm_stays_data() {
+	netsim_up
+	local name
+	name=$(printf '\033[2J$(id)')
+	mkdir -p "$T/agent" && cp "$T/probe" "$T/agent/$name" && chmod 755 "$T/agent" "$T/agent/$name"
+	jail -- "$T/agent/$name" tcp:10.23.0.2:22
+	expect_rc 0
+	! grep -q $'\033' "$T/err" || fail "the exit summary passed an escape byte to the terminal"
+	grep -qF '"comm": "\u001b[2J$(id)"' "$T/audit.jsonl" || fail "log: $(cat "$T/audit.jsonl")"
+	audit
+	expect_rc 0
+	expect_out ' ?[2J$(id) '
+	! grep -q $'\033' "$T/out" || fail "the table passed an escape byte to the terminal"
+	! grep -q $'\033' "$T/audit.jsonl" || fail "the log holds a raw escape byte"
+}

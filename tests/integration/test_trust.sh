@@ -103,27 +103,41 @@ test_reload_keeps_policy_when_the_agent_loosens_its_file() {
 	expect_no_leftovers
 }
 
-# Finding 6: with --user root, root's own files are the agent's too.
-test_user_root_needs_approval_for_root_files() {
+# Finding 6: with --user root, root's own files are the agent's too, and so
+# are ebpfjail's approvals: no file loosens the jail of a root agent.
+test_user_root_takes_loosening_from_flags_only() {
 	netsim_up
 	cp "$T/jail.conf" "$T/root.conf"
 	printf 'allow-ip = 10.23.0.2\n' >>"$T/root.conf"
 	jail --config "$T/root.conf" --user root -- "$T/probe" tcp:10.23.0.2:22
 	expect_rc 125
-	expect_err "the agent runs as root: it can change root's files"
+	expect_err "the agent runs as root: it can change every root-owned file"
 	expect_err "root.conf:3: allow-ip = \"10.23.0.2\" loosens the jail and was not approved"
-	expect_err "sudo ebpfjail trust --config $T/root.conf --user 0"
+	expect_err "an agent run as root takes them from run's options only"
+	expect_no_hit lan-ssh
 	run trust_cmd --config "$T/root.conf" --user 0
+	expect_rc 1
+	expect_err "nothing is approved for an agent run as root"
+	# An approval the root agent could write itself (the very record trust
+	# writes for uid 4242, put under uid 0) counts for nothing.
+	mv "$T/root.conf" "$T/root.keep"
+	grep -v '^audit-log' "$T/root.keep" >"$T/root.conf" && chown 4242 "$T/root.conf"
+	run trust_cmd --config "$T/root.conf"
 	expect_rc 0
-	# The agent, root without capabilities, appends to root's file; the
-	# next run refuses the new line.
-	jail --config "$T/root.conf" --user root -- sh -c "'$T/probe' tcp:10.23.0.2:22 && echo 'allow-ip = 10.23.0.53' >>$T/root.conf"
+	expect_out "line 2: allow-ip = 10.23.0.2  (new)"
+	mv "$T/root.keep" "$T/root.conf"
+	mkdir -p "$T/varlib/trust/0"
+	cp "$T"/varlib/trust/4242/* "$T/varlib/trust/0/"
+	jail --config "$T/root.conf" --user root -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 125
+	expect_err "root.conf:3: allow-ip = \"10.23.0.2\" loosens the jail and was not approved"
+	expect_no_hit lan-ssh
+	# From run's own options it works; run for the user, root's file counts.
+	sed -i '/^allow-ip/d' "$T/root.conf"
+	jail --config "$T/root.conf" --user root --allow-ip 10.23.0.2:22 -- "$T/probe" tcp:10.23.0.2:22
 	expect_rc 0
 	expect_result tcp:10.23.0.2:22 ok
-	jail --config "$T/root.conf" --user root -- "$T/probe" tcp:10.23.0.53:53
-	expect_rc 125
-	expect_err "root.conf:4: allow-ip = \"10.23.0.53\" loosens the jail and was not approved"
-	# Run for the user (not root), the same root-owned file counts as is.
+	printf 'allow-ip = 10.23.0.53\n' >>"$T/root.conf"
 	jail --config "$T/root.conf" -- "$T/probe" tcp:10.23.0.53:53
 	expect_rc 0
 	expect_result tcp:10.23.0.53:53 ok

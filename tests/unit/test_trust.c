@@ -59,7 +59,7 @@ Test(trust, record_round_trip)
 	cr_expect_eq(trust_record_parse("line allow-ip = 10.0.0.1\n", 25, "/x", &a), -EINVAL,
 		     "no path line");
 	trust_approval_free(&a);
-	cr_expect_eq(trust_record_parse("path /x\nbogus\n", 15, "/x", &a), -EINVAL);
+	cr_expect_eq(trust_record_parse("path /x\nbogus\n", 14, "/x", &a), -EINVAL);
 	trust_approval_free(&a);
 }
 
