@@ -2,6 +2,7 @@
 /* cli.c - shared option parsing and loading the configuration from every source */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -196,31 +197,44 @@ static int user_config_path(char *buf, size_t size, uid_t *uid, gid_t *gid)
 	return 0;
 }
 
+/* read_as() - config_read_file() with @pw's file-system identity and
+ * groups; root's own come back after. Return: as config_read_file(), or
+ * -EPERM (logged) if the identity could not be taken. */
+static int read_as(struct config *cfg, const struct passwd *pw, const char *path,
+		   bool must_exist, struct config_text *text)
+{
+	gid_t saved[256], groups[256];
+	int n_saved = getgroups(256, saved), n = 256, ret;
+
+	if (n_saved < 0 || getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0 ||
+	    setgroups((size_t)n, groups))
+		return log_err(-EPERM, "cannot take %s's identity to read %s", pw->pw_name, path);
+	setfsgid(pw->pw_gid);
+	setfsuid(pw->pw_uid);
+	ret = config_read_file(cfg, path, must_exist, text);
+	setfsuid(0);
+	setfsgid(0);
+	if (setgroups((size_t)n_saved, saved))
+		abort(); /* root's groups are gone: nothing sane to go on with */
+	return ret;
+}
+
 int cli_read_file(struct config *cfg, const char *path, bool must_exist,
 		  struct config_text *text)
 {
-	char user_path[4096];
-	bool switch_id = false;
-	uid_t uid = 0;
-	gid_t gid = 0;
-	int ret;
+	const char *sudo_user = getenv("SUDO_USER");
+	struct passwd *pw = NULL;
 
-	/* Root following a path the user controls would read any file on
-	 * the machine (a link to /etc/shadow) and echo its lines in error
-	 * messages: the user's own file is read with the user's identity. */
-	if (geteuid() == 0 && user_config_path(user_path, sizeof(user_path), &uid, &gid) == 0 &&
-	    !strcmp(path, user_path) && uid != 0)
-		switch_id = true;
-	if (switch_id) {
-		setfsgid(gid);
-		setfsuid(uid);
-	}
-	ret = config_read_file(cfg, path, must_exist, text);
-	if (switch_id) {
-		setfsuid(0);
-		setfsgid(0);
-	}
-	return ret;
+	/* Root following a path somebody else controls would read any file
+	 * on the machine (the agent links its file to /etc/shadow, or to a
+	 * file of root's group) and echo its lines in error messages: a file
+	 * whose path root alone controls is read as root, any other with the
+	 * invoking user's identity, groups included. */
+	if (geteuid() == 0 && sudo_user && *sudo_user && !trust_path_root_only(path))
+		pw = getpwnam(sudo_user);
+	if (pw && pw->pw_uid != 0)
+		return read_as(cfg, pw, path, must_exist, text);
+	return config_read_file(cfg, path, must_exist, text);
 }
 
 /* load_file() - one configuration file, with what it may loosen */

@@ -77,19 +77,22 @@ static int absolute(const char *path, char *buf, size_t size)
 	return (size_t)snprintf(buf, size, "%s/%s", cwd, path) < size ? 0 : -ENAMETOOLONG;
 }
 
-bool trust_agent_writable(const char *path, const struct stat *st, uid_t agent_uid)
+bool trust_path_root_only(const char *path)
 {
 	char literal[PATH_MAX], *resolved;
 	bool root_only;
 
-	if (agent_uid == 0 || !trust_root_only(st, false))
-		return true;
 	if (absolute(path, literal, sizeof(literal)))
-		return true;
+		return false;
 	resolved = realpath(path, NULL);
 	root_only = resolved && dirs_root_only(literal) && dirs_root_only(resolved);
 	free(resolved);
-	return !root_only;
+	return root_only;
+}
+
+bool trust_agent_writable(const char *path, const struct stat *st, uid_t agent_uid)
+{
+	return agent_uid == 0 || !trust_root_only(st, false) || !trust_path_root_only(path);
 }
 
 /* record_path() - TRUST_DIR/UID/HASH for @path as named (made absolute, not

@@ -27,6 +27,12 @@
 bool trust_root_only(const struct stat *st, bool dir);
 
 /**
+ * trust_path_root_only() - can root alone change where @path leads: every
+ * directory on it, as written and with links resolved, and every link?
+ */
+bool trust_path_root_only(const char *path);
+
+/**
  * trust_agent_writable() - could the agent, or any uid but root, have
  * changed the file at @path?
  * @st: the file as read (fstat of the descriptor its text came from)

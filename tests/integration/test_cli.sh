@@ -124,6 +124,27 @@ test_user_file_read_as_the_user() {
 	! grep -q secret-line "$T/err" || fail "root's file was read through the user's symlink"
 }
 
+# The same for a --config file the agent could redirect, and for a file of
+# root's group (root's own supplementary groups must not come along).
+test_config_links_read_as_the_user() {
+	with_etc true
+	echo "secret-line-of-root = 1" >"$T/rootonly"
+	chmod 600 "$T/rootonly"
+	echo "secret-of-root-group = 1" >"$T/grouponly"
+	chgrp 0 "$T/grouponly" && chmod 640 "$T/grouponly"
+	mkdir "$T/agentdir" && chown 4242 "$T/agentdir"
+	ln -s "$T/rootonly" "$T/agentdir/project.conf"
+	run env SUDO_USER=jailtest SUDO_UID=4242 bash -c "$(declare -f with_etc skip private_varlib); with_etc \"\$@\"" _ "$EBPFJAIL" config --config "$T/agentdir/project.conf"
+	expect_rc 1
+	expect_err "cannot open: Permission denied"
+	! grep -q secret "$T/err" || fail "root's file was read through the agent's link"
+	ln -s "$T/grouponly" "$T/home/.config/ebpfjail.conf"
+	run env SUDO_USER=jailtest SUDO_UID=4242 setpriv --groups 0 -- bash -c "$(declare -f with_etc skip private_varlib); with_etc \"\$@\"" _ "$EBPFJAIL" config
+	expect_rc 1
+	expect_err "cannot open: Permission denied"
+	! grep -q secret "$T/err" || fail "a file of root's group was read with root's groups"
+}
+
 test_config_unknown_key_warns_but_runs() {
 	printf 'alow-ip = 192.0.2.1\n' >typo.conf
 	run "$EBPFJAIL" config --config typo.conf
