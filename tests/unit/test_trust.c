@@ -141,4 +141,11 @@ Test(trust_files, link_target_counts)
 	cr_expect(writable(link_path, 1000));
 	cr_assert_eq(chmod(sub, 0755), 0);
 	cr_expect_not(writable(link_path, 1000), "the same, once only root can change it");
+	/* Another user's link in a sticky directory of root's (/tmp) picks
+	 * which of root's files is read. */
+	cr_assert_eq(chmod(dir, 01777), 0);
+	cr_expect_not(writable(link_path, 1000), "root's link in a sticky directory");
+	cr_assert_eq(lchown(link_path, 1000, 1000), 0);
+	cr_expect(writable(link_path, 1000), "a user's link in a sticky directory");
+	cr_assert_eq(chmod(dir, 0700), 0);
 }
