@@ -33,6 +33,8 @@ struct jail {
 	struct netns ns;
 	pid_t pasta;
 	pid_t agent;
+	bool agent_stopped;        /* as waitpid() last said */
+	uint64_t tty_stop_ns;      /* when the terminal last sent a stop, CLOCK_MONOTONIC */
 	bool network_lost;         /* pasta died under the agent: exit 125 */
 	struct jail_bpf *bpf;
 	struct jail_policy policy; /* what reload, allow and deny change */
