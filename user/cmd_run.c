@@ -93,7 +93,8 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 		       const struct config *cfg)
 {
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = j->cg_fd,
-				   .netns_fd = j->ns.fd, .resolv_conf = j->resolv_conf };
+				   .netns_fd = j->ns.fd, .resolv_conf = j->resolv_conf,
+				   .nofile = j->nofile.rlim_max ? &j->nofile : NULL };
 	int err;
 
 	spec.envp = agent_env(environ, u, cfg);

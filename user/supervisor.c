@@ -109,6 +109,7 @@ static void update_status(struct jail *j)
 		st->relays[i].port = ls.port;
 		st->relays[i].open = ls.open;
 		st->relays[i].total = ls.total;
+		st->relays[i].refused = ls.refused;
 	}
 	st->n_relays = i;
 	live_format(&j->policy.live, st->temporary, sizeof(st->temporary));
