@@ -133,11 +133,12 @@ static int run_jailed(struct cli_options *o, const struct agent_user *u, struct 
 		goto out;
 	err = supervise(&j, &set, &status);
 	ret = run_status(err, status);
-	supervisor_drain(&j);
-	if (summary_format(&j.summary, line, sizeof(line)))
-		fputs(line, stderr);
 out:
 	jail_destroy(&j, supervisor_drain);
+	/* Only now: the agent can stop the terminal's output (tcflow), and
+	 * this write would wait while what it left behind ran on. */
+	if (summary_format(&j.summary, line, sizeof(line)))
+		fputs(line, stderr);
 	return ret;
 }
 

@@ -202,3 +202,36 @@ EOF
 	[ "$(grep -c " EPERM " "$T/agent/c.out")" = 100 ] || fail "the agent's attempts: $(cat "$T/agent/c.out")"
 	[ "$(grep -c '"reason": "metadata"' "$T/audit.jsonl")" = 100 ] || fail "audit: $(cat "$T/audit.jsonl")"
 }
+
+# The agent stops the terminal's output (tcflow, as Ctrl-S does) and exits,
+# leaving a process behind: the supervisor's exit summary then blocks on
+# the terminal. Its processes must be gone before that write, not run on
+# for as long as the output stays stopped.
+test_stopped_terminal_output_does_not_keep_the_agent_alive() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/flow.sh" <<EOF
+sh -c 'for i in \$(seq 1 200); do $T/probe tcp:169.254.169.254:80 >>$T/agent/c.out; sleep 0.05; done' &
+for i in \$(seq 1 100); do [ -s $T/agent/c.out ] && break; sleep 0.05; done
+perl -MPOSIX -e 'tcflow(0, TCOOFF) or die "tcflow: \$!"'
+echo \$\$ >$T/agent/pid
+EOF
+	_tmux_start "$(_tmux_jail "$T/flow.sh"); echo exit:\$? >$T/exit.out"
+	_wait_for "$T/agent/pid" .
+	local i cg n
+	for i in $(seq 1 100); do
+		cg=$(cat /run/ebpfjail/*/cgroup 2>/dev/null || true)
+		[ -n "$cg" ] && break
+		sleep 0.05
+	done
+	# The agent's shell is gone, its loop would run for 10 s more.
+	for i in $(seq 1 60); do [ ! -d "$cg" ] && break; sleep 0.05; done
+	n=$(wc -l <"$T/agent/c.out")
+	sleep 0.5
+	[ "$(wc -l <"$T/agent/c.out")" = "$n" ] ||
+		fail "the agent's process ran on behind a stopped terminal: $n attempts, then $(wc -l <"$T/agent/c.out")"
+	[ ! -d "$cg" ] || fail "the jail's cgroup outlived its agent: $(cat "$cg/cgroup.procs")"
+	perl -MPOSIX -e 'open(my $t, "+<", $ARGV[0]) or die; tcflow(fileno($t), TCOON) or die "tcflow: $!"' \
+		"$(tmux -S "$TMUX_SOCK" display -p '#{pane_tty}')"
+	_wait_for "$T/exit.out" "exit:0"
+}
