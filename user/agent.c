@@ -224,6 +224,10 @@ static void child(const struct agent_spec *s, int report, pid_t parent, bool in_
 		signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* The supervisor raised its own descriptor limit for the relays
+	 * (jail.c); the agent runs with the one it was given. */
+	if (s->nofile && setrlimit(RLIMIT_NOFILE, s->nofile))
+		fail(report, -errno, "restoring the descriptor limit");
 
 	if (s->cgroup_fd >= 0 && !in_cgroup && (err = cgroup_add(s->cgroup_fd, getpid())))
 		fail(report, err, "joining the jail's cgroup");

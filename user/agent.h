@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "config.h"
@@ -50,13 +51,15 @@ struct agent_spec {
 	int cgroup_fd;           /* join this cgroup, or -1 */
 	int netns_fd;            /* join this network namespace, or -1 */
 	const char *resolv_conf; /* bind over /etc/resolv.conf, or NULL */
+	const struct rlimit *nofile; /* RLIMIT_NOFILE to restore, or NULL */
 };
 
 /**
  * agent_spawn() - fork and exec the agent
  * @pid: the agent's pid, once exec succeeded
  *
- * Child: joins the cgroup and namespace, gets a private mount namespace with
+ * Child: gets back the descriptor limit the supervisor raised for itself,
+ * joins the cgroup and namespace, gets a private mount namespace with
  * the jail's resolv.conf, becomes the user (groups included), loses every
  * capability, sets no_new_privs, keeps only fds 0-2, dies with the
  * supervisor (PDEATHSIG), execs.

@@ -171,6 +171,21 @@ void cgroup_kill(const char *path)
 	kill_listed(path);
 }
 
+int cgroup_freeze(const char *path, bool frozen)
+{
+	char file[4200];
+	int fd, err = 0;
+
+	snprintf(file, sizeof(file), "%s/cgroup.freeze", path);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, frozen ? "1" : "0", 1) != 1)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 int cgroup_destroy(const char *path)
 {
 	struct timespec step = { 0, 1000 * 1000 };

@@ -3,6 +3,7 @@
 #ifndef EBPFJAIL_CGROUP_H
 #define EBPFJAIL_CGROUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -46,6 +47,13 @@ int cgroup_add(int cg_fd, pid_t pid);
  * Return: nothing; what survives is found by cgroup_destroy(), which retries.
  */
 void cgroup_kill(const char *path);
+
+/**
+ * cgroup_freeze() - freeze (cgroup.freeze, Linux 5.2) or thaw every process
+ * in the cgroup, without waiting for the kernel to finish
+ * Return: 0 or -errno.
+ */
+int cgroup_freeze(const char *path, bool frozen);
 
 /**
  * cgroup_destroy() - kill every process in the cgroup, wait (bounded) until

@@ -93,7 +93,8 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 		       const struct config *cfg)
 {
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = j->cg_fd,
-				   .netns_fd = j->ns.fd, .resolv_conf = j->resolv_conf };
+				   .netns_fd = j->ns.fd, .resolv_conf = j->resolv_conf,
+				   .nofile = j->nofile.rlim_max ? &j->nofile : NULL };
 	int err;
 
 	spec.envp = agent_env(environ, u, cfg);
@@ -132,11 +133,12 @@ static int run_jailed(struct cli_options *o, const struct agent_user *u, struct 
 		goto out;
 	err = supervise(&j, &set, &status);
 	ret = run_status(err, status);
-	supervisor_drain(&j);
-	if (summary_format(&j.summary, line, sizeof(line)))
-		fputs(line, stderr);
 out:
 	jail_destroy(&j, supervisor_drain);
+	/* Only now: the agent can stop the terminal's output (tcflow), and
+	 * this write would wait while what it left behind ran on. */
+	if (summary_format(&j.summary, line, sizeof(line)))
+		fputs(line, stderr);
 	return ret;
 }
 

@@ -61,10 +61,14 @@ static void print_table(const struct jail_status *list, size_t n)
 				}
 			printf("\n");
 		}
-		for (i = 0; i < st->n_relays; i++)
-			printf("          relay: %s 127.0.0.1:%u, %llu open, %llu in all\n",
+		for (i = 0; i < st->n_relays; i++) {
+			printf("          relay: %s 127.0.0.1:%u, %llu open, %llu in all",
 			       st->relays[i].kind, st->relays[i].port, st->relays[i].open,
 			       st->relays[i].total);
+			if (st->relays[i].refused)
+				printf(", %llu refused", st->relays[i].refused);
+			printf("\n");
+		}
 		if (st->temporary[0])
 			printf("          temporary: %s (until reload)\n", st->temporary);
 	}
@@ -95,9 +99,10 @@ static void print_json(const struct jail_status *list, size_t n)
 			}
 		printf("}, \"relays\": [");
 		for (i = 0; i < st->n_relays; i++)
-			printf("%s{\"kind\": \"%s\", \"port\": %u, \"open\": %llu, \"total\": %llu}",
+			printf("%s{\"kind\": \"%s\", \"port\": %u, \"open\": %llu, \"total\": %llu, "
+			       "\"refused\": %llu}",
 			       i ? ", " : "", st->relays[i].kind, st->relays[i].port,
-			       st->relays[i].open, st->relays[i].total);
+			       st->relays[i].open, st->relays[i].total, st->relays[i].refused);
 		audit_json_string(st->temporary, temporary, sizeof(temporary));
 		printf("], \"temporary\": %s}", temporary);
 	}

@@ -86,24 +86,30 @@ static int read_line(int fd, char *buf, size_t size, int timeout_ms)
 }
 
 /* has_net_admin() - whether process @pid holds CAP_NET_ADMIN now. It just
- * connected, so the pid is still its own. */
-static bool has_net_admin(pid_t pid)
+ * connected, so the pid is still its own.
+ * Return: 1, 0, or -errno when its status cannot be read. */
+static int has_net_admin(pid_t pid)
 {
 	char path[64], *line = NULL;
 	unsigned long long caps = 0;
 	size_t cap = 0;
+	bool found = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
+		return -errno;
 	while (getline(&line, &cap, f) > 0)
-		if (!strncmp(line, "CapEff:", 7))
+		if (!strncmp(line, "CapEff:", 7)) {
 			caps = strtoull(line + 7, NULL, 16);
+			found = true;
+		}
 	free(line);
 	fclose(f);
-	return caps & (1ULL << 12); /* CAP_NET_ADMIN */
+	if (!found)
+		return -ENODATA;
+	return !!(caps & (1ULL << 12)); /* CAP_NET_ADMIN */
 }
 
 int control_accept(int lfd, char req[CONTROL_MAX_REQUEST])
@@ -129,7 +135,18 @@ int control_accept(int lfd, char req[CONTROL_MAX_REQUEST])
 	}
 	/* After the request is read: closing with it unread would reset the
 	 * connection and the caller would never see why. */
-	if (!has_net_admin(cred.pid)) {
+	err = has_net_admin(cred.pid);
+	if (err < 0) {
+		/* Not a capability the caller lacks (out of descriptors, root
+		 * was once told that): what really happened. */
+		char text[128];
+
+		snprintf(text, sizeof(text), "error cannot read the caller's capabilities: %s\n",
+			 strerror(-err));
+		control_reply(fd, text);
+		return err;
+	}
+	if (!err) {
 		control_reply(fd, "error the caller lacks CAP_NET_ADMIN (an agent run as root "
 				  "cannot change its own jail)\n");
 		return -EPERM;

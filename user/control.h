@@ -20,8 +20,10 @@ int control_listen(const char *state_dir);
  * @req: the request line, without its newline
  *
  * Waits at most a second for the request line. Return: the connection's fd
- * (answer with control_reply()), or -errno (nothing to answer: -EAGAIN when
- * no client was waiting, -EPERM for a client that is not root).
+ * (answer with control_reply()), or -errno (nothing left to answer: -EAGAIN
+ * when no client was waiting, -EPERM for a client that is not root or lacks
+ * CAP_NET_ADMIN, another -errno when the caller's capabilities could not be
+ * read; the last two were told why).
  */
 int control_accept(int lfd, char req[CONTROL_MAX_REQUEST]);
 

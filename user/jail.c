@@ -15,12 +15,14 @@
  *   3. cgroup ROOT/ebpfjail/ID with the socket hooks attached
  *   4. pasta's tap awaited, routes rebuilt and verified, TC classifier on
  *      the tap, the jail's resolv.conf
- *   5. relays, audit log, control socket
+ *   5. relays, audit log, control socket; then the relays' cap on
+ *      connections, from the descriptors left (see limit_relays())
  * The agent is started by the caller, last, into the cgroup and namespace.
  * Every failure returns -errno and leaves a one-line cause and fix in
  * j->why; what was built stays for jail_destroy(), which undoes it on
  * every path, processes first.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -30,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -255,6 +258,65 @@ static int start_relays(struct jail *j, const struct config *cfg)
 	return 0;
 }
 
+/* Descriptors the relays may never take: the control socket's client and
+ * its caller's /proc status, a reload's configuration files, netlink
+ * socket and new policy map, the audit log's rotation (lock file, new
+ * log), the status file, the signalfd and epoll set, a connection being
+ * refused. A few times what any of those needs at once. */
+#define JAIL_FD_RESERVE 64
+
+/* open_fds() - how many descriptors this process has open (256 when
+ * /proc cannot say: a guess on the safe side) */
+static unsigned int open_fds(void)
+{
+	unsigned int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+
+	if (!d)
+		return 256;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n > 3 ? n - 3 : 0; /* ".", ".." and the directory's own */
+}
+
+/* raise_nofile() - the soft descriptor limit up to the hard one, the
+ * original kept for the agent. The usual soft limit of 1024 is ~160
+ * relayed connections; a hard limit is usually far higher. */
+static void raise_nofile(struct jail *j)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &j->nofile))
+		return;
+	rl = j->nofile;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		log_debug("cannot raise the descriptor limit to %llu: %s",
+			  (unsigned long long)rl.rlim_max, strerror(errno));
+}
+
+/* limit_relays() - the relays' cap: what the descriptor limit leaves
+ * once the jail is built, less JAIL_FD_RESERVE. */
+static void limit_relays(struct jail *j)
+{
+	struct relay_listener_stats ls;
+	struct rlimit rl;
+	unsigned int cap;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	cap = relay_conn_cap(rl.rlim_cur, open_fds(), JAIL_FD_RESERVE);
+	relays_set_cap(j->relays, cap);
+	log_debug("descriptors: limit %llu, relays capped at %u connections",
+		  (unsigned long long)rl.rlim_cur, cap);
+	/* "Hundreds of concurrent connections": say why a relay refuses. */
+	if (cap < 500 && relays_listener(j->relays, 0, &ls) == 0)
+		log_warn("the descriptor limit (%llu) leaves room for %u relayed connections; more "
+			 "are refused (raise the hard limit, ulimit -Hn, for more)",
+			 (unsigned long long)rl.rlim_cur, cap);
+}
+
 /* build_filters() - host facts, namespace and pasta, BPF programs and
  * policy, cgroup, then the routes and TC filter once pasta's tap is up */
 static int build_filters(struct jail *j, const char *root, loader_event_fn on_event)
@@ -322,6 +384,7 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 	int err;
 
 	j->why[0] = '\0';
+	raise_nofile(j);
 	/* The same checks as `ebpfjail doctor`, so it never says ok about
 	 * what this refuses. */
 	if (probe_tun(&pr) == PROBE_FAIL || probe_cgroup(&pr, root, sizeof(root)) == PROBE_FAIL ||
@@ -351,6 +414,7 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 	if (j->control_fd < 0)
 		return fail(j, j->control_fd, "cannot create the jail's control socket in %s: %s",
 			    j->state_dir, strerror(-j->control_fd));
+	limit_relays(j);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "audit.h"
@@ -34,7 +35,10 @@ struct jail {
 	struct netns ns;
 	pid_t pasta;
 	pid_t agent;
+	bool agent_stopped;        /* as waitpid() last said */
+	uint64_t tty_stop_ns;      /* when the terminal last sent a stop, CLOCK_MONOTONIC */
 	bool network_lost;         /* pasta died under the agent: exit 125 */
+	struct rlimit nofile;      /* RLIMIT_NOFILE as we were started: the agent's */
 	struct jail_bpf *bpf;
 	struct jail_policy policy; /* what reload, allow and deny change */
 	struct hostwatch watch;    /* the host's addresses and routes */
@@ -59,7 +63,9 @@ struct jail {
  * directory, the watch on the host's networks, host facts -> policy -> BPF
  * programs, cgroup with the socket
  * hooks, namespace with pasta, routes checked, TC filter, resolv.conf,
- * relays, audit log, control socket
+ * relays, audit log, control socket; the descriptor limit raised first,
+ * the relays capped last (the original limit stays in @j->nofile, for the
+ * agent)
  * @j: JAIL_INIT, with id and policy (its id, opts, cfg, agent_uid) set
  * @cfg: the configuration in force
  * @on_event: the loader's callback for denial events (ctx is @j)

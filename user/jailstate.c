@@ -206,8 +206,8 @@ int jailstate_write_status(const char *dir, const struct jail_status *st)
 		if (st->denied[i])
 			fprintf(f, "denied %s %llu\n", reason_name(i), st->denied[i]);
 	for (i = 0; i < st->n_relays; i++)
-		fprintf(f, "relay %s %u %llu %llu\n", st->relays[i].kind, st->relays[i].port,
-			st->relays[i].open, st->relays[i].total);
+		fprintf(f, "relay %s %u %llu %llu %llu\n", st->relays[i].kind, st->relays[i].port,
+			st->relays[i].open, st->relays[i].total, st->relays[i].refused);
 	if (st->temporary[0])
 		fprintf(f, "temporary %s\n", st->temporary);
 	if (fclose(f) || rename(tmp, path))
@@ -250,14 +250,14 @@ int jailstate_read_status(const char *dir, struct jail_status *st)
 		else if (!strcmp(line, "temporary"))
 			snprintf(st->temporary, sizeof(st->temporary), "%s", value);
 		else if (!strcmp(line, "denied") || !strcmp(line, "relay")) {
-			unsigned long long a = 0, b = 0;
+			unsigned long long a = 0, b = 0, c = 0;
 			unsigned int port = 0;
 
 			if (!strcmp(line, "denied") && sscanf(value, "%31s %llu", word, &a) == 2) {
 				for (i = REASON_FIRST_DENY; i < REASON_COUNT; i++)
 					if (!strcmp(word, reason_name(i)))
 						st->denied[i] = a;
-			} else if (sscanf(value, "%15s %u %llu %llu", word, &port, &a, &b) == 4 &&
+			} else if (sscanf(value, "%15s %u %llu %llu %llu", word, &port, &a, &b, &c) >= 4 &&
 				   st->n_relays < STATUS_RELAYS_MAX) {
 				memcpy(st->relays[st->n_relays].kind, word,
 				       sizeof(st->relays[0].kind));
@@ -265,6 +265,7 @@ int jailstate_read_status(const char *dir, struct jail_status *st)
 				st->relays[st->n_relays].port = port;
 				st->relays[st->n_relays].open = a;
 				st->relays[st->n_relays].total = b;
+				st->relays[st->n_relays].refused = c;
 				st->n_relays++;
 			}
 		}

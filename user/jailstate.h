@@ -54,7 +54,7 @@ struct jail_status {
 	struct {
 		char kind[16]; /* "local" or "callback" */
 		unsigned int port;
-		unsigned long long open, total;
+		unsigned long long open, total, refused;
 	} relays[STATUS_RELAYS_MAX];
 	char temporary[256]; /* `ebpfjail allow/deny` changes in force */
 };

@@ -25,6 +25,12 @@
  *  - both directions shut: closed. A reset or error on either side resets
  *    the other (SO_LINGER 0) and closes: resets pass through too.
  * Only the named ports exist: a relay dials its own port and nothing else.
+ *
+ * Descriptors: each connection holds RELAY_FDS_PER_CONN, and the agent
+ * opens as many connections as it likes. Past the cap (relays_set_cap(),
+ * set from what the descriptor limit leaves) a new connection is accepted
+ * and reset at once, and counted: the supervisor's own descriptors (control
+ * socket, audit log) are never the relays' to take.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +47,6 @@
 #include "log.h"
 #include "relay.h"
 
-#define RELAY_MAX_CONNS 4096
 #define RELAY_PIPE_SIZE (256 * 1024)
 #define RELAY_BACKLOG 1024
 
@@ -60,7 +65,7 @@ struct listener {
 	enum relay_direction dir;
 	uint16_t port;
 	unsigned int open;
-	unsigned long total;
+	unsigned long total, refused;
 };
 
 struct conn {
@@ -83,7 +88,7 @@ struct relays {
 	unsigned int n_listeners;
 	struct conn *conns;
 	struct conn *dead; /* closed during this batch, freed at its end */
-	unsigned int open;
+	unsigned int open, max_conns;
 	unsigned long total, refused;
 };
 
@@ -95,12 +100,28 @@ struct relays *relays_new(int host_ns, int jail_ns)
 		return NULL;
 	r->host_ns = host_ns;
 	r->jail_ns = jail_ns;
+	r->max_conns = RELAY_MAX_CONNS;
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->epfd < 0) {
 		free(r);
 		return NULL;
 	}
 	return r;
+}
+
+unsigned int relay_conn_cap(uint64_t nofile, unsigned int in_use, unsigned int reserve)
+{
+	uint64_t fit;
+
+	if (nofile <= (uint64_t)in_use + reserve)
+		return 0;
+	fit = (nofile - in_use - reserve) / RELAY_FDS_PER_CONN;
+	return fit < RELAY_MAX_CONNS ? (unsigned int)fit : RELAY_MAX_CONNS;
+}
+
+void relays_set_cap(struct relays *r, unsigned int max_conns)
+{
+	r->max_conns = max_conns < RELAY_MAX_CONNS ? max_conns : RELAY_MAX_CONNS;
 }
 
 int relays_fd(const struct relays *r)
@@ -281,15 +302,18 @@ static void accept_one(struct relays *r, struct listener *l, int fd)
 	int i;
 
 	r->total++;
-	c = calloc(1, sizeof(*c));
-	if (!c || r->open >= RELAY_MAX_CONNS) {
-		/* Over the limit: refuse this one, keep the others going. */
+	/* The attack: hundreds of silent connections, six descriptors each,
+	 * took every descriptor the supervisor had, and root's `ebpfjail
+	 * deny` with them. Over the cap: reset this one at once (the client
+	 * sees ECONNRESET, never a hang), keep the others going. */
+	c = r->open < r->max_conns ? calloc(1, sizeof(*c)) : NULL;
+	if (!c) {
 		struct linger rst = { .l_onoff = 1, .l_linger = 0 };
 
 		setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
 		close(fd);
-		free(c);
 		r->refused++;
+		l->refused++;
 		return;
 	}
 	c->fd[0] = fd;
@@ -324,6 +348,7 @@ static void accept_one(struct relays *r, struct listener *l, int fd)
 	return;
 refused:
 	r->refused++;
+	l->refused++;
 fail:
 	conn_close(r, c, true);
 }
@@ -336,6 +361,7 @@ static void on_dial(struct relays *r, struct conn *c)
 	if (getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &err, &len) || err) {
 		if (err != EINPROGRESS && err != EALREADY) {
 			r->refused++;
+			c->listener->refused++;
 			conn_close(r, c, true);
 			return;
 		}
@@ -390,6 +416,7 @@ int relays_listener(const struct relays *r, unsigned int i, struct relay_listene
 	out->port = r->listeners[i]->port;
 	out->open = r->listeners[i]->open;
 	out->total = r->listeners[i]->total;
+	out->refused = r->listeners[i]->refused;
 	return 0;
 }
 

@@ -30,6 +30,30 @@ struct relays *relays_new(int host_ns, int jail_ns);
  */
 int relays_add(struct relays *r, enum relay_direction dir, uint16_t port);
 
+/* Connections at most, whatever the descriptor limit: one small struct and
+ * two pipes each (bounded memory). */
+#define RELAY_MAX_CONNS 4096
+/* Descriptors one connection holds: its two sockets and two pipes. */
+#define RELAY_FDS_PER_CONN 6
+
+/**
+ * relay_conn_cap() - how many connections fit in the descriptors left
+ * (pure)
+ * @nofile: the soft RLIMIT_NOFILE
+ * @in_use: descriptors open now
+ * @reserve: descriptors kept for everything else (the caller's to choose)
+ *
+ * Return: (@nofile - @in_use - @reserve) / RELAY_FDS_PER_CONN, at most
+ * RELAY_MAX_CONNS; 0 when nothing is left.
+ */
+unsigned int relay_conn_cap(uint64_t nofile, unsigned int in_use, unsigned int reserve);
+
+/**
+ * relays_set_cap() - connections at most from now on (RELAY_MAX_CONNS
+ * until called); one over it is reset at once and counted as refused
+ */
+void relays_set_cap(struct relays *r, unsigned int max_conns);
+
 /** relays_fd() - an fd that polls readable when relays_dispatch() has work */
 int relays_fd(const struct relays *r);
 
@@ -43,7 +67,7 @@ struct relay_stats {
 	unsigned int listeners;
 	unsigned int open;      /* connections now */
 	unsigned long total;    /* connections accepted */
-	unsigned long refused;  /* accepted but the other side was not there */
+	unsigned long refused;  /* over the cap, or the other side was not there */
 };
 
 void relays_stats(const struct relays *r, struct relay_stats *out);
@@ -53,6 +77,7 @@ struct relay_listener_stats {
 	uint16_t port;
 	unsigned int open;
 	unsigned long total;
+	unsigned long refused; /* over the cap, or the other side was not there */
 };
 
 /** relays_listener() - the @i-th listener's numbers. Return: 0, or -ENOENT past the last. */

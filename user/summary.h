@@ -32,7 +32,8 @@ void summary_add(struct summary *s, const struct jail_event *e);
 
 /**
  * summary_format() - one line: how many, the top destinations with reasons,
- * and the configuration line that would allow the most frequent one
+ * and the configuration line that would allow the most frequent one, a
+ * cloud metadata service excepted (named, not suggested: the next denial is)
  * Return: the length; 0 when nothing was denied.
  */
 size_t summary_format(const struct summary *s, char *buf, size_t size);

@@ -10,12 +10,24 @@
  * (hostwatch.c: a change reaches the policy HOSTWATCH_DEBOUNCE_MS and one
  * recompile later); a one-second timeout refreshes what `ebpfjail status`
  * shows. Signals that did not come from the terminal are forwarded to the
- * agent; a stopped agent stops the supervisor too (job control). If pasta
- * dies, the agent's cgroup is killed: no agent runs on without its network.
- * The loop ends when the agent is reaped.
+ * agent. If pasta dies, the agent's cgroup is killed: no agent runs on
+ * without its network. The loop ends when the agent is reaped.
+ *
+ * Job control: the shell waits for the supervisor, so when the terminal
+ * stops the job (Ctrl-Z, or a background job touching it) the supervisor
+ * stops too, and the shell sees the job stop. It does so only when both
+ * happened: the terminal sent it a stop signal (the kernel's own, SI_KERNEL)
+ * and the agent stopped, within JOB_STOP_WINDOW_NS of each other in either
+ * order. A stop the agent makes for itself (`kill -STOP $$`) leaves the
+ * supervisor running: audit log, control socket, relays and the host watch
+ * go on (the agent, another uid, cannot send the supervisor a signal of its
+ * own). While stopped, the agent's cgroup is frozen, so nothing of the
+ * agent runs with nobody to audit it, whatever made the terminal stop us.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -99,6 +111,7 @@ static void update_status(struct jail *j)
 		st->relays[i].port = ls.port;
 		st->relays[i].open = ls.open;
 		st->relays[i].total = ls.total;
+		st->relays[i].refused = ls.refused;
 	}
 	st->n_relays = i;
 	live_format(&j->policy.live, st->temporary, sizeof(st->temporary));
@@ -167,6 +180,51 @@ static void pasta_died(struct jail *j, int status)
 		cgroup_kill(j->cg_path);
 }
 
+/* A terminal stop and the agent's stop belong together when this close:
+ * the signalfd hands out SIGCHLD before SIGTSTP, and a program that
+ * catches SIGTSTP tidies its screen before it stops. */
+#define JOB_STOP_WINDOW_NS (1000ULL * 1000 * 1000)
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* from_terminal() - a stop signal the terminal sent: Ctrl-Z (SIGTSTP), a
+ * background read or write (SIGTTIN, SIGTTOU). The kernel sends those with
+ * SI_KERNEL; kill() says SI_USER. */
+static bool from_terminal(const struct signalfd_siginfo *si)
+{
+	return (si->ssi_signo == SIGTSTP || si->ssi_signo == SIGTTIN ||
+		si->ssi_signo == SIGTTOU) && si->ssi_code == SI_KERNEL;
+}
+
+/* job_stop() - stop with the agent when the terminal stopped it (see the
+ * top of the file); return once `fg` or `bg` continued us. */
+static void job_stop(struct jail *j)
+{
+	int err;
+
+	/* The attack: `kill -STOP $$` in the agent used to stop its
+	 * supervisor, and with it the audit log, root's `ebpfjail deny` and
+	 * the relays, while the agent's other processes ran on. A stop the
+	 * terminal did not send is the agent's business alone. */
+	if (!j->agent_stopped || !j->tty_stop_ns || now_ns() - j->tty_stop_ns > JOB_STOP_WINDOW_NS)
+		return;
+	j->tty_stop_ns = 0;
+	/* The agent can still make the terminal stop us (a process group of
+	 * its own in the foreground, a write from ours with TOSTOP): nothing
+	 * of it runs while nobody audits it. */
+	if (j->cg_path[0] && (err = cgroup_freeze(j->cg_path, true)))
+		log_debug("cannot freeze the agent's cgroup: %s", strerror(-err));
+	raise(SIGSTOP);
+	if (j->cg_path[0])
+		cgroup_freeze(j->cg_path, false);
+}
+
 /* handle_signal() - returns 1 when the agent has exited (status in *status). */
 static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int *status)
 {
@@ -174,6 +232,10 @@ static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int 
 	pid_t pid;
 
 	if (sig != SIGCHLD) {
+		if (from_terminal(si)) {
+			j->tty_stop_ns = now_ns();
+			job_stop(j);
+		}
 		/* The terminal signals the whole foreground process group,
 		 * the agent included: forwarding those would double them.
 		 * Signals sent with kill() are for the agent. */
@@ -181,14 +243,12 @@ static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int 
 			kill(j->agent, sig);
 		return 0;
 	}
-	while ((pid = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
-		if (pid == j->pasta && !WIFSTOPPED(st)) {
+	while ((pid = waitpid(-1, &st, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
+		if (pid == j->pasta && (WIFEXITED(st) || WIFSIGNALED(st))) {
 			pasta_died(j, st);
-		} else if (pid == j->agent && WIFSTOPPED(st)) {
-			/* Job control: the agent stopped (Ctrl-Z), so do we,
-			 * so the shell sees the job stop; SIGCONT from `fg`
-			 * reaches the whole group again. */
-			raise(SIGSTOP);
+		} else if (pid == j->agent && (WIFSTOPPED(st) || WIFCONTINUED(st))) {
+			j->agent_stopped = WIFSTOPPED(st);
+			job_stop(j);
 		} else if (pid == j->agent) {
 			*status = st;
 			return 1;

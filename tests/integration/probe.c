@@ -24,6 +24,17 @@
  *   many:ADDR:PORT       PROBE_MANY (default 500) connections at once, each
  *                        sending 64 KiB of its own bytes, half-closing and
  *                        expecting them echoed back: "ok" or "lost:N"
+ *   idle:ADDR:PORT       PROBE_IDLE (default 1000) connections opened and
+ *                        held silent until the file PROBE_IDLE_UNTIL exists
+ *                        (at most 120 s), as an agent starving its relay of
+ *                        descriptors would (it first raises its own soft
+ *                        RLIMIT_NOFILE to the hard limit, as any process
+ *                        may): "open:N,closed:M" (M of the N ended by the
+ *                        other side meanwhile), ",failed:ERRNO" appended
+ *                        when a connect failed (no more are tried)
+ *   holdserve:ADDR:PORT  listen (backlog 4096) and never accept: a service
+ *                        that takes connections and says nothing; prints
+ *                        "listening", then sleeps until killed (120 s)
  * Prints "SPEC RESULT MICROSECONDS" per SPEC, RESULT being "ok", "sent"
  * (UDP, no reply) or the errno name (EPERM, ETIMEDOUT, ECONNREFUSED, ...).
  */
@@ -40,6 +51,7 @@
 #include <linux/if_ether.h>
 #include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 static const char *errname(int e)
@@ -177,6 +189,51 @@ static const char *many(const struct sockaddr *sa, socklen_t len)
 	return result;
 }
 
+/* idle() - PROBE_IDLE connections held silent until PROBE_IDLE_UNTIL exists. */
+static const char *idle(const struct sockaddr *sa, socklen_t len)
+{
+	static char result[96];
+	const char *env = getenv("PROBE_IDLE"), *until = getenv("PROBE_IDLE_UNTIL");
+	int count = env ? atoi(env) : 1000, open = 0, closed = 0, failed = 0, i;
+	struct pollfd *p = calloc((size_t)count, sizeof(*p));
+	struct rlimit rl;
+	size_t used;
+
+	if (!p)
+		return "ENOMEM";
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	while (open < count) {
+		p[open].fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		p[open].events = POLLIN;
+		if (p[open].fd < 0) {
+			failed = errno;
+			break;
+		}
+		failed = connect_wait(p[open].fd, sa, len);
+		if (failed) {
+			close(p[open].fd);
+			break;
+		}
+		open++;
+	}
+	for (i = 0; i < 1200 && until && access(until, F_OK); i++)
+		usleep(100 * 1000);
+	/* The host side never sends: any event is the relay ending it. */
+	poll(p, (nfds_t)open, 0);
+	for (i = 0; i < open; i++) {
+		closed += p[i].revents != 0;
+		close(p[i].fd);
+	}
+	free(p);
+	used = (size_t)snprintf(result, sizeof(result), "open:%d,closed:%d", open, closed);
+	if (failed)
+		snprintf(result + used, sizeof(result) - used, ",failed:%s", errname(failed));
+	return result;
+}
+
 static const char *attempt(const char *spec)
 {
 	char proto[16], addr[64];
@@ -259,6 +316,21 @@ static const char *attempt(const char *spec)
 	}
 	if (!strcmp(proto, "many"))
 		return many((struct sockaddr *)&ss, len);
+	if (!strcmp(proto, "idle"))
+		return idle((struct sockaddr *)&ss, len);
+	if (!strcmp(proto, "holdserve")) {
+		int one = 1;
+
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 4096))
+			return errname(errno);
+		printf("listening\n");
+		fflush(stdout);
+		sleep(120);
+		close(fd);
+		return "done";
+	}
 	if (!strcmp(proto, "flood")) {
 		static char result[32];
 		const char *env = getenv("PROBE_FLOOD"), *pause = getenv("PROBE_FLOOD_PAUSE_US");

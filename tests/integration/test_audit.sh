@@ -115,3 +115,26 @@ test_audit_agent_chosen_comm_stays_data() {
 	! grep -q $'\033' "$T/out" || fail "the table passed an escape byte to the terminal"
 	! grep -q $'\033' "$T/audit.jsonl" || fail "the log holds a raw escape byte"
 }
+
+# The exit summary suggests the allow-ip line for the most frequent denial,
+# but never for a cloud metadata service: an agent that hammers it must not
+# get the user to paste the line that hands it the machine's credentials.
+test_exit_summary_never_suggests_allowing_metadata() {
+	netsim_up
+	jail -- "$T/probe" tcp:169.254.169.254:80 tcp:169.254.169.254:80 tcp:10.23.0.2:22
+	expect_rc 0
+	expect_err "denied 3 connections: 169.254.169.254:80 (metadata) x2, 10.23.0.2:22 (connected) x1"
+	expect_err "169.254.169.254 is a cloud metadata service, not allowed on purpose"
+	expect_err "to allow 10.23.0.2:22: allow-ip = 10.23.0.2:22"
+	! grep -q "allow-ip = 169" "$T/err" || fail "suggested: $(cat "$T/err")"
+	# Nothing else denied: nothing to suggest.
+	jail -- "$T/probe" tcp:100.100.100.200:80
+	expect_rc 0
+	expect_err "100.100.100.200 is a cloud metadata service, not allowed on purpose"
+	! grep -q "allow-ip" "$T/err" || fail "suggested: $(cat "$T/err")"
+	audit
+	expect_rc 0
+	! grep -q "allow-ip" "$T/out" || fail "ebpfjail audit suggests: $(cat "$T/out")"
+	audit --json
+	! grep -q "allow-ip" "$T/out" || fail "ebpfjail audit --json suggests: $(cat "$T/out")"
+}

@@ -130,3 +130,93 @@ EOF
 	grep -q " ok " "$T/agent/many.out" || fail "500 connections: $(cat "$T/agent/many.out")"
 	[ "$before" -eq "$after" ] || fail "supervisor fds: $before before, $after after"
 }
+
+# _idle_jail N SOFT HARD: a jail started under RLIMIT_NOFILE SOFT:HARD whose
+# agent holds N silent connections through the local-port 7001 relay (to a
+# host service that takes them and never answers) until $T/release exists.
+# The agent's own limits go to $T/agent/limits, the probe's result to
+# $T/agent/idle.out; the jail runs as $JOB.
+_idle_jail() {
+	nsenter -t "$HOST" -n -- "$T/probe" holdserve:127.0.0.1:7001 >"$T/hold.out" &
+	NETSIM_PIDS+=($!)
+	local i
+	for i in $(seq 1 100); do grep -q listening "$T/hold.out" && break; sleep 0.02; done
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<EOF2
+echo "\$(ulimit -Sn) \$(ulimit -Hn)" >$T/agent/limits
+PROBE_IDLE=$1 PROBE_IDLE_UNTIL=$T/release $T/probe idle:127.0.0.1:7001 >$T/agent/idle.out
+EOF2
+	(prlimit --pid "$BASHPID" --nofile="$2:$3" && jail_cmd --local-port 7001 -- sh "$T/agent.sh") \
+		>"$T/jail.out" 2>"$T/jail.err" &
+	JOB=$!
+}
+
+# _relay_status: the relay's line of `ebpfjail status` into $T/relay, once
+# the agent's connections are all accounted for (open + refused = $1, at
+# most 20 s)
+_relay_status() {
+	local i open refused
+	for i in $(seq 1 200); do
+		run "$EBPFJAIL" status
+		grep "relay: local 127.0.0.1:7001" "$T/out" >"$T/relay" || true
+		open=$(sed -n 's/.*, \([0-9]*\) open,.*/\1/p' "$T/relay")
+		refused=$(sed -n 's/.*, \([0-9]*\) refused.*/\1/p' "$T/relay")
+		[ $((${open:-0} + ${refused:-0})) -eq "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "status never accounted for $1 connections: $(cat "$T/relay") (jail: $(cat "$T/jail.err"))"
+}
+
+# The attack: ~170 silent connections (six descriptors each: two sockets,
+# two pipes) used to take every descriptor the supervisor had under the
+# usual soft limit of 1024. Root's `ebpfjail deny` was then refused with a
+# false "lacks CAP_NET_ADMIN" and status stopped updating. The supervisor
+# raises its soft limit to the hard one; the agent keeps the limits it was
+# given. (The hard limit is the test's own: raising it needs CAP_SYS_RESOURCE.)
+test_1200_idle_connections_do_not_starve_the_supervisor() {
+	local hard
+	hard=$(ulimit -Hn)
+	[ "$hard" = unlimited ] || [ "$hard" -ge 8192 ] ||
+		skip "needs a hard RLIMIT_NOFILE of 8192 or more, not $hard, for 1200 relayed connections"
+	netsim_up
+	_idle_jail 1200 1024 "$hard"
+	_relay_status 1200
+	grep -q "1200 open, 1200 in all$" "$T/relay" || fail "relay: $(cat "$T/relay")"
+	run timeout 15 "$EBPFJAIL" deny 10.23.0.9
+	expect_rc 0
+	expect_out "denied 10.23.0.9"
+	run "$EBPFJAIL" status
+	expect_out "temporary: deny 10.23.0.9"
+	touch "$T/release"
+	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
+	[ "$(cat "$T/agent/limits")" = "1024 $hard" ] ||
+		fail "the agent's RLIMIT_NOFILE is $(cat "$T/agent/limits"), not the 1024 $hard it was started with"
+	grep -qx "idle:127.0.0.1:7001 open:1200,closed:0 [0-9]*" "$T/agent/idle.out" ||
+		fail "the agent's connections: $(cat "$T/agent/idle.out")"
+	expect_no_leftovers
+}
+
+# Where the hard limit leaves no room (1024:1024), connections over the
+# relays' share of descriptors are refused at once and counted, and the
+# control socket and status keep the descriptors reserved for them.
+test_connections_over_the_descriptor_cap_are_refused_at_once() {
+	netsim_up
+	_idle_jail 400 1024 1024
+	_relay_status 400
+	local open refused
+	open=$(sed -n 's/.*, \([0-9]*\) open,.*/\1/p' "$T/relay")
+	refused=$(sed -n 's/.*, \([0-9]*\) refused.*/\1/p' "$T/relay")
+	[ "${open:-0}" -gt 100 ] && [ "${refused:-0}" -gt 0 ] || fail "relay: $(cat "$T/relay")"
+	run timeout 15 "$EBPFJAIL" deny 10.23.0.9
+	expect_rc 0
+	expect_out "denied 10.23.0.9"
+	run "$EBPFJAIL" status
+	expect_out "temporary: deny 10.23.0.9"
+	touch "$T/release"
+	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
+	# The agent saw the refused ones end, the others held.
+	grep -qx "idle:127.0.0.1:7001 open:400,closed:$refused [0-9]*" "$T/agent/idle.out" ||
+		fail "the agent's connections: $(cat "$T/agent/idle.out"), $refused refused"
+	echo "cap: $open relayed, $refused refused"
+	expect_no_leftovers
+}

@@ -23,7 +23,7 @@ EOF
 	expect_out '"state": "running"'
 	expect_out '"uid": 4242'
 	expect_out '"denied": {"metadata": 1, "connected": 1}'
-	expect_out '"relays": [{"kind": "local", "port": 7001, "open": 0, "total": 0}]'
+	expect_out '"relays": [{"kind": "local", "port": 7001, "open": 0, "total": 0, "refused": 0}]'
 	touch "$T/end"
 	wait "$job" || fail "the jail failed: $(cat "$T/jail.err")"
 	run "$EBPFJAIL" status
