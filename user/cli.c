@@ -242,12 +242,16 @@ static void load_file(struct config *cfg, const char *path, bool must_exist, uid
 {
 	struct config_approval approval = { 0 };
 	struct config_text text;
+	int err;
 
 	if (cli_read_file(cfg, path, must_exist, &text) <= 0)
 		return;
 	/* An approval that cannot be read approves nothing: the loosening
 	 * lines are refused and named, never taken unseen. */
-	trust_judge(path, &text.st, agent_uid, &approval);
+	err = trust_judge(path, &text.st, agent_uid, &approval);
+	if (err)
+		log_warn("%s: its approval cannot be read (%s): its lines that loosen the jail "
+			 "count as not approved", path, strerror(-err));
 	config_parse(cfg, path, text.data, text.len, &approval);
 	trust_approval_free(&approval);
 	config_text_free(&text);

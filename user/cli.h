@@ -116,8 +116,13 @@ void cli_read_config(struct config *cfg, const struct cli_options *o, uid_t agen
 uid_t cli_agent_uid(const struct cli_options *o);
 
 /**
- * cli_read_file() - config_read_file(), the user's own file with the user's
- * file-system identity
+ * cli_read_file() - config_read_file() of one configuration file, as the
+ * invoking user (identity and groups) unless root alone controls its path
+ * @cfg: where a diagnostic goes
+ * @path: the file
+ * @must_exist: a missing file is an error rather than skipped
+ * @text: the bytes and the descriptor's stat, on success
+ * Return: 1 read, 0 absent and may be, -errno (a diagnostic was recorded).
  */
 int cli_read_file(struct config *cfg, const char *path, bool must_exist,
 		  struct config_text *text);

@@ -31,6 +31,7 @@ static bool have_cap(unsigned int cap)
 	return data[cap / 32].effective & (1U << (cap % 32));
 }
 
+/* has_line() - is @line one of @lines */
 static bool has_line(char *const *lines, size_t n, const char *line)
 {
 	size_t i;
@@ -41,16 +42,34 @@ static bool has_line(char *const *lines, size_t n, const char *line)
 	return false;
 }
 
+/* overridden() - is @line (of a single-value key) set again further down
+ * the file, as @checked read it? It has no effect, so it is not approved:
+ * were the later line deleted (by the agent), it would take effect unseen. */
+static bool overridden(const struct config *checked, const struct config_name *line)
+{
+	const struct config_origin *effective = NULL;
+
+	if (!strncmp(line->name, "egress-jail ", 12))
+		effective = &checked->egress_jail_origin;
+	else if (!strncmp(line->name, "local-model-port ", 17))
+		effective = &checked->local_model_port_origin;
+	return effective && effective->line != line->origin.line;
+}
+
 /* approve() - save @lines as the file's approval and say what is new and
- * what was withdrawn; @found has their line numbers */
+ * what was withdrawn; @found has every loosening line with its number,
+ * @checked the file as read with them approved */
 static int approve(const char *path, const struct agent_user *u, char *const *lines, size_t n,
-		   const struct config *found)
+		   const struct config *found, const struct config *checked)
 {
 	struct config_approval old;
 	size_t i;
 	int err;
 
-	trust_load(path, u->uid, &old);
+	if (trust_load(path, u->uid, &old))
+		fprintf(stderr, "ebpfjail: trust: the earlier approval of %s cannot be read: "
+				"it is replaced, and nothing below is marked new or withdrawn "
+				"against it\n", path);
 	err = trust_save(path, u->uid, lines, n);
 	if (err) {
 		fprintf(stderr, "ebpfjail: trust: cannot save the approval of %s: %s\n", path,
@@ -62,7 +81,9 @@ static int approve(const char *path, const struct agent_user *u, char *const *li
 	for (i = 0; i < found->n_unapproved; i++)
 		printf("  line %u: %s%s\n", found->unapproved[i].origin.line,
 		       found->unapproved[i].name,
-		       has_line(old.lines, old.n_lines, found->unapproved[i].name) ? "" : "  (new)");
+		       overridden(checked, &found->unapproved[i]) ? "  (set again below: not approved)"
+		       : has_line(old.lines, old.n_lines, found->unapproved[i].name) ? ""
+										 : "  (new)");
 	for (i = 0; i < old.n_lines; i++)
 		if (!has_line(lines, n, old.lines[i]))
 			printf("  withdrawn: %s\n", old.lines[i]);
@@ -76,12 +97,12 @@ out:
 /* check_and_approve() - @text is agent-writable: its loosening lines are
  * approved if, so approved, the file is valid */
 static int check_and_approve(const char *path, const struct config_text *text,
-			     const struct agent_user *u, bool user_writable)
+			     const struct agent_user *u)
 {
-	struct config_approval approval = { .agent_writable = true,
-					    .user_writable = user_writable };
+	struct config_approval approval = { .agent_writable = true, .user_writable = true };
 	struct config found, checked;
-	size_t i;
+	char **lines = NULL;
+	size_t i, n = 0;
 	int ret = EXIT_TROUBLE;
 
 	config_init(&found);
@@ -89,22 +110,31 @@ static int check_and_approve(const char *path, const struct config_text *text,
 	/* Nothing approved: every loosening line is listed in found. */
 	config_parse(&found, path, text->data, text->len, &approval);
 	approval.lines = calloc(found.n_unapproved + 1, sizeof(*approval.lines));
-	if (!approval.lines)
+	lines = calloc(found.n_unapproved + 1, sizeof(*lines));
+	if (!approval.lines || !lines)
 		goto out;
 	for (i = 0; i < found.n_unapproved; i++)
 		if (!has_line(approval.lines, approval.n_lines, found.unapproved[i].name))
 			approval.lines[approval.n_lines++] = found.unapproved[i].name;
-	/* As run would read it once approved: any error left is real. */
+	/* As run would read it with all of them approved: any error left is
+	 * real. */
 	config_parse(&checked, path, text->data, text->len, &approval);
 	for (i = 0; i < checked.n_diags; i++)
 		fprintf(stderr, "ebpfjail: %s: %s\n",
 			checked.diags[i].severity == CONFIG_ERROR ? "error" : "warning",
 			checked.diags[i].text);
-	if (!config_ok(&checked))
+	if (!config_ok(&checked)) {
 		fprintf(stderr, "ebpfjail: trust: nothing approved: correct %s first\n", path);
-	else if (!approve(path, u, approval.lines, approval.n_lines, &found))
+		goto out;
+	}
+	for (i = 0; i < found.n_unapproved; i++)
+		if (!overridden(&checked, &found.unapproved[i]) &&
+		    !has_line(lines, n, found.unapproved[i].name))
+			lines[n++] = found.unapproved[i].name;
+	if (!approve(path, u, lines, n, &found, &checked))
 		ret = 0;
 out:
+	free(lines);
 	free(approval.lines);
 	config_free(&found);
 	config_free(&checked);
@@ -114,7 +144,6 @@ out:
 int cmd_trust(const struct command *cmd, int argc, char **argv)
 {
 	struct config_text text = { 0 };
-	struct config_approval judged;
 	struct cli_options o;
 	struct agent_user u;
 	struct config cfg;
@@ -161,10 +190,10 @@ int cmd_trust(const struct command *cmd, int argc, char **argv)
 			fprintf(stderr, "ebpfjail: error: %s\n", cfg.diags[i].text);
 		goto out;
 	}
-	trust_judge(path, &text.st, u.uid, &judged);
-	trust_approval_free(&judged);
-	if (judged.agent_writable) {
-		ret = check_and_approve(path, &text, &u, judged.user_writable);
+	/* u.uid is not root here: what the agent can write is what any
+	 * user but root can. */
+	if (trust_agent_writable(path, &text.st, u.uid)) {
+		ret = check_and_approve(path, &text, &u);
 		goto out;
 	}
 	printf("%s can be changed by root alone: its lines count without approval for agents "

@@ -75,7 +75,7 @@ struct config_diag {
 struct config_approval {
 	bool agent_writable;
 	bool user_writable; /* a uid but root could change it: audit-log is refused */
-	char **lines; /* approved lines, "key = value" as config_line_text() writes them */
+	char **lines; /* approved lines, "key = value" (see approved() in config.c) */
 	size_t n_lines;
 };
 
@@ -143,6 +143,7 @@ struct config_text {
 int config_read_file(struct config *cfg, const char *path, bool must_exist,
 		     struct config_text *text);
 
+/** config_text_free() - release config_read_file()'s bytes (safe on an empty @text) */
 void config_text_free(struct config_text *text);
 
 /**

@@ -35,6 +35,7 @@ bool trust_path_root_only(const char *path);
 /**
  * trust_agent_writable() - could the agent, or any uid but root, have
  * changed the file at @path?
+ * @path: the file as the configuration names it
  * @st: the file as read (fstat of the descriptor its text came from)
  * @agent_uid: the uid the agent runs as; 0 (--user root) can change every
  *             root-owned file, so for it every file counts
@@ -46,7 +47,12 @@ bool trust_agent_writable(const char *path, const struct stat *st, uid_t agent_u
 /**
  * trust_judge() - what the file at @path, read as @st, may loosen for
  * agents of @agent_uid: @approval's flags, and for a file the agent could
- * have written, the lines approved for it (trust_load())
+ * have written, the lines approved for it (trust_load()); an agent run as
+ * root gets none (it could have written them)
+ * @path: the file as the configuration names it
+ * @st: the file as read
+ * @agent_uid: the uid the agent runs as
+ * @approval: filled; free with trust_approval_free()
  * Return: as trust_load(); on an error nothing is approved.
  */
 int trust_judge(const char *path, const struct stat *st, uid_t agent_uid,

@@ -225,3 +225,19 @@ test_trust_help_and_root_file() {
 	expect_rc 1
 	expect_err "nope.conf:0: cannot open: No such file or directory"
 }
+
+# A single-value line set again further down has no effect: approving it
+# would let it take effect, unseen, once the agent deletes the later line.
+test_trust_skips_overridden_lines() {
+	netsim_up
+	_agent_conf
+	printf 'egress-jail = off\negress-jail = on\n' >>"$T/agent/user.conf"
+	run trust_cmd --config "$T/agent/user.conf"
+	expect_rc 0
+	expect_out "line 2: egress-jail = off  (set again below: not approved)"
+	sed -i '/^egress-jail = on/d' "$T/agent/user.conf"
+	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 125
+	expect_err "user.conf:2: egress-jail = \"off\" loosens the jail and was not approved"
+	expect_no_leftovers
+}
