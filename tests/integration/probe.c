@@ -213,6 +213,9 @@ static const char *idle(const struct sockaddr *sa, socklen_t len)
 			break;
 		}
 		failed = connect_wait(p[open].fd, sa, len);
+		/* Reset before we looked: opened, and already ended. */
+		if (failed == ECONNRESET)
+			failed = 0;
 		if (failed) {
 			close(p[open].fd);
 			break;
