@@ -10,6 +10,8 @@ packages=(
 	make clang llvm gcc pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 	# netlink (routes, addresses, links) without hand-written message parsing
 	libmnl-dev
+	# the agent's seccomp filter (setns, io_uring, socket families, TIOCSTI)
+	libseccomp-dev
 	# unit tests and the libFuzzer target (clang's sanitizer and fuzzer runtimes)
 	libcriterion-dev libclang-rt-14-dev
 	# man pages (scdoc source -> roff), checked with man -l; bash completion

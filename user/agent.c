@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 
 #include "agent.h"
+#include "sysfilter.h"
 #include "cgroup.h"
 #include "log.h"
 
@@ -265,6 +266,9 @@ static void child(const struct agent_spec *s, int report, pid_t parent, bool in_
 	 * and so is everything else the supervisor holds. */
 	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC))
 		fail(report, -errno, "closing the supervisor's file descriptors");
+	/* Last: the filter refuses setns(), which nothing above may need. */
+	if (s->netns_fd >= 0 && (err = sysfilter_install()))
+		fail(report, err, "installing the system call filter");
 
 	environ = s->envp;
 	execvp(s->argv[0], s->argv);
