@@ -45,7 +45,7 @@ test_agent_cannot_type_into_the_callers_shell() {
 	sleep 0.3
 	tmux -S "$TMUX_SOCK" send-keys "unshare --mount --propagation private -- sh -c 'mount --bind $T/resolv.conf /etc/resolv.conf && exec nsenter -t $HOST -n -- env SUDO_UID=4242 SUDO_GID=4242 $EBPFJAIL run --config $T/jail.conf -- sh $T/sti.sh'; echo done >$T/done" Enter
 	local i
-	for i in $(seq 1 200); do [ -e "$T/done" ] && break; sleep 0.05; done
+	for i in $(seq 1 400); do [ -e "$T/done" ] && break; sleep 0.05; done
 	[ -e "$T/done" ] || fail "the jail did not finish: $(tmux -S "$TMUX_SOCK" capture-pane -p)"
 	sleep 1 # the shell would read and run what was pushed by now
 	grep -q 'sys:tiocsti:0 EPERM' "$T/agent/sti.out" || fail "TIOCSTI: $(cat "$T/agent/sti.out")"
