@@ -176,10 +176,9 @@ void cli_options_free(struct cli_options *o)
 	o->flags = NULL;
 }
 
-/* user_config_path() - the invoking user's ~/.config/ebpfjail.conf.
- * Under sudo that is SUDO_USER's, not root's: the user configured the jail,
- * root only runs it. */
-static int user_config_path(char *buf, size_t size, uid_t *uid, gid_t *gid)
+/* The invoking user's ~/.config/ebpfjail.conf. Under sudo that is
+ * SUDO_USER's, not root's: the user configured the jail, root only runs it. */
+int cli_user_config_path(char *buf, size_t size)
 {
 	const char *sudo_user = getenv("SUDO_USER");
 	struct passwd *pw = NULL;
@@ -192,8 +191,6 @@ static int user_config_path(char *buf, size_t size, uid_t *uid, gid_t *gid)
 		return -ENOENT;
 	if ((size_t)snprintf(buf, size, "%s/%s", pw->pw_dir, CONFIG_USER_RELPATH) >= size)
 		return -ENAMETOOLONG;
-	*uid = pw->pw_uid;
-	*gid = pw->pw_gid;
 	return 0;
 }
 
@@ -255,14 +252,6 @@ static void load_file(struct config *cfg, const char *path, bool must_exist, uid
 	config_parse(cfg, path, text.data, text.len, &approval);
 	trust_approval_free(&approval);
 	config_text_free(&text);
-}
-
-int cli_user_config_path(char *buf, size_t size)
-{
-	uid_t uid;
-	gid_t gid;
-
-	return user_config_path(buf, size, &uid, &gid);
 }
 
 uid_t cli_agent_uid(const struct cli_options *o)

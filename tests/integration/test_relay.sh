@@ -182,6 +182,18 @@ test_1200_idle_connections_do_not_starve_the_supervisor() {
 	_idle_jail 1200 1024 "$hard"
 	_relay_status 1200
 	grep -q "1200 open, 1200 in all$" "$T/relay" || fail "relay: $(cat "$T/relay")"
+	_control_answers_then_release
+	[ "$(cat "$T/agent/limits")" = "1024 $hard" ] ||
+		fail "the agent's RLIMIT_NOFILE is $(cat "$T/agent/limits"), not the 1024 $hard it was started with"
+	grep -qx "idle:127.0.0.1:7001 open:1200,closed:0 [0-9]*" "$T/agent/idle.out" ||
+		fail "the agent's connections: $(cat "$T/agent/idle.out")"
+	expect_no_leftovers
+}
+
+# _control_answers_then_release: root's deny works and status shows it
+# while the agent holds its connections; then the agent lets them go and
+# the jail ends
+_control_answers_then_release() {
 	run timeout 15 "$EBPFJAIL" deny 10.23.0.9
 	expect_rc 0
 	expect_out "denied 10.23.0.9"
@@ -189,11 +201,6 @@ test_1200_idle_connections_do_not_starve_the_supervisor() {
 	expect_out "temporary: deny 10.23.0.9"
 	touch "$T/release"
 	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
-	[ "$(cat "$T/agent/limits")" = "1024 $hard" ] ||
-		fail "the agent's RLIMIT_NOFILE is $(cat "$T/agent/limits"), not the 1024 $hard it was started with"
-	grep -qx "idle:127.0.0.1:7001 open:1200,closed:0 [0-9]*" "$T/agent/idle.out" ||
-		fail "the agent's connections: $(cat "$T/agent/idle.out")"
-	expect_no_leftovers
 }
 
 # Where the hard limit leaves no room (1024:1024), connections over the
@@ -207,13 +214,7 @@ test_connections_over_the_descriptor_cap_are_refused_at_once() {
 	open=$(sed -n 's/.*, \([0-9]*\) open,.*/\1/p' "$T/relay")
 	refused=$(sed -n 's/.*, \([0-9]*\) refused.*/\1/p' "$T/relay")
 	[ "${open:-0}" -gt 100 ] && [ "${refused:-0}" -gt 0 ] || fail "relay: $(cat "$T/relay")"
-	run timeout 15 "$EBPFJAIL" deny 10.23.0.9
-	expect_rc 0
-	expect_out "denied 10.23.0.9"
-	run "$EBPFJAIL" status
-	expect_out "temporary: deny 10.23.0.9"
-	touch "$T/release"
-	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
+	_control_answers_then_release
 	# The agent saw the refused ones end, the others held.
 	grep -qx "idle:127.0.0.1:7001 open:400,closed:$refused [0-9]*" "$T/agent/idle.out" ||
 		fail "the agent's connections: $(cat "$T/agent/idle.out"), $refused refused"
