@@ -4,7 +4,7 @@
 set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export EBPFJAIL=$top/build/ebpfjail BUILD=$top/build
-T=$(mktemp -d /tmp/ebpfjail-bench.XXXXXX)
+T=$(mktemp -d /var/tmp/ebpfjail-bench.XXXXXX) # not /tmp: the agent has its own
 export T
 source "$top/tests/integration/lib.sh"
 source "$top/tests/integration/netsim.sh"

@@ -10,7 +10,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export EBPFJAIL=$top/build/ebpfjail BUILD=$top/build
 [ "$(id -u)" -eq 0 ] || { echo "demo.sh: run as root (sudo make demo)" >&2; exit 1; }
-T=$(mktemp -d /tmp/ebpfjail-demo.XXXXXX)
+T=$(mktemp -d /var/tmp/ebpfjail-demo.XXXXXX) # not /tmp: the agent has its own
 export T
 source "$top/tests/integration/lib.sh"
 source "$top/tests/integration/netsim.sh"

@@ -37,7 +37,8 @@ run_suite() {
 		fi
 		for t in $tests; do
 			[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
-			T=$(mktemp -d /tmp/ebpfjail-it.XXXXXX)
+			# Not under /tmp: the agent gets a private /tmp and would not see it.
+			T=$(mktemp -d /var/tmp/ebpfjail-it.XXXXXX)
 			out="$T.log"
 			( set +o pipefail; export T; cd "$T" && source "$here/lib.sh" && source "$here/netsim.sh" && source "$file" && trap netsim_down EXIT && set -e && "$t" ) >"$out" 2>&1
 			rc=$?
