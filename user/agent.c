@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* agent.c - start the agent: who it runs as, what it sees, what it keeps
  *
- * Theory of operation: the supervisor forks (into the jail's cgroup
- * directly, see fork_into_cgroup()); the child does every step
- * below as root and in this order, because each one needs privileges the
- * next one takes away. A failure of any step is reported to the parent
- * through a close-on-exec pipe (one int, the negative errno) and the child
- * exits: the parent then knows the command never ran (exit 125, or 126/127
- * for exec's own errors). Nothing reaches the pipe when exec succeeds.
+ * Theory of operation: the supervisor clones the agent's init (into the
+ * jail's cgroup and, jailed, into a new PID namespace as its PID 1: see
+ * spawn_init() and jailinit.c). The init, as root, joins the network
+ * namespace and makes the agent's mount namespace (agentfs.c), then forks
+ * the agent, which becomes the user, loses every capability, sets
+ * no_new_privs, installs its system call filter and execs. Each step needs
+ * privileges the next one takes away, hence the order. A failure of any
+ * step is reported to the supervisor through a close-on-exec pipe (one
+ * int, the negative errno) and the process exits: the supervisor then
+ * knows the command never ran (exit 125, or 126/127 for exec's own
+ * errors). Nothing reaches the pipe when exec succeeds; the agent's pid
+ * comes on the init's channel, just before its exec.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +28,14 @@
 #include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/sched.h>
-#include <sys/mount.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "agent.h"
+#include "agentfs.h"
+#include "jailinit.h"
 #include "sysfilter.h"
 #include "cgroup.h"
 #include "log.h"
@@ -177,7 +184,7 @@ void agent_env_free(char **env)
 	free(env);
 }
 
-/* --- the child ------------------------------------------------------------ */
+/* --- the init and the agent ------------------------------------------------ */
 
 static void fail(int report, int err, const char *what)
 {
@@ -200,49 +207,39 @@ static int drop_bounding_set(void)
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
 		return -errno;
 	/* Permitted and effective stay until the uid change: setresuid()
-	 * still needs CAP_SETUID. drop_remaining() clears them after it (a
+	 * still needs CAP_SETUID. set_capabilities() clears them after it (a
 	 * change away from root already has). */
 	return 0;
 }
 
-static int drop_remaining(void)
+/* set_capabilities() - permitted and effective become @keep (a capability
+ * number), or nothing when @keep is -1. Return: 0 or -errno. */
+static int set_capabilities(int keep)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
 
 	memset(data, 0, sizeof(data));
+	if (keep >= 0) {
+		data[keep / 32].permitted = 1U << (keep % 32);
+		data[keep / 32].effective = 1U << (keep % 32);
+	}
 	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
 }
 
-static void child(const struct agent_spec *s, int report, pid_t parent, bool in_cgroup)
+/* agent_child() - PID 2 (or the init's child, unjailed): becomes the user
+ * with nothing to regain, then execs the command. */
+static void agent_child(const struct agent_spec *s, int report, int channel, pid_t init)
 {
 	const struct agent_user *u = s->user;
 	sigset_t none;
 	int err, sig;
 
-	/* The supervisor ignored or blocked signals the agent must feel. */
+	/* The init blocks every signal; the agent must feel them. */
 	for (sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* The supervisor raised its own descriptor limit for the relays
-	 * (jail.c); the agent runs with the one it was given. */
-	if (s->nofile && setrlimit(RLIMIT_NOFILE, s->nofile))
-		fail(report, -errno, "restoring the descriptor limit");
-
-	if (s->cgroup_fd >= 0 && !in_cgroup && (err = cgroup_add(s->cgroup_fd, getpid())))
-		fail(report, err, "joining the jail's cgroup");
-	if (s->netns_fd >= 0 && setns(s->netns_fd, CLONE_NEWNET))
-		fail(report, -errno, "joining the jail's network namespace");
-	if (s->resolv_conf) {
-		/* A private mount namespace: the jail's resolv.conf is seen
-		 * by the agent only, read-only. */
-		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-			fail(report, -errno, "creating a mount namespace");
-		if (mount(s->resolv_conf, "/etc/resolv.conf", NULL, MS_BIND, NULL) ||
-		    mount(NULL, "/etc/resolv.conf", NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL))
-			fail(report, -errno, "mounting the jail's /etc/resolv.conf");
-	}
 
 	if (u->name[0] && u->uid != 0 ? initgroups(u->name, u->gid) : setgroups(0, NULL))
 		fail(report, -errno, "setting the user's groups");
@@ -252,7 +249,7 @@ static void child(const struct agent_spec *s, int report, pid_t parent, bool in_
 		fail(report, err, "dropping capabilities");
 	if (setresgid(u->gid, u->gid, u->gid) || setresuid(u->uid, u->uid, u->uid))
 		fail(report, -errno, "becoming the user");
-	if ((err = drop_remaining()))
+	if ((err = set_capabilities(-1)))
 		fail(report, err, "dropping capabilities");
 	/* Nothing the agent execs (sudo, setuid helpers, file capabilities)
 	 * can give it back what it lost. */
@@ -260,12 +257,14 @@ static void child(const struct agent_spec *s, int report, pid_t parent, bool in_
 		fail(report, -errno, "setting no_new_privs");
 	/* Set after the uid change, which clears it. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
+	if (getppid() != init)
 		_exit(125);
-	/* Only 0-2 cross into the agent: the report pipe is close-on-exec
-	 * and so is everything else the supervisor holds. */
+	/* Only 0-2 cross into the agent: the report pipe and the channel are
+	 * close-on-exec and so is everything else the supervisor holds. */
 	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC))
 		fail(report, -errno, "closing the supervisor's file descriptors");
+	if ((err = jailinit_started(channel)))
+		fail(report, err, "telling the supervisor");
 	/* Last: the filter refuses setns(), which nothing above may need. */
 	if (s->netns_fd >= 0 && (err = sysfilter_install()))
 		fail(report, err, "installing the system call filter");
@@ -278,61 +277,157 @@ static void child(const struct agent_spec *s, int report, pid_t parent, bool in_
 	_exit(err == -ENOENT ? 127 : 126);
 }
 
-/* fork_into_cgroup() - fork(), the child born in cgroup cg_fd (clone3's
- * CLONE_INTO_CGROUP, Linux 5.7). Moving a process later by writing
- * cgroup.procs takes the cgroup threadgroup lock for writing, an RCU grace
- * period: 10-15 ms of every start. *in_cgroup says whether it worked; if
- * not (older kernel), the child joins by cgroup.procs. The supervisor is
- * single-threaded, so a raw clone3 is as safe as fork() for a child that
- * only makes system calls and execs. */
-static pid_t fork_into_cgroup(int cg_fd, bool *in_cgroup)
+/* supervisor_gone() - the supervisor died before PDEATHSIG was set: its
+ * end of the channel is closed. */
+static bool supervisor_gone(int channel)
 {
-	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
-				   .cgroup = (unsigned)cg_fd };
+	struct pollfd p = { .fd = channel, .events = POLLOUT };
+
+	return poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR));
+}
+
+/* init_child() - the supervisor's child: as root, joins the jail (cgroup,
+ * network namespace, the agent's mount namespace), forks the agent, keeps
+ * only CAP_KILL (to pass signals to an agent of another uid) and becomes
+ * its init (jailinit.c). */
+static void init_child(const struct agent_spec *s, int report, int channel, bool in_cgroup)
+{
+	pid_t agent, self;
+	sigset_t all;
+	int err;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (supervisor_gone(channel))
+		_exit(125);
+	prctl(PR_SET_NAME, "ebpfjail-init"); /* in ps, not the supervisor */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	/* The supervisor raised its own descriptor limit for the relays
+	 * (jail.c); the agent runs with the one it was given. */
+	if (s->nofile && setrlimit(RLIMIT_NOFILE, s->nofile))
+		fail(report, -errno, "restoring the descriptor limit");
+	if (s->cgroup_fd >= 0 && !in_cgroup && (err = cgroup_add(s->cgroup_fd, getpid())))
+		fail(report, err, "joining the jail's cgroup");
+	if (s->netns_fd >= 0 && setns(s->netns_fd, CLONE_NEWNET))
+		fail(report, -errno, "joining the jail's network namespace");
+	if (s->fs && (err = agentfs_setup(s->fs)))
+		fail(report, err, "setting up the agent's file system view");
+
+	self = getpid(); /* 1 in the agent's PID namespace */
+	agent = fork();
+	if (agent < 0)
+		fail(report, -errno, "forking the agent");
+	if (agent == 0)
+		agent_child(s, report, channel, self);
+	/* The init needs nothing but to signal the agent, another uid. The
+	 * agent sees it (PID 1) and must not be able to use it. */
+	if ((err = drop_bounding_set()) || (err = set_capabilities(CAP_KILL)) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		kill(agent, SIGKILL);
+		fail(report, err ? err : -errno, "dropping the init's capabilities");
+	}
+	close(report); /* the supervisor sees EOF once the agent exec'd */
+	jailinit_run(channel, agent);
+}
+
+/* spawn_init() - the init: born in cg_fd (clone3's CLONE_INTO_CGROUP,
+ * Linux 5.7) and, when @pid_namespace, as PID 1 of a new PID namespace.
+ * Moving a process later by writing cgroup.procs takes the cgroup
+ * threadgroup lock for writing, an RCU grace period: 10-15 ms of every
+ * start. *in_cgroup says whether it worked; if not (older kernel), the
+ * child joins by cgroup.procs. The supervisor is single-threaded, so a raw
+ * clone is as safe as fork() for a child that only makes system calls and
+ * execs. */
+static pid_t spawn_init(int cg_fd, bool pid_namespace, bool *in_cgroup)
+{
+	unsigned long newpid = pid_namespace ? CLONE_NEWPID : 0;
+	struct clone_args args = { .flags = newpid, .exit_signal = SIGCHLD };
+	pid_t pid;
 
 	*in_cgroup = false;
 	if (cg_fd >= 0) {
-		pid_t pid = syscall(SYS_clone3, &args, sizeof(args));
-
-		if (pid >= 0) {
-			*in_cgroup = true;
-			return pid;
-		}
-		if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
-			return -1;
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (unsigned)cg_fd;
 	}
-	return fork();
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid >= 0) {
+		*in_cgroup = cg_fd >= 0;
+		return pid;
+	}
+	if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
+		return -1;
+	return syscall(SYS_clone, SIGCHLD | newpid, NULL, NULL, NULL, NULL);
 }
 
-int agent_spawn(const struct agent_spec *s, pid_t *pid)
+/* first_started() - the agent's pid, from its JAILINIT_STARTED message
+ * (sent before its exec, so waiting once the report pipe is closed). A
+ * stop and continue before it may precede it. Return: pid, or -errno. */
+static pid_t first_started(int channel, pid_t init)
 {
-	pid_t parent = getpid();
-	int pipefd[2], err = 0;
+	struct jailinit_msg m;
+	pid_t sender;
+	int err;
+
+	while ((err = jailinit_receive(channel, &m, &sender)) == 0 || err == -EPROTO)
+		if (!err && m.event == JAILINIT_STARTED && sender > 0 && sender != init)
+			return sender;
+	return err;
+}
+
+int agent_spawn(const struct agent_spec *s, struct agent_proc *p)
+{
+	int pipefd[2] = { -1, -1 }, channel[2] = { -1, -1 }, err = 0;
 	bool in_cgroup;
 	ssize_t n;
 
+	p->init = p->agent = -1;
+	p->channel = -1;
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
-	*pid = fork_into_cgroup(s->cgroup_fd, &in_cgroup);
-	if (*pid < 0) {
+	err = jailinit_channel(channel);
+	if (err)
+		goto out;
+	p->init = spawn_init(s->cgroup_fd, s->fs != NULL, &in_cgroup);
+	if (p->init < 0) {
 		err = -errno;
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return err;
+		goto out;
 	}
-	if (*pid == 0) {
+	if (p->init == 0) {
 		close(pipefd[0]);
-		child(s, pipefd[1], parent, in_cgroup);
+		close(channel[0]);
+		init_child(s, pipefd[1], channel[1], in_cgroup);
 	}
 	close(pipefd[1]);
+	pipefd[1] = -1;
+	close(channel[1]);
+	channel[1] = -1;
 	do
 		n = read(pipefd[0], &err, sizeof(err));
 	while (n < 0 && errno == EINTR);
-	close(pipefd[0]);
 	if (n == sizeof(err)) {
-		waitpid(*pid, NULL, 0);
-		*pid = -1;
-		return err < 0 ? err : -EPERM;
+		err = err < 0 ? err : -EPERM;
+	} else {
+		err = 0;
+		p->agent = first_started(channel[0], p->init);
+		if (p->agent < 0)
+			err = -EPERM;
 	}
-	return 0;
+	if (err) {
+		kill(p->init, SIGKILL);
+		waitpid(p->init, NULL, 0);
+		p->init = p->agent = -1;
+		goto out;
+	}
+	p->channel = channel[0];
+	channel[0] = -1;
+out:
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (channel[0] >= 0)
+		close(channel[0]);
+	if (channel[1] >= 0)
+		close(channel[1]);
+	return err;
 }

@@ -44,28 +44,42 @@ int agent_user_resolve(const char *user_opt, char *const envp[], struct agent_us
 char **agent_env(char *const host[], const struct agent_user *u, const struct config *cfg);
 void agent_env_free(char **env);
 
+struct agentfs;
+
 struct agent_spec {
 	char *const *argv;
 	char **envp;             /* becomes the agent's environ */
 	const struct agent_user *user;
 	int cgroup_fd;           /* join this cgroup, or -1 */
-	int netns_fd;            /* join this network namespace, or -1 */
-	const char *resolv_conf; /* bind over /etc/resolv.conf, or NULL */
+	int netns_fd;            /* join this network namespace, and install the
+				    system call filter; or -1 (unjailed) */
+	const struct agentfs *fs; /* jailed: the agent's own PID and mount
+				     namespaces, as agentfs.h says; NULL: neither */
 	const struct rlimit *nofile; /* RLIMIT_NOFILE to restore, or NULL */
 };
 
+/* The processes agent_spawn() started, and who owns what: the supervisor
+ * waits for the init (its child) and reads the channel; the agent is the
+ * init's child. */
+struct agent_proc {
+	pid_t init;  /* the agent's init (jailinit.c): signals go to it */
+	pid_t agent; /* the agent itself, as this PID namespace numbers it */
+	int channel; /* the init's reports (struct jailinit_msg), non-blocking */
+};
+
 /**
- * agent_spawn() - fork and exec the agent
- * @pid: the agent's pid, once exec succeeded
+ * agent_spawn() - start the agent's init, which starts the agent and
+ * execs it
+ * @p: on success, the init, the agent and the channel (the caller closes it)
  *
- * Child: gets back the descriptor limit the supervisor raised for itself,
- * joins the cgroup and namespace, gets a private mount namespace with
- * the jail's resolv.conf, becomes the user (groups included), loses every
- * capability, sets no_new_privs, keeps only fds 0-2, dies with the
- * supervisor (PDEATHSIG), execs.
+ * The init gets back the descriptor limit the supervisor raised for
+ * itself, joins the cgroup and namespace, makes the agent's mount
+ * namespace; the agent becomes the user (groups included), loses every
+ * capability, sets no_new_privs, keeps only fds 0-2, dies with its init
+ * (PDEATHSIG), as the init does with the supervisor, and execs.
  * Return: 0; -errno of a failed exec (-ENOENT: not found, -EACCES/-ENOEXEC:
  * not executable); other setup failures as -EPERM (logged by the child).
  */
-int agent_spawn(const struct agent_spec *s, pid_t *pid);
+int agent_spawn(const struct agent_spec *s, struct agent_proc *p);
 
 #endif /* EBPFJAIL_AGENT_H */

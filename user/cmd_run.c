@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "agent.h"
+#include "agentfs.h"
 #include "cli.h"
 #include "jail.h"
 #include "log.h"
@@ -80,7 +81,7 @@ static int run_unjailed(char **argv, const struct agent_user *u, const struct co
 		return refuse("out of memory");
 	spec.envp = env;
 	supervisor_block_signals(&set);
-	err = agent_spawn(&spec, &j.agent);
+	err = agent_spawn(&spec, &j.proc);
 	agent_env_free(env);
 	if (err)
 		return spawn_error(err, argv[0]);
@@ -92,16 +93,18 @@ static int run_unjailed(char **argv, const struct agent_user *u, const struct co
 static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 		       const struct config *cfg)
 {
+	struct agentfs fs = { .uid = u->uid, .gid = u->gid, .resolv_conf = j->resolv_conf };
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = j->cg_fd,
-				   .netns_fd = j->ns.fd, .resolv_conf = j->resolv_conf,
+				   .netns_fd = j->ns.fd, .fs = &fs,
 				   .nofile = j->nofile.rlim_max ? &j->nofile : NULL };
 	int err;
+
 
 	spec.envp = agent_env(environ, u, cfg);
 	if (!spec.envp)
 		return refuse("out of memory");
 	log_debug("jail %s ready: starting %s as uid %u", j->id, argv[0], u->uid);
-	err = agent_spawn(&spec, &j->agent);
+	err = agent_spawn(&spec, &j->proc);
 	agent_env_free(spec.envp);
 	if (err)
 		return spawn_error(err, argv[0]);

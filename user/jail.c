@@ -426,6 +426,9 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 	if (j->cg_fd >= 0)
 		close(j->cg_fd);
 	j->cg_fd = -1;
+	if (j->proc.channel >= 0)
+		close(j->proc.channel);
+	j->proc.channel = -1;
 	relays_free(j->relays);
 	j->relays = NULL;
 	if (j->control_fd >= 0)

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "agent.h"
 #include "audit.h"
 #include "auditlog.h"
 #include "config.h"
@@ -34,8 +35,10 @@ struct jail {
 	int cg_fd;
 	struct netns ns;
 	pid_t pasta;
-	pid_t agent;
-	bool agent_stopped;        /* as waitpid() last said */
+	struct agent_proc proc;    /* the agent and its init */
+	bool agent_stopped;        /* as the init last said */
+	bool agent_exited;         /* the init said so: agent_status is its own */
+	int agent_status;          /* the agent's wait status */
 	uint64_t tty_stop_ns;      /* when the terminal last sent a stop, CLOCK_MONOTONIC */
 	bool network_lost;         /* pasta died under the agent: exit 125 */
 	struct rlimit nofile;      /* RLIMIT_NOFILE as we were started: the agent's */
@@ -53,7 +56,8 @@ struct jail {
 
 /* Everything empty: what jail_destroy() can be called on at once. */
 #define JAIL_INIT                                                                          \
-	{ .cg_fd = -1, .pasta = -1, .agent = -1, .audit = { .fd = -1, .dir_fd = -1 },      \
+	{ .cg_fd = -1, .pasta = -1, .proc = { .init = -1, .agent = -1, .channel = -1 },  \
+	  .audit = { .fd = -1, .dir_fd = -1 },                                           \
 	  .control_fd = -1, .ns = { .holder = -1, .fd = -1, .host_fd = -1 },              \
 	  .watch = HOSTWATCH_INIT }
 

@@ -38,6 +38,7 @@
 
 #include "cgroup.h"
 #include "control.h"
+#include "jailinit.h"
 #include "log.h"
 #include "supervisor.h"
 
@@ -124,7 +125,7 @@ void supervisor_start_status(struct jail *j, char **argv, const struct agent_use
 	size_t used = 0;
 	int i;
 
-	j->status.agent = j->agent;
+	j->status.agent = j->proc.agent;
 	j->status.uid = u->uid;
 	snprintf(j->status.user, sizeof(j->status.user), "%s", u->name);
 	j->status.started = time(NULL);
@@ -225,7 +226,37 @@ static void job_stop(struct jail *j)
 		cgroup_freeze(j->cg_path, false);
 }
 
-/* handle_signal() - returns 1 when the agent has exited (status in *status). */
+/* serve_init() - what the agent's init reports: stops and continues (for
+ * job control), its end (the exit status). A message that claims to be the
+ * init's but comes from another process is dropped. */
+static void serve_init(struct jail *j)
+{
+	struct jailinit_msg m;
+	pid_t sender;
+	int err;
+
+	while (j->proc.channel >= 0) {
+		err = jailinit_receive(j->proc.channel, &m, &sender);
+		if (err == -EPIPE) { /* the init is gone: no more reports */
+			close(j->proc.channel);
+			j->proc.channel = -1;
+		}
+		if (err && err != -EPROTO)
+			return;
+		if (err || sender != j->proc.init)
+			continue;
+		if (m.event == JAILINIT_EXITED) {
+			j->agent_exited = true;
+			j->agent_status = m.status;
+		} else if (m.event == JAILINIT_STOPPED || m.event == JAILINIT_CONTINUED) {
+			j->agent_stopped = m.event == JAILINIT_STOPPED;
+			job_stop(j);
+		}
+	}
+}
+
+/* handle_signal() - returns 1 when the agent's init has exited: the
+ * agent's status (or the init's, had it no chance to say) in *status. */
 static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int *status)
 {
 	int sig = (int)si->ssi_signo, st;
@@ -238,19 +269,18 @@ static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int 
 		}
 		/* The terminal signals the whole foreground process group,
 		 * the agent included: forwarding those would double them.
-		 * Signals sent with kill() are for the agent. */
+		 * Signals sent with kill() are for the agent; its init passes
+		 * them on. */
 		if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
-			kill(j->agent, sig);
+			kill(j->proc.init, sig);
 		return 0;
 	}
-	while ((pid = waitpid(-1, &st, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
-		if (pid == j->pasta && (WIFEXITED(st) || WIFSIGNALED(st))) {
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == j->pasta) {
 			pasta_died(j, st);
-		} else if (pid == j->agent && (WIFSTOPPED(st) || WIFCONTINUED(st))) {
-			j->agent_stopped = WIFSTOPPED(st);
-			job_stop(j);
-		} else if (pid == j->agent) {
-			*status = st;
+		} else if (pid == j->proc.init) {
+			serve_init(j); /* its last words came before its end */
+			*status = j->agent_exited ? j->agent_status : st;
 			return 1;
 		}
 	}
@@ -316,6 +346,10 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 		ev.data.fd = j->control_fd;
 		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
+	if (j->proc.channel >= 0) {
+		ev.data.fd = j->proc.channel;
+		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
 	if (j->watch.fd >= 0) {
 		ev.data.fd = j->watch.fd;
 		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
@@ -339,6 +373,10 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 			}
 			if (got[i].data.fd == j->control_fd) {
 				serve_control(j);
+				continue;
+			}
+			if (got[i].data.fd == j->proc.channel) {
+				serve_init(j);
 				continue;
 			}
 			if (got[i].data.fd == j->watch.fd) {

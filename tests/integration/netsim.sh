@@ -150,11 +150,13 @@ netsim_down() {
 
 # jail_cmd [RUN-OPTIONS] -- COMMAND...: `ebpfjail run` inside the simulated
 # host, with its resolv.conf, as uid 4242 (as if through sudo). JAIL_PATH, if
-# set, replaces PATH (to hide or wrap pasta).
+# set, replaces PATH (to hide or wrap pasta); JAIL_SETUP, if set, is shell
+# code run first in the jail's private mount namespace (a test's mounts).
 jail_cmd() (
 	exec unshare --mount --propagation private -- sh -c '
 		t=$0 host=$1 bin=$2 path=$3; shift 3
 		mount --bind "$t/resolv.conf" /etc/resolv.conf && mount --bind "$t/varlib" /var/lib/ebpfjail &&
+		eval "${JAIL_SETUP:-:}" &&
 		exec nsenter -t "$host" -n -- env PATH="$path" SUDO_UID=4242 SUDO_GID=4242 \
 			"$bin" run --config "$t/jail.conf" "$@"' \
 		"$T" "$HOST" "$EBPFJAIL" "${JAIL_PATH:-$PATH}" "$@"
@@ -165,6 +167,25 @@ supervisor_pid() {
 	local i
 	for i in $(seq 1 100); do pgrep -n -x ebpfjail && return 0; sleep 0.05; done
 	fail "no ebpfjail supervisor is running"
+}
+
+# agent_pid: the running agent as the host numbers it (the pid the agent
+# sees is its own PID namespace's), from its jail's status
+agent_pid() {
+	local i p
+	for i in $(seq 1 100); do
+		p=$(awk '$1 == "agent" { print $2 }' /run/ebpfjail/*/status 2>/dev/null || true)
+		[ -n "$p" ] && alive "$p" && { echo "$p"; return 0; }
+		sleep 0.05
+	done
+	fail "no agent is running"
+}
+
+# jail_procs: the running jail's processes as the host numbers them
+jail_procs() {
+	local cg
+	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	cat "$cg"/ebpfjail/*/cgroup.procs
 }
 
 # jail ...: jail_cmd with stdout in $T/out, stderr in $T/err, status in $rc

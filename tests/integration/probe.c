@@ -38,7 +38,10 @@
  *                        namespace), sys:unshare:0 (new user and network
  *                        namespaces, which stay allowed; last on a line),
  *                        sys:tiocsti:0 (push $PROBE_STI into the terminal
- *                        on stdin): "ok" or the errno
+ *                        on stdin), sys:ptrace:PID (attach to PID),
+ *                        sys:kill:PID (signal 0 to PID): "ok" or the errno
+ *   unix:PATH:0          connect to the Unix socket PATH, send "ping", wait
+ *                        1 s: "ok" (answered), "sent" (silent) or the errno
  *   holdserve:ADDR:PORT  listen (backlog 4096) and never accept: a service
  *                        that takes connections and says nothing; prints
  *                        "listening", then sleeps until killed (120 s)
@@ -49,6 +52,7 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +66,9 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 static const char *errname(int e)
 {
@@ -77,6 +83,8 @@ static const char *errname(int e)
 	case EAFNOSUPPORT: return "EAFNOSUPPORT";
 	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
 	case ENOSYS: return "ENOSYS";
+	case ENOENT: return "ENOENT";
+	case ESRCH: return "ESRCH";
 	default: return strerror(e);
 	}
 }
@@ -106,6 +114,14 @@ static const char *sys_attempt(const char *what, int arg)
 		close(fd);
 		return e ? errname(e) : "ok";
 	}
+	if (!strcmp(what, "ptrace")) {
+		if (ptrace(PTRACE_SEIZE, arg, NULL, NULL))
+			return errname(errno);
+		ptrace(PTRACE_DETACH, arg, NULL, NULL);
+		return "ok";
+	}
+	if (!strcmp(what, "kill"))
+		return kill(arg, 0) ? errname(errno) : "ok";
 	if (!strcmp(what, "io_uring")) {
 		char params[120] = { 0 }; /* struct io_uring_params, zeroed */
 
@@ -119,6 +135,29 @@ static const char *sys_attempt(const char *what, int arg)
 		return errname(errno);
 	close(fd);
 	return "ok";
+}
+
+/* unix_attempt() - connect to the Unix socket at PATH, say "ping", wait
+ * 1 s for an answer: "ok" (answered), "sent" (silent) or the errno */
+static const char *unix_attempt(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct pollfd p = { .events = POLLIN };
+	char buf[64];
+	int e = 0;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	p.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (p.fd < 0)
+		return errname(errno);
+	if (connect(p.fd, (struct sockaddr *)&sun, sizeof(sun)) || write(p.fd, "ping\n", 5) != 5)
+		e = errno;
+	if (!e && poll(&p, 1, 1000) == 1 && read(p.fd, buf, sizeof(buf)) > 0) {
+		close(p.fd);
+		return "ok";
+	}
+	close(p.fd);
+	return e ? errname(e) : "sent";
 }
 
 /* tcp_checksum() - of a bare 20-byte TCP header, with the IPv4 pseudo-header */
@@ -309,6 +348,8 @@ static const char *attempt(const char *spec)
 	addr[n] = '\0';
 	if (!strcmp(proto, "sys"))
 		return sys_attempt(addr, atoi(last + 1));
+	if (!strcmp(proto, "unix"))
+		return unix_attempt(addr);
 	if (!strcmp(proto, "packet")) {
 		fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
 		if (fd < 0)

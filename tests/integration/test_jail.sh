@@ -107,10 +107,11 @@ grep NoNewPrivs /proc/self/status
 id -u
 ls /proc/self/fd | sort -n | tr '\n' ' '; echo
 echo "env:$EBPFJAIL"
-kill -0 $PPID 2>/dev/null && echo can-signal-supervisor
-for p in $(pgrep -x 'pasta|passt|passt.avx2'); do kill -0 $p 2>/dev/null && echo can-signal-pasta; done
-cat /proc/$PPID/environ >/dev/null 2>&1 && echo can-read-supervisor
+kill -0 $PPID 2>/dev/null && echo can-signal-init
+cat /proc/$PPID/environ >/dev/null 2>&1 && echo can-read-init
 pgrep -x 'pasta|passt|passt.avx2' >/dev/null && echo pasta-visible
+pgrep -x ebpfjail >/dev/null && echo supervisor-visible
+echo "pids:$(ls /proc | grep -c '^[0-9]')"
 echo "---resolv"
 cat /etc/resolv.conf
 EOF
@@ -130,10 +131,15 @@ EOF
 	expect_out "NoNewPrivs:	1"
 	expect_out "4242"
 	expect_out "env:1"
-	expect_out pasta-visible # so the next two lines are not vacuous
-	expect_no_out can-signal-supervisor
-	expect_no_out can-signal-pasta
-	expect_no_out can-read-supervisor
+	# Its own PID namespace: the supervisor and pasta are out of sight,
+	# and the one process above it, its init (root), out of reach.
+	expect_no_out pasta-visible
+	expect_no_out supervisor-visible
+	expect_no_out can-signal-init
+	expect_no_out can-read-init
+	local pids
+	pids=$(sed -n 's/^pids://p' "$T/out")
+	[ "${pids:-99}" -le 5 ] || fail "the agent sees $pids processes: not its own PID namespace"
 	# The jail's resolv.conf: only pasta's forwarder, the host's search
 	# and options kept, the host's resolver gone.
 	expect_out "nameserver 169.254.1.1"
@@ -234,27 +240,32 @@ test_supervisor_sigkill_leaves_nothing_unfiltered() {
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/agent.sh" <<EOF
 ( for i in \$(seq 1 300); do $T/probe tcp:10.23.0.2:22 >>$T/agent/late.out; sleep 0.1; done ) &
-echo \$! > $T/agent/child.pid
 sleep 30
 EOF
 	chmod 755 "$T/agent.sh"
 	jail_cmd -- sh "$T/agent.sh" >"$T/out" 2>"$T/err" &
-	local job=$! sup i
+	local job=$! sup i procs p
 	for i in $(seq 1 100); do [ -s "$T/agent/late.out" ] && break; sleep 0.05; done
 	[ -s "$T/agent/late.out" ] || fail "the agent did not start: $(cat "$T/err")"
+	# The agent's pids mean nothing outside its PID namespace: its
+	# processes, as the host numbers them, are its cgroup's.
+	procs=$(jail_procs)
+	[ "$(echo "$procs" | wc -w)" -ge 3 ] || fail "the jail's processes: $procs"
 	sup=$(supervisor_pid)
 	kill -KILL "$sup"
 	wait "$job" 2>/dev/null || true
 	sleep 0.5
 	# Whatever still runs is still filtered...
-	if alive "$(cat "$T/agent/child.pid")"; then
-		! grep -v EPERM "$T/agent/late.out" | grep -q . || fail "a connect got through after the kill"
-	fi
+	for p in $procs; do
+		if alive "$p"; then
+			! grep -v EPERM "$T/agent/late.out" | grep -q . || fail "a connect got through after the kill"
+		fi
+	done
 	expect_no_hit lan-ssh
 	[ -z "$(pasta_pids)" ] || fail "pasta outlived its supervisor: $(pasta_pids)"
 	# ...and the next run removes it all.
 	jail -- /bin/true
 	expect_rc 0
-	! alive "$(cat "$T/agent/child.pid")" || fail "the dead jail's process survived the next run"
+	for p in $procs; do ! alive "$p" || fail "the dead jail's process $p survived the next run"; done
 	expect_no_leftovers
 }

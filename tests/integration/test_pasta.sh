@@ -36,14 +36,14 @@ test_pasta_killed_stops_the_agent() {
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/agent.sh" <<EOF
 sleep 300 &
-echo \$! >$T/agent/child.pid
 echo started >$T/agent/started
 sleep 300
 EOF
 	jail_cmd -- sh "$T/agent.sh" >"$T/out" 2>"$T/err" &
-	local job=$! i pasta
-	for i in $(seq 1 100); do [ -s "$T/agent/child.pid" ] && break; sleep 0.05; done
-	[ -s "$T/agent/child.pid" ] || fail "the agent did not start: $(cat "$T/err")"
+	local job=$! i pasta procs p
+	for i in $(seq 1 100); do [ -s "$T/agent/started" ] && break; sleep 0.05; done
+	[ -s "$T/agent/started" ] || fail "the agent did not start: $(cat "$T/err")"
+	procs=$(jail_procs)
 	# This jail's pasta only (the supervisor's child), not every pasta on
 	# the machine.
 	pasta=$(pgrep -P "$(supervisor_pid)" -x 'pasta|passt|passt.avx2' || true)
@@ -58,7 +58,7 @@ EOF
 	expect_rc 125
 	expect_err "ebpfjail: pasta was killed by signal 9: the jail has no network any more, so its agent was stopped"
 	[ "$(grep -c . "$T/err")" -eq 1 ] || fail "want one line: $(cat "$T/err")"
-	! alive "$(cat "$T/agent/child.pid")" || fail "the agent's child survived"
+	for p in $procs; do ! alive "$p" || fail "the agent's process $p survived"; done
 	expect_no_leftovers
 }
 
@@ -120,12 +120,9 @@ test_dns_over_tcp_and_udp() {
 test_raw_tcp_syn_to_the_dns_forward_address() {
 	netsim_up
 	mkdir "$T/agent" && chown 4242 "$T/agent"
-	printf 'echo $$ >%s/agent/pid\nexec sleep 30\n' "$T" >"$T/agent.sh"
-	jail_cmd -- sh "$T/agent.sh" >"$T/out" 2>"$T/err" &
+	jail_cmd -- sleep 30 >"$T/out" 2>"$T/err" &
 	local job=$! i
-	for i in $(seq 1 100); do [ -s "$T/agent/pid" ] && break; sleep 0.05; done
-	[ -s "$T/agent/pid" ] || fail "the agent did not start: $(cat "$T/err")"
-	nsenter -t "$(cat "$T/agent/pid")" -n -- "$T/probe" rawsyn:169.254.1.1:53 >"$T/raw.out"
+	nsenter -t "$(agent_pid)" -n -- "$T/probe" rawsyn:169.254.1.1:53 >"$T/raw.out"
 	grep -q '^rawsyn:169.254.1.1:53 sent ' "$T/raw.out" || fail "probe: $(cat "$T/raw.out")"
 	for i in $(seq 1 40); do
 		grep -q '"hook": "tc"' "$T/audit.jsonl" 2>/dev/null && break

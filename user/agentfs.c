@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* agentfs.c - the agent's view of the file system: its own /proc, private
+ * /tmp, /dev/shm and /run/user, masked daemon sockets, the jail's resolv.conf
+ *
+ * Theory of operation
+ * -------------------
+ * ebpfjail is a network jail, not a file system sandbox: the agent sees the
+ * host's files as its user would. What it must not reach are the host's
+ * Unix sockets that do for it what the network filter refuses (docs/
+ * DESIGN.md, "Unix sockets"): a socket is reached through its path, so the
+ * places where user-level sockets live are replaced, in the agent's own
+ * mount namespace, by empty private ones:
+ *   /tmp        tmux, X11 (/tmp/.X11-unix), ssh-agent, screen on some systems
+ *   /dev/shm    shared memory, and sockets some programs put there
+ *   /run/user   the session bus, Wayland, gpg/ssh agents, rootless podman
+ *               and docker, systemd --user (systemd-run --user)
+ * The sockets of daemons that grant root to their group or users (docker,
+ * containerd, podman, libvirt, lxd, incus) live in /run and /var/lib: each
+ * that exists is covered by /dev/null, so neither the path nor membership
+ * in the daemon's group reaches it (a bind mount the agent cannot undo:
+ * it has no CAP_SYS_ADMIN, and in a user namespace of its own the mount is
+ * locked). The cgroup unix hooks judge what is left (sock's unix.bpf.c).
+ *
+ * Order, in the jail's init (root, in the agent's new PID namespace, in a
+ * new mount namespace with private propagation, so nothing leaks back to
+ * the host):
+ *   1. what must survive the private directories is cloned first
+ *      (open_tree): the current directory and each unix-socket under one
+ *   2. a new /proc for the new PID namespace (kernel knobs read-only for
+ *      a root agent)
+ *   3. tmpfs over each private directory; /run/user/UID for the agent
+ *   4. the clones moved into place, at the same paths
+ *   5. masks, resolv.conf
+ * Each failure is fatal (the agent does not start), except a unix-socket
+ * that does not exist now, which is a warning.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "agentfs.h"
+#include "log.h"
+
+static const char *const private_dirs[] = AGENTFS_PRIVATE_DIRS;
+#define N_PRIVATE_DIRS (sizeof(private_dirs) / sizeof(private_dirs[0]))
+
+/* Parts of /proc a root agent without capabilities could still write,
+ * being their owner: kernel.core_pattern runs a program as real root,
+ * sysrq-trigger reboots. Read-only, as container runtimes make them, but
+ * only for a root agent: any mount over /proc makes it "not fully
+ * visible", and a user namespace of the agent's (bubblewrap's --proc) can
+ * then no longer mount a /proc of its own; another user cannot write
+ * there anyway. */
+static const char *const proc_readonly[] = { "/proc/sys", "/proc/sysrq-trigger", "/proc/bus",
+					     "/proc/fs", "/proc/irq" };
+
+#define MAX_CARRIED 64 /* the current directory and the unix-sockets */
+
+struct carried {
+	const char *path;
+	int tree; /* open_tree() clone, or -1 */
+	bool dir;
+};
+
+const char *agentfs_private_dir(const char *path)
+{
+	size_t i, n;
+
+	for (i = 0; i < N_PRIVATE_DIRS; i++) {
+		n = strlen(private_dirs[i]);
+		if (!strncmp(path, private_dirs[i], n) && (path[n] == '/' || path[n] == '\0'))
+			return private_dirs[i];
+	}
+	return NULL;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* bind_readonly() - @src on @dst, read-only (nosuid, nodev, noexec as
+ * well when @noexec). Return: 0 or -errno. */
+static int bind_readonly(const char *src, const char *dst, bool noexec)
+{
+	unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV;
+
+	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL))
+		return -errno;
+	return mount(NULL, dst, NULL, flags | (noexec ? MS_NOEXEC : 0), NULL) ? -errno : 0;
+}
+
+/* mkdir_parents() - every missing directory above @path, root's, 0755.
+ * Return: 0 or -errno. */
+static int mkdir_parents(const char *path)
+{
+	char buf[PATH_MAX];
+	char *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (p = strchr(buf + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* carry_socket() - clone a unix-socket that lies in a private directory.
+ * Return: 1 if cloned, 0 if it does not exist now (warned), -errno. */
+static int carry_socket(const struct agentfs *fs, const char *path, struct carried *c)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		if (errno != ENOENT)
+			return log_err(-errno, "unix-socket %s: %s", path, strerror(errno));
+		log_warn("unix-socket %s does not exist now; the jail starts without it", path);
+		return 0;
+	}
+	if (!S_ISSOCK(st.st_mode))
+		return log_err(-EINVAL, "unix-socket %s is not a socket", path);
+	/* Root opens it for the agent: never another user's socket (another
+	 * user's bus in /run/user/OTHER is 0666 inside a 0700 directory). */
+	if (st.st_uid != fs->uid && st.st_uid != 0)
+		return log_err(-EPERM, "unix-socket %s belongs to uid %u, not to the agent's user",
+			       path, (unsigned)st.st_uid);
+	c->tree = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (c->tree < 0)
+		return log_err(-errno, "unix-socket %s: cannot carry it into the jail: %s", path,
+			       strerror(errno));
+	c->path = path;
+	c->dir = false;
+	return 1;
+}
+
+/* place() - a carried tree at its own path inside the private directory.
+ * Return: 0 or -errno (logged). */
+static int place(const struct carried *c)
+{
+	int err = mkdir_parents(c->path), fd;
+
+	if (!err && c->dir && mkdir(c->path, 0755) && errno != EEXIST)
+		err = -errno;
+	if (!err && !c->dir) {
+		fd = open(c->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0);
+		if (fd < 0)
+			err = -errno;
+		else
+			close(fd);
+	}
+	if (!err && move_mount(c->tree, "", AT_FDCWD, c->path, MOVE_MOUNT_F_EMPTY_PATH))
+		err = -errno;
+	if (err)
+		return log_err(err, "cannot carry %s into the agent's private %s: %s", c->path,
+			       agentfs_private_dir(c->path), strerror(-err));
+	return 0;
+}
+
+/* private_dirs_mount() - an empty tmpfs over each private directory there
+ * is; /run/user/UID for the agent. Return: 0 or -errno (logged). */
+static int private_dirs_mount(const struct agentfs *fs)
+{
+	char run_user[64];
+	size_t i;
+
+	for (i = 0; i < N_PRIVATE_DIRS; i++) {
+		const char *d = private_dirs[i];
+		const char *mode = strcmp(d, "/run/user") ? "mode=1777" : "mode=0755";
+
+		if (!is_dir(d))
+			continue;
+		if (mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, mode))
+			return log_err(-errno, "cannot give the agent a private %s: %s", d,
+				       strerror(errno));
+	}
+	if (!is_dir("/run/user"))
+		return 0;
+	snprintf(run_user, sizeof(run_user), "/run/user/%u", (unsigned)fs->uid);
+	if (mkdir(run_user, 0700) || chown(run_user, fs->uid, fs->gid))
+		return log_err(-errno, "cannot make the agent's %s: %s", run_user, strerror(errno));
+	return 0;
+}
+
+/* mask_sockets() - /dev/null over each socket of a daemon that grants root.
+ * Return: 0 or -errno (logged). */
+static int mask_sockets(const struct agentfs *fs)
+{
+	struct stat st;
+	size_t i;
+	int err;
+
+	for (i = 0; i < fs->n_masks; i++) {
+		/* stat() follows /var/run -> /run; a path masked already is
+		 * /dev/null now, no socket. */
+		if (stat(fs->masks[i], &st) || !S_ISSOCK(st.st_mode))
+			continue;
+		err = bind_readonly("/dev/null", fs->masks[i], true);
+		if (err)
+			return log_err(err, "cannot mask %s from the agent: %s", fs->masks[i],
+				       strerror(-err));
+		log_debug("masked %s", fs->masks[i]);
+	}
+	return 0;
+}
+
+/* new_proc() - /proc of the new PID namespace: only the jail's processes.
+ * Return: 0 or -errno (logged). */
+static int new_proc(const struct agentfs *fs)
+{
+	size_t i;
+	int err;
+
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return log_err(-errno, "cannot mount the agent's /proc: %s", strerror(errno));
+	for (i = 0; fs->uid == 0 && i < sizeof(proc_readonly) / sizeof(proc_readonly[0]); i++) {
+		if (access(proc_readonly[i], F_OK))
+			continue;
+		err = bind_readonly(proc_readonly[i], proc_readonly[i], true);
+		if (err)
+			return log_err(err, "cannot make %s read-only for the agent: %s",
+				       proc_readonly[i], strerror(-err));
+	}
+	return 0;
+}
+
+int agentfs_setup(const struct agentfs *fs)
+{
+	struct carried carried[MAX_CARRIED];
+	char cwd[PATH_MAX];
+	bool cwd_carried = false;
+	size_t n = 0, i;
+	int err = 0;
+
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return log_err(-errno, "cannot create the agent's mount namespace: %s",
+			       strerror(errno));
+	/* 1. What the private directories would hide, cloned now. The
+	 * current directory (a project in /tmp) keeps its path. */
+	if (!fs->share_tmp && getcwd(cwd, sizeof(cwd)) && agentfs_private_dir(cwd) &&
+	    strcmp(cwd, agentfs_private_dir(cwd))) {
+		carried[n].tree = open_tree(AT_FDCWD, cwd,
+					    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		if (carried[n].tree < 0)
+			return log_err(-errno, "cannot keep the current directory %s: %s", cwd,
+				       strerror(errno));
+		carried[n].path = cwd;
+		carried[n++].dir = true;
+		cwd_carried = true;
+	}
+	for (i = 0; i < fs->n_unix_sockets && !err; i++) {
+		if (fs->share_tmp || !agentfs_private_dir(fs->unix_sockets[i]))
+			continue; /* visible as it is */
+		if (n == MAX_CARRIED) {
+			err = log_err(-E2BIG, "more than %d unix-socket entries", MAX_CARRIED - 1);
+			break;
+		}
+		err = carry_socket(fs, fs->unix_sockets[i], &carried[n]);
+		if (err > 0) {
+			n++;
+			err = 0;
+		}
+	}
+	/* 2-5. */
+	if (!err)
+		err = new_proc(fs);
+	if (!err && !fs->share_tmp)
+		err = private_dirs_mount(fs);
+	for (i = 0; i < n && !err; i++)
+		err = place(&carried[i]);
+	if (!err)
+		err = mask_sockets(fs);
+	if (!err && fs->resolv_conf) {
+		err = bind_readonly(fs->resolv_conf, "/etc/resolv.conf", false);
+		if (err)
+			log_err(err, "cannot mount the jail's /etc/resolv.conf: %s", strerror(-err));
+	}
+	if (!err && cwd_carried && chdir(cwd))
+		err = log_err(-errno, "cannot enter %s again: %s", cwd, strerror(errno));
+	for (i = 0; i < n; i++)
+		close(carried[i].tree);
+	return err;
+}
