@@ -8,7 +8,7 @@ _ebpfjail()
 	_init_completion || return
 
 	local commands="run audit doctor status reload allow deny config trust help"
-	local keys="egress-jail allow-ip block-cidr local-port local-model-port callback-port pass-env audit-log"
+	local keys="egress-jail allow-ip block-cidr local-port local-model-port callback-port pass-env unix-socket share-tmp audit-log"
 	local common="--config --verbose --quiet --help"
 
 	# the command: the first word after ebpfjail that is not an option

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* builtin.c - the built-in blocked prefixes and the names of reason codes
+/* builtin.c - the built-in blocked prefixes, the host sockets that grant root,
+ * and the names of reason codes
  *
- * Every entry stops lateral movement from a prompt-injected agent to
- * something that is not "the internet": private and internal networks,
+ * Every blocked prefix stops lateral movement from a prompt-injected agent
+ * to something that is not "the internet": private and internal networks,
  * the host itself, and cloud metadata services that hand out credentials.
+ * Every root socket is a way out of the jail altogether: whoever talks to
+ * it is root on the host.
  */
 #include <arpa/inet.h>
 
@@ -55,6 +58,38 @@ const struct builtin_block *builtin_match(uint32_t addr)
 			best = b;
 	}
 	return best;
+}
+
+/*
+ * Sockets of host daemons that start containers or machines on request: a
+ * client can mount the host's / into a privileged container and is root on
+ * the host, in no jail at all, and membership of the socket's group is the
+ * same as root. Both /run and /var/run spellings are listed: /var/run is a
+ * link to /run on current systems, and the configuration's warning compares
+ * paths as written.
+ */
+static const char *const root_sockets[] = {
+	"/run/docker.sock",                       /* Docker (dockerd) */
+	"/var/run/docker.sock",                   /* Docker (dockerd) */
+	"/run/containerd/containerd.sock",        /* containerd */
+	"/var/run/containerd/containerd.sock",    /* containerd */
+	"/run/podman/podman.sock",                /* Podman, rootful API service */
+	"/var/run/podman/podman.sock",            /* Podman, rootful API service */
+	"/run/libvirt/libvirt-sock",              /* libvirt (libvirtd, virtproxyd) */
+	"/var/run/libvirt/libvirt-sock",          /* libvirt (libvirtd, virtproxyd) */
+	"/run/libvirt/virtqemud-sock",            /* libvirt's modular QEMU daemon */
+	"/var/run/libvirt/virtqemud-sock",        /* libvirt's modular QEMU daemon */
+	"/var/lib/lxd/unix.socket",               /* LXD, distribution package */
+	"/var/snap/lxd/common/lxd/unix.socket",   /* LXD, snap */
+	"/var/lib/incus/unix.socket",             /* Incus */
+	"/run/crio/crio.sock",                    /* CRI-O */
+	"/var/run/crio/crio.sock",                /* CRI-O */
+};
+
+const char *const *builtin_root_sockets(size_t *n)
+{
+	*n = sizeof(root_sockets) / sizeof(root_sockets[0]);
+	return root_sockets;
 }
 
 static const char *const reason_names[REASON_COUNT] = {

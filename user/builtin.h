@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* builtin.h - the built-in blocked prefixes and the names of reason codes */
+/* builtin.h - the built-in blocked prefixes, the host sockets that grant root,
+ * and the names of reason codes */
 #ifndef EBPFJAIL_BUILTIN_H
 #define EBPFJAIL_BUILTIN_H
 
@@ -25,6 +26,16 @@ extern const size_t builtin_blocks_count;
  * Return: the entry, or NULL when no built-in block applies.
  */
 const struct builtin_block *builtin_match(uint32_t addr);
+
+/**
+ * builtin_root_sockets() - the usual paths of the Unix sockets of host daemons
+ * that grant root to whoever can talk to them (docker, containerd, podman,
+ * libvirt, lxd, incus, CRI-O), each as an absolute path in the canonical form
+ * a unix-socket value must have (no ".", "..", "//" or trailing "/")
+ * @n: set to the number of paths
+ * Return: the paths, a constant array of @n.
+ */
+const char *const *builtin_root_sockets(size_t *n);
 
 /** reason_name() - the audit log's name of a reason ("private"), or NULL */
 const char *reason_name(unsigned int reason);

@@ -292,7 +292,8 @@ void cli_trust_hint(const struct config *cfg, const struct cli_options *o, uid_t
 	buf[0] = '\0';
 	if (agent_uid == 0) {
 		snprintf(buf, size, "an agent run as root takes them from run's options only "
-				    "(--allow-ip, --local-port, --callback-port, --pass-env)");
+				    "(--allow-ip, --local-port, --callback-port, --pass-env) and "
+				    "EBPFJAIL_* variables (EBPFJAIL_UNIX_SOCKET, EBPFJAIL_SHARE_TMP)");
 		return;
 	}
 	cli_user_config_path(user_path, sizeof(user_path));

@@ -193,7 +193,8 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 		log_warn("the agent runs as root: it can change every root-owned file (the "
 			 "configuration, ebpfjail's approvals, ebpfjail itself), so no configuration "
 			 "file may loosen its jail; give it what it may reach with --allow-ip, "
-			 "--local-port, --callback-port and --pass-env");
+			 "--local-port, --callback-port and --pass-env (unix-socket and share-tmp "
+			 "with EBPFJAIL_UNIX_SOCKET and EBPFJAIL_SHARE_TMP)");
 	if (cli_load_config(&cfg, &o, user.uid))
 		ret = refuse_config(&cfg, &o, user.uid);
 	else if (!cfg.egress_jail)

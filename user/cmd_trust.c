@@ -42,20 +42,6 @@ static bool has_line(char *const *lines, size_t n, const char *line)
 	return false;
 }
 
-/* overridden() - is @line (of a single-value key) set again further down
- * the file, as @checked read it? It has no effect, so it is not approved:
- * were the later line deleted (by the agent), it would take effect unseen. */
-static bool overridden(const struct config *checked, const struct config_name *line)
-{
-	const struct config_origin *effective = NULL;
-
-	if (!strncmp(line->name, "egress-jail ", 12))
-		effective = &checked->egress_jail_origin;
-	else if (!strncmp(line->name, "local-model-port ", 17))
-		effective = &checked->local_model_port_origin;
-	return effective && effective->line != line->origin.line;
-}
-
 /* approve() - save @lines as the file's approval and say what is new and
  * what was withdrawn; @found has every loosening line with its number,
  * @checked the file as read with them approved */
@@ -78,12 +64,14 @@ static int approve(const char *path, const struct agent_user *u, char *const *li
 	}
 	printf("approved for agents of uid %u%s%s%s: %s\n", (unsigned int)u->uid,
 	       u->name[0] ? " (" : "", u->name, u->name[0] ? ")" : "", path);
-	for (i = 0; i < found->n_unapproved; i++)
-		printf("  line %u: %s%s\n", found->unapproved[i].origin.line,
-		       found->unapproved[i].name,
-		       overridden(checked, &found->unapproved[i]) ? "  (set again below: not approved)"
-		       : has_line(old.lines, old.n_lines, found->unapproved[i].name) ? ""
-										 : "  (new)");
+	for (i = 0; i < found->n_unapproved; i++) {
+		const struct config_name *line = &found->unapproved[i];
+		const char *mark = config_overridden(checked, line) ? "  (set again below: not approved)"
+				   : has_line(old.lines, old.n_lines, line->name) ? ""
+										  : "  (new)";
+
+		printf("  line %u: %s%s\n", line->origin.line, line->name, mark);
+	}
 	for (i = 0; i < old.n_lines; i++)
 		if (!has_line(lines, n, old.lines[i]))
 			printf("  withdrawn: %s\n", old.lines[i]);
@@ -128,7 +116,7 @@ static int check_and_approve(const char *path, const struct config_text *text,
 		goto out;
 	}
 	for (i = 0; i < found.n_unapproved; i++)
-		if (!overridden(&checked, &found.unapproved[i]) &&
+		if (!config_overridden(&checked, &found.unapproved[i]) &&
 		    !has_line(lines, n, found.unapproved[i].name))
 			lines[n++] = found.unapproved[i].name;
 	if (!approve(path, u, lines, n, &found, &checked))

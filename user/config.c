@@ -20,10 +20,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <arpa/inet.h>
 
 #include "builtin.h"
@@ -32,6 +34,9 @@
 
 /* Longest piece of offending text quoted in a message. */
 #define QUOTE_MAX 64
+
+_Static_assert(CONFIG_UNIX_SOCKET_MAX + 1 == sizeof(((struct sockaddr_un *)0)->sun_path),
+	       "a unix-socket path and its NUL fill sun_path");
 
 /* What a key's line does to the jail. The agent runs as the user and can
  * write the user's files: a loosening line from such a file counts only
@@ -53,7 +58,10 @@ struct key_def {
 	/* Return 0, or -EINVAL having written what is wrong into @why. */
 	int (*set)(struct config *cfg, const char *value, const struct config_origin *origin,
 		   char *why, size_t why_size);
+	size_t origin_at; /* single-value keys: where struct config keeps the origin */
 };
+
+#define SINGLE(field) offsetof(struct config, field)
 
 static void *xrealloc_array(void *ptr, size_t n, size_t size)
 {
@@ -159,15 +167,32 @@ static void diag(struct config *cfg, enum config_severity severity,
 
 /* --- setters: one per key ---------------------------------------------- */
 
-static int set_egress_jail(struct config *cfg, const char *value,
-			   const struct config_origin *origin, char *why, size_t why_size)
+/* parse_on_off() - @value as a switch. Return: 0, or -EINVAL with @why set. */
+static int parse_on_off(const char *value, bool *on, char *why, size_t why_size)
 {
 	if (strcmp(value, "on") && strcmp(value, "off")) {
 		snprintf(why, why_size, "must be on or off");
 		return -EINVAL;
 	}
-	cfg->egress_jail = !strcmp(value, "on");
+	*on = !strcmp(value, "on");
+	return 0;
+}
+
+static int set_egress_jail(struct config *cfg, const char *value,
+			   const struct config_origin *origin, char *why, size_t why_size)
+{
+	if (parse_on_off(value, &cfg->egress_jail, why, why_size))
+		return -EINVAL;
 	cfg->egress_jail_origin = *origin;
+	return 0;
+}
+
+static int set_share_tmp(struct config *cfg, const char *value,
+			 const struct config_origin *origin, char *why, size_t why_size)
+{
+	if (parse_on_off(value, &cfg->share_tmp, why, why_size))
+		return -EINVAL;
+	cfg->share_tmp_origin = *origin;
 	return 0;
 }
 
@@ -415,6 +440,83 @@ static int set_pass_env(struct config *cfg, const char *value,
 	return 0;
 }
 
+/* dot_component() - the first "." or ".." component of @path, its length
+ * in *@n. Return: where it starts, or NULL when there is none. */
+static const char *dot_component(const char *path, size_t *n)
+{
+	const char *p;
+
+	for (p = path; p; p = strchr(p, '/')) {
+		p += *p == '/';
+		*n = strcspn(p, "/");
+		if ((*n == 1 || *n == 2) && !strncmp(p, "..", *n))
+			return p;
+	}
+	return NULL;
+}
+
+/* check_socket_path() - can @path be a unix-socket value? One spelling per
+ * socket: the root-socket warning and the jail's masks compare paths as
+ * written, so /run//docker.sock or /run/./docker.sock must not pass for a
+ * socket other than /run/docker.sock.
+ * Return: 0, or -EINVAL having written what is wrong into @why. */
+static int check_socket_path(const char *path, char *why, size_t why_size)
+{
+	size_t len = strlen(path), n = 0;
+	const char *dot = dot_component(path, &n);
+
+	if (path[0] != '/')
+		snprintf(why, why_size, "must be an absolute path");
+	else if (len == 1)
+		snprintf(why, why_size, "is the root directory, not a socket");
+	else if (len > CONFIG_UNIX_SOCKET_MAX)
+		snprintf(why, why_size, "is %zu bytes long; a Unix socket path holds at most %u",
+			 len, CONFIG_UNIX_SOCKET_MAX);
+	else if (strpbrk(path, " \t\n\v\f\r"))
+		snprintf(why, why_size, "contains whitespace: one path per line");
+	else if (strchr(path, '#'))
+		snprintf(why, why_size,
+			 "contains \"#\", which starts a comment in a configuration file");
+	else if (strstr(path, "//"))
+		snprintf(why, why_size, "contains \"//\": write the path with single slashes");
+	else if (path[len - 1] == '/')
+		snprintf(why, why_size, "ends in \"/\": name the socket, not its directory");
+	else if (dot)
+		snprintf(why, why_size, "has a \"%.*s\" component: write the path without it",
+			 (int)n, dot);
+	else
+		return 0;
+	return -EINVAL;
+}
+
+static int set_unix_socket(struct config *cfg, const char *value,
+			   const struct config_origin *origin, char *why, size_t why_size)
+{
+	const char *const *root;
+	struct config_name *s;
+	size_t i, n;
+
+	if (check_socket_path(value, why, why_size))
+		return -EINVAL;
+	for (i = 0; i < cfg->n_unix_socket; i++)
+		if (!strcmp(cfg->unix_socket[i].name, value))
+			return 0;
+	s = append(&cfg->unix_socket, &cfg->n_unix_socket, sizeof(*s));
+	s->name = xstrdup(value);
+	s->origin = *origin;
+
+	/* Accepted (the user asked for it by name), but such a daemon starts
+	 * a privileged container on request: say what it hands the agent. */
+	root = builtin_root_sockets(&n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(root[i], value))
+			diag(cfg, CONFIG_WARNING, origin,
+			     "unix-socket %s grants root to whoever can use it: the agent could "
+			     "leave the jail through it",
+			     root[i]);
+	return 0;
+}
+
 static int set_audit_log(struct config *cfg, const char *value,
 			 const struct config_origin *origin, char *why, size_t why_size)
 {
@@ -429,15 +531,24 @@ static int set_audit_log(struct config *cfg, const char *value,
 }
 
 static const struct key_def keys[] = {
-	{ "egress-jail", "EBPFJAIL_EGRESS_JAIL", false, KEY_LOOSENS_UNLESS, "on", set_egress_jail },
-	{ "allow-ip", "EBPFJAIL_ALLOW_IP", true, KEY_LOOSENS, NULL, set_allow_ip },
-	{ "block-cidr", "EBPFJAIL_BLOCK_CIDR", true, KEY_TIGHTENS, NULL, set_block_cidr },
-	{ "local-port", "EBPFJAIL_LOCAL_PORT", true, KEY_LOOSENS, NULL, set_local_port },
+	{ "egress-jail", "EBPFJAIL_EGRESS_JAIL", false, KEY_LOOSENS_UNLESS, "on", set_egress_jail,
+	  SINGLE(egress_jail_origin) },
+	{ "allow-ip", "EBPFJAIL_ALLOW_IP", true, KEY_LOOSENS, NULL, set_allow_ip, 0 },
+	{ "block-cidr", "EBPFJAIL_BLOCK_CIDR", true, KEY_TIGHTENS, NULL, set_block_cidr, 0 },
+	{ "local-port", "EBPFJAIL_LOCAL_PORT", true, KEY_LOOSENS, NULL, set_local_port, 0 },
 	{ "local-model-port", "EBPFJAIL_LOCAL_MODEL_PORT", false, KEY_LOOSENS_UNLESS, "0",
-	  set_local_model_port },
-	{ "callback-port", "EBPFJAIL_CALLBACK_PORT", true, KEY_LOOSENS, NULL, set_callback_port },
-	{ "pass-env", "EBPFJAIL_PASS_ENV", true, KEY_LOOSENS, NULL, set_pass_env },
-	{ "audit-log", "EBPFJAIL_AUDIT_LOG", false, KEY_ROOT_FILE_ONLY, NULL, set_audit_log },
+	  set_local_model_port, SINGLE(local_model_port_origin) },
+	{ "callback-port", "EBPFJAIL_CALLBACK_PORT", true, KEY_LOOSENS, NULL, set_callback_port, 0 },
+	{ "pass-env", "EBPFJAIL_PASS_ENV", true, KEY_LOOSENS, NULL, set_pass_env, 0 },
+	/* A host socket is a door out of the network jail (a database, an
+	 * agent holding keys, a daemon that starts containers). */
+	{ "unix-socket", "EBPFJAIL_UNIX_SOCKET", true, KEY_LOOSENS, NULL, set_unix_socket, 0 },
+	/* The host's /tmp and runtime directory hold the session bus, tmux,
+	 * X11 and ssh-agent sockets: sharing them is many doors at once. */
+	{ "share-tmp", "EBPFJAIL_SHARE_TMP", false, KEY_LOOSENS_UNLESS, "off", set_share_tmp,
+	  SINGLE(share_tmp_origin) },
+	{ "audit-log", "EBPFJAIL_AUDIT_LOG", false, KEY_ROOT_FILE_ONLY, NULL, set_audit_log,
+	  SINGLE(audit_log_origin) },
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -455,6 +566,19 @@ static const struct key_def *find_key(const char *name)
 bool config_is_key(const char *key)
 {
 	return find_key(key) != NULL;
+}
+
+bool config_overridden(const struct config *cfg, const struct config_name *line)
+{
+	const struct key_def *k;
+	char key[64];
+
+	snprintf(key, sizeof(key), "%.*s", (int)strcspn(line->name, " "), line->name);
+	k = find_key(key);
+	if (!k || k->repeatable)
+		return false;
+	return ((const struct config_origin *)((const char *)cfg + k->origin_at))->line !=
+	       line->origin.line;
 }
 
 /* Levenshtein distance, capped: enough to suggest "allow-ip" for "alow-ip". */
@@ -881,6 +1005,9 @@ void config_free(struct config *cfg)
 
 	for (i = 0; i < cfg->n_pass_env; i++)
 		free(cfg->pass_env[i].name);
+	for (i = 0; i < cfg->n_unix_socket; i++)
+		free(cfg->unix_socket[i].name);
+	free(cfg->unix_socket);
 	for (i = 0; i < cfg->n_unapproved; i++)
 		free(cfg->unapproved[i].name);
 	free(cfg->unapproved);
@@ -943,5 +1070,9 @@ void config_print(const struct config *cfg, FILE *out)
 			   cfg->callback_port[i].port);
 	for (i = 0; i < cfg->n_pass_env; i++)
 		print_line(out, &cfg->pass_env[i].origin, "pass-env = %s", cfg->pass_env[i].name);
+	for (i = 0; i < cfg->n_unix_socket; i++)
+		print_line(out, &cfg->unix_socket[i].origin, "unix-socket = %s",
+			   cfg->unix_socket[i].name);
+	print_line(out, &cfg->share_tmp_origin, "share-tmp = %s", cfg->share_tmp ? "on" : "off");
 	print_line(out, &cfg->audit_log_origin, "audit-log = %s", cfg->audit_log);
 }

@@ -17,6 +17,8 @@
 #define CONFIG_MAX_LINE 4096
 /* Largest file read; a config is a few hundred bytes. */
 #define CONFIG_MAX_FILE (1U << 20)
+/* Longest unix-socket path: sockaddr_un's sun_path holds 108 bytes with the NUL. */
+#define CONFIG_UNIX_SOCKET_MAX 107
 
 enum config_source {
 	SOURCE_DEFAULT = 0,
@@ -86,6 +88,10 @@ struct config {
 	struct config_origin local_model_port_origin;
 	char *audit_log;
 	struct config_origin audit_log_origin;
+	/* Off: the agent gets a private /tmp, /dev/shm and /run/user/UID; on,
+	 * the host's, with the sockets in them (tmux, ssh-agent, X11, D-Bus). */
+	bool share_tmp;
+	struct config_origin share_tmp_origin;
 
 	/* Repeatable keys: accumulated over all sources, deduplicated, in the
 	 * order first seen; each item keeps the origin of its first mention. */
@@ -99,6 +105,11 @@ struct config {
 	size_t n_callback_port;
 	struct config_name *pass_env;
 	size_t n_pass_env;
+	/* Host Unix sockets made reachable in the jail: absolute paths of at
+	 * most CONFIG_UNIX_SOCKET_MAX bytes, without "." or ".." components,
+	 * "//", a trailing "/", whitespace or "#". */
+	struct config_name *unix_socket;
+	size_t n_unix_socket;
 
 	/* Loosening lines of agent-writable files that their approval does
 	 * not hold, "key = value" with their origin: each is also an error;
@@ -217,5 +228,18 @@ void config_origin_format(const struct config_origin *origin, char *buf, size_t 
 
 /** config_is_key() - true for a key the configuration knows */
 bool config_is_key(const char *key);
+
+/**
+ * config_overridden() - is @line, one of the loosening lines config_parse()
+ * listed in cfg->unapproved for a file, of a single-value key set again
+ * further down that file, so that it has no effect?
+ * @cfg: the same file as config_parse() read it (with its lines approved)
+ * @line: "key = value" and its origin
+ *
+ * `ebpfjail trust` does not approve such a line: were the later one deleted
+ * (by the agent), it would take effect unseen.
+ * Return: true when another line of @cfg set the key's value in force.
+ */
+bool config_overridden(const struct config *cfg, const struct config_name *line);
 
 #endif /* EBPFJAIL_CONFIG_H */

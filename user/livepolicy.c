@@ -99,9 +99,19 @@ static void pass_env_text(const struct config *c, size_t i, char *buf, size_t si
 	snprintf(buf, size, "%s", c->pass_env[i].name);
 }
 
+static void unix_socket_text(const struct config *c, size_t i, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", c->unix_socket[i].name);
+}
+
+/* Room for the longest item: a pass-env name of 255 bytes (a unix-socket
+ * path is at most CONFIG_UNIX_SOCKET_MAX). Cut short, two items sharing a
+ * prefix would compare equal and a change would go unreported. */
+#define ITEM_MAX 256
+
 static bool has_item(const struct config *c, size_t n, item_text_fn text, const char *item)
 {
-	char buf[64];
+	char buf[ITEM_MAX];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -125,7 +135,7 @@ static bool diff_key(struct textbuf *t, const char *key, const struct config *ol
 		     const struct config *new, size_t n_new, item_text_fn text)
 {
 	bool any = false;
-	char buf[64];
+	char buf[ITEM_MAX];
 	size_t i;
 
 	for (i = 0; i < n_new; i++) {
@@ -161,6 +171,8 @@ size_t live_config_diff(const struct config *old, const struct config *new, char
 	n += diff_key(&r, "callback-port", old, old->n_callback_port, new, new->n_callback_port,
 		      callback_port_text);
 	n += diff_key(&r, "pass-env", old, old->n_pass_env, new, new->n_pass_env, pass_env_text);
+	n += diff_key(&r, "unix-socket", old, old->n_unix_socket, new, new->n_unix_socket,
+		      unix_socket_text);
 	if (old->local_model_port != new->local_model_port) {
 		textbuf_put(&r, "%slocal-model-port %u -> %u", r.len ? "; " : "", old->local_model_port,
 		    new->local_model_port);
@@ -172,6 +184,10 @@ size_t live_config_diff(const struct config *old, const struct config *new, char
 	}
 	if (old->egress_jail != new->egress_jail) {
 		textbuf_put(&r, "%segress-jail = %s", r.len ? "; " : "", new->egress_jail ? "on" : "off");
+		n++;
+	}
+	if (old->share_tmp != new->share_tmp) {
+		textbuf_put(&r, "%sshare-tmp = %s", r.len ? "; " : "", new->share_tmp ? "on" : "off");
 		n++;
 	}
 	return n;

@@ -39,7 +39,8 @@ void live_format(const struct live_changes *lc, char *buf, size_t size);
  * live_config_diff() - what a reload from @old to @new changes, as one line
  * ("allow-ip +10.0.0.5 -10.0.0.7:22; block-cidr +192.0.2.0/24"; empty when
  * the policy keys are unchanged), and, in @restart, the changes that only a
- * new jail can apply ("local-port +7002", "pass-env -FOO", "audit-log").
+ * new jail can apply ("local-port +7002", "pass-env -FOO", "unix-socket +PATH", "share-tmp = on",
+ * "audit-log").
  * Return: the number of changes that need a restart.
  */
 size_t live_config_diff(const struct config *old, const struct config *new, char *changes,

@@ -28,6 +28,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (const char *p = cfg.diags[i].text; *p; p++)
 			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 				abort(); /* raw bytes would reach the terminal */
+	/* Every unix-socket kept is in the one spelling the jail compares. */
+	for (i = 0; i < cfg.n_unix_socket; i++) {
+		const char *u = cfg.unix_socket[i].name;
+		size_t n = strlen(u);
+
+		if (u[0] != '/' || n < 2 || n > CONFIG_UNIX_SOCKET_MAX || u[n - 1] == '/' ||
+		    strstr(u, "//") || strstr(u, "/./") || strstr(u, "/../") ||
+		    !strcmp(u + n - 2, "/.") || (n >= 3 && !strcmp(u + n - 3, "/..")) ||
+		    strpbrk(u, " #"))
+			abort();
+	}
 	if (config_ok(&cfg)) {
 		f = open_memstream(&printed, &len);
 		config_print(&cfg, f);
@@ -36,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		config_parse_buffer(&again, "printed", printed, len);
 		config_finish(&again);
 		if (!config_ok(&again) || again.n_allow_ip != cfg.n_allow_ip ||
-		    again.n_block_cidr != cfg.n_block_cidr || again.n_pass_env != cfg.n_pass_env)
+		    again.n_block_cidr != cfg.n_block_cidr || again.n_pass_env != cfg.n_pass_env ||
+		    again.n_unix_socket != cfg.n_unix_socket || again.share_tmp != cfg.share_tmp)
 			abort(); /* what `ebpfjail config` prints must read back the same */
 		config_free(&again);
 		free(printed);

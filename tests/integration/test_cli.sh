@@ -52,7 +52,8 @@ test_config_example_file() {
 }
 
 test_example_documents_every_key() {
-	for k in egress-jail allow-ip block-cidr local-port local-model-port callback-port pass-env audit-log; do
+	for k in egress-jail allow-ip block-cidr local-port local-model-port callback-port pass-env \
+		unix-socket share-tmp audit-log; do
 		grep -q "^#* *$k = " "$SRC/etc/ebpfjail.conf" || fail "etc/ebpfjail.conf lacks $k"
 	done
 	grep -q '^local-model-port = 1920' "$SRC/etc/ebpfjail.conf" || fail "local-model-port not set"

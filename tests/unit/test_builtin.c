@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_builtin.c - the built-in blocked prefixes and metadata addresses */
+#include <string.h>
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 
@@ -45,4 +46,31 @@ Test(builtin, edges_and_metadata)
 	}
 	for (i = 0; i < REASON_COUNT; i++)
 		cr_expect_not_null(reason_name((unsigned)i), "reason %zu has no name", i);
+}
+
+/* The sockets of daemons that grant root: the usual paths are all there,
+ * each absolute and spelled as a unix-socket value must be. */
+Test(builtin, root_sockets)
+{
+	static const char *const usual[] = {
+		"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock",
+		"/run/podman/podman.sock", "/run/libvirt/libvirt-sock", "/var/lib/lxd/unix.socket",
+		"/var/snap/lxd/common/lxd/unix.socket", "/var/lib/incus/unix.socket",
+	};
+	const char *const *root;
+	size_t i, j, n;
+
+	root = builtin_root_sockets(&n);
+	for (i = 0; i < sizeof(usual) / sizeof(usual[0]); i++) {
+		for (j = 0; j < n && strcmp(root[j], usual[i]); j++)
+			;
+		cr_expect_lt(j, n, "%s is not on the list", usual[i]);
+	}
+	for (i = 0; i < n; i++) {
+		cr_expect_eq(root[i][0], '/', "%s", root[i]);
+		cr_expect_null(strstr(root[i], "//"), "%s", root[i]);
+		cr_expect_null(strstr(root[i], "/."), "%s", root[i]);
+		for (j = 0; j < i; j++)
+			cr_expect_str_neq(root[i], root[j], "listed twice");
+	}
 }

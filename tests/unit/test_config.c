@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include "builtin.h"
 #include "config.h"
 
 enum via { VIA_FILE, VIA_ENV, VIA_FLAG };
@@ -117,6 +118,23 @@ ParameterizedTestParameters(config, cases)
 		{ "env single", VIA_ENV, "EBPFJAIL_EGRESS_JAIL=off", 0, 0, "egress-jail = off                        # env EBPFJAIL_EGRESS_JAIL" },
 		{ "env unknown warns", VIA_ENV, "EBPFJAIL_ALLOWIP=1.2.3.4", 0, 1, "egress-jail = on" },
 		{ "flag allow", VIA_FLAG, "allow-ip\t192.0.2.9:8443", 0, 0, "allow-ip = 192.0.2.9:8443                # flag --flag" },
+		{ "share-tmp default off", VIA_FILE, "", 0, 0, "share-tmp = off                          # default" },
+		{ "share-tmp on", VIA_FILE, "share-tmp = on\n", 0, 0, "share-tmp = on                           # t.conf:1" },
+		{ "share-tmp off", VIA_FILE, "share-tmp = off\n", 0, 0, "share-tmp = off                          # t.conf:1" },
+		{ "share-tmp last wins", VIA_FILE, "share-tmp = on\nshare-tmp = off\n", 0, 0, "share-tmp = off                          # t.conf:2" },
+		{ "share-tmp env", VIA_ENV, "EBPFJAIL_SHARE_TMP=on", 0, 0, "share-tmp = on                           # env EBPFJAIL_SHARE_TMP" },
+		{ "unix-socket", VIA_FILE, "unix-socket = /run/user/1000/gnupg/S.gpg-agent.ssh\n", 0, 0, "unix-socket = /run/user/1000/gnupg/S.gpg-agent.ssh # t.conf:1" },
+		{ "unix-socket two in order", VIA_FILE, "unix-socket = /run/a.sock\nunix-socket = /run/b.sock\n", 0, 0, "unix-socket = /run/a.sock                # t.conf:1\nunix-socket = /run/b.sock                # t.conf:2" },
+		{ "unix-socket dedup", VIA_FILE, "unix-socket = /run/a.sock\nunix-socket=/run/a.sock\n", 0, 0, "unix-socket = /run/a.sock                # t.conf:1\nshare-tmp" },
+		{ "unix-socket dots in names", VIA_FILE, "unix-socket = /run/.s/..x/x../.../a.b\n", 0, 0, "unix-socket = /run/.s/..x/x../.../a.b" },
+		{ "unix-socket comment", VIA_FILE, "unix-socket = /run/a.sock # db\n", 0, 0, "unix-socket = /run/a.sock                # t.conf:1" },
+		{ "unix-socket non-ascii", VIA_FILE, "unix-socket = /run/\xc3\xa9.sock\n", 0, 0, "unix-socket = /run/\xc3\xa9.sock" },
+		{ "unix-socket root warns", VIA_FILE, "unix-socket = /run/docker.sock\n", 0, 1, "unix-socket = /run/docker.sock " },
+		{ "unix-socket root dedup warns once", VIA_FILE, "unix-socket = /var/run/docker.sock\nunix-socket = /var/run/docker.sock\n", 0, 1, "unix-socket = /var/run/docker.sock       # t.conf:1\nshare" },
+		{ "unix-socket env list", VIA_ENV, "EBPFJAIL_UNIX_SOCKET=/run/a.sock  /run/b.sock", 0, 0, "/run/a.sock                # env EBPFJAIL_UNIX_SOCKET\nunix-socket = /run/b.sock   " },
+		{ "unix-socket env dedup", VIA_ENV, "EBPFJAIL_UNIX_SOCKET=/run/a.sock /run/a.sock", 0, 0, "unix-socket = /run/a.sock                # env EBPFJAIL_UNIX_SOCKET\nshare-tmp" },
+		{ "unix-socket env empty", VIA_ENV, "EBPFJAIL_UNIX_SOCKET=", 0, 0, "local-model-port = 1920                  # default\nshare-tmp" },
+		{ "unix-socket flag", VIA_FLAG, "unix-socket\t/run/a.sock", 0, 0, "unix-socket = /run/a.sock                # flag --flag" },
 
 		/* bad */
 		{ "port 0", VIA_FILE, "local-port = 0\n", 1, 0, "t.conf:1: local-port = \"0\": must be a port 1-65535" },
@@ -182,6 +200,32 @@ ParameterizedTestParameters(config, cases)
 		{ "binary garbage", VIA_FILE, "\x7f" "ELF\x02\x01\x01\n\xff\xfe=\x80\n", 1, 1, "t.conf:1: expected \"key = value\", got \"\\x7fELF\\x02\\x01\\x01\"" },
 		{ "errors counted", VIA_FILE, "local-port = 0\nallow-ip = x\nbogus\nlocal-port = 22\n", 3, 0, "t.conf:1:" },
 		{ "line 3 reported", VIA_FILE, "# one\nlocal-port = 1\nlocal-port = 70000\n", 1, 0, "t.conf:3: local-port = \"70000\"" },
+		{ "share-tmp yes", VIA_FILE, "share-tmp = yes\n", 1, 0, "t.conf:1: share-tmp = \"yes\": must be on or off" },
+		{ "share-tmp upper", VIA_FILE, "share-tmp = ON\n", 1, 0, "t.conf:1: share-tmp = \"ON\": must be on or off" },
+		{ "share-tmp two words", VIA_FILE, "share-tmp = on off\n", 1, 0, "t.conf:1: share-tmp = \"on off\": must be on or off" },
+		{ "share-tmp empty", VIA_FILE, "share-tmp =\n", 1, 0, "t.conf:1: share-tmp: empty value" },
+		{ "share-tmp env bad", VIA_ENV, "EBPFJAIL_SHARE_TMP=1", 1, 0, "env EBPFJAIL_SHARE_TMP: share-tmp = \"1\": must be on or off" },
+		{ "unix relative", VIA_FILE, "unix-socket = run/a.sock\n", 1, 0, "t.conf:1: unix-socket = \"run/a.sock\": must be an absolute path" },
+		{ "unix tilde", VIA_FILE, "unix-socket = ~/a.sock\n", 1, 0, "t.conf:1: unix-socket = \"~/a.sock\": must be an absolute path" },
+		{ "unix abstract", VIA_FILE, "unix-socket = @dbus\n", 1, 0, "t.conf:1: unix-socket = \"@dbus\": must be an absolute path" },
+		{ "unix root dir", VIA_FILE, "unix-socket = /\n", 1, 0, "t.conf:1: unix-socket = \"/\": is the root directory, not a socket" },
+		{ "unix dotdot", VIA_FILE, "unix-socket = /run/../etc/a.sock\n", 1, 0, "t.conf:1: unix-socket = \"/run/../etc/a.sock\": has a \"..\" component: write the path without it" },
+		{ "unix dotdot first", VIA_FILE, "unix-socket = /../run/a.sock\n", 1, 0, "t.conf:1: unix-socket = \"/../run/a.sock\": has a \"..\" component" },
+		{ "unix dotdot last", VIA_FILE, "unix-socket = /run/a/..\n", 1, 0, "t.conf:1: unix-socket = \"/run/a/..\": has a \"..\" component" },
+		{ "unix dot", VIA_FILE, "unix-socket = /run/./docker.sock\n", 1, 0, "t.conf:1: unix-socket = \"/run/./docker.sock\": has a \".\" component: write the path without it" },
+		{ "unix dot last", VIA_FILE, "unix-socket = /run/.\n", 1, 0, "t.conf:1: unix-socket = \"/run/.\": has a \".\" component" },
+		{ "unix double slash", VIA_FILE, "unix-socket = /run//docker.sock\n", 1, 0, "t.conf:1: unix-socket = \"/run//docker.sock\": contains \"//\": write the path with single slashes" },
+		{ "unix leading double slash", VIA_FILE, "unix-socket = //run/a.sock\n", 1, 0, "t.conf:1: unix-socket = \"//run/a.sock\": contains \"//\"" },
+		{ "unix trailing slash", VIA_FILE, "unix-socket = /run/a/\n", 1, 0, "t.conf:1: unix-socket = \"/run/a/\": ends in \"/\": name the socket, not its directory" },
+		{ "unix space inside", VIA_FILE, "unix-socket = /run/a b.sock\n", 1, 0, "t.conf:1: unix-socket = \"/run/a b.sock\": contains whitespace: one path per line" },
+		{ "unix two paths", VIA_FILE, "unix-socket = /run/a.sock /run/b.sock\n", 1, 0, "t.conf:1: unix-socket = \"/run/a.sock /run/b.sock\": contains whitespace" },
+		{ "unix space flag", VIA_FLAG, "unix-socket\t/run/a b", 1, 0, "flag --flag: unix-socket = \"/run/a b\": contains whitespace" },
+		{ "unix tab inside", VIA_FILE, "unix-socket = /run/a\tb\n", 1, 0, "t.conf:1: unix-socket = \"/run/a\\x09b\": contains a control character" },
+		{ "unix control", VIA_FILE, "unix-socket = /run/a\x1b[0m\n", 1, 0, "t.conf:1: unix-socket = \"/run/a\\x1b[0m\": contains a control character" },
+		{ "unix del", VIA_FILE, "unix-socket = /run/a\x7f\n", 1, 0, "t.conf:1: unix-socket = \"/run/a\\x7f\": contains a control character" },
+		{ "unix hash via env", VIA_ENV, "EBPFJAIL_UNIX_SOCKET=/run/a#b", 1, 0, "env EBPFJAIL_UNIX_SOCKET: unix-socket = \"/run/a#b\": contains \"#\", which starts a comment" },
+		{ "unix empty", VIA_FILE, "unix-socket =\n", 1, 0, "t.conf:1: unix-socket: empty value" },
+		{ "unix env bad item", VIA_ENV, "EBPFJAIL_UNIX_SOCKET=/run/a.sock run/b", 1, 0, "env EBPFJAIL_UNIX_SOCKET: unix-socket = \"run/b\": must be an absolute path" },
 	};
 	return cr_make_param_array(struct config_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -242,6 +286,128 @@ Test(config, nul_byte)
 	cr_assert_eq(cfg.n_errors, 1);
 	cr_expect(strstr(cfg.diags[0].text, "n.conf:1: contains a NUL byte"), "%s", cfg.diags[0].text);
 	cr_expect_eq(cfg.n_local_port, 0, "nothing of a bad line is applied");
+	config_free(&cfg);
+}
+
+/* sun_path holds 108 bytes with the NUL: 107 is the longest path. */
+Test(config, unix_socket_length_limit)
+{
+	static const struct {
+		size_t len;
+		unsigned int errors;
+	} cases[] = { { 2, 0 }, { 106, 0 }, { 107, 0 }, { 108, 1 }, { 200, 1 }, { 4000, 1 } };
+	char line[CONFIG_MAX_LINE + 1], want[128];
+	struct config cfg;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int head = snprintf(line, sizeof(line), "unix-socket = /");
+
+		memset(line + head, 'a', cases[i].len - 1);
+		line[head + cases[i].len - 1] = '\0';
+		config_init(&cfg);
+		config_parse_buffer(&cfg, "t.conf", line, strlen(line));
+		cr_expect_eq(cfg.n_errors, cases[i].errors, "%zu bytes: %u errors", cases[i].len,
+			     cfg.n_errors);
+		if (cases[i].errors) {
+			cr_assert_gt(cfg.n_diags, 0);
+			snprintf(want, sizeof(want),
+				 ": is %zu bytes long; a Unix socket path holds at most 107",
+				 cases[i].len);
+			cr_expect(strstr(cfg.diags[0].text, "t.conf:1: unix-socket = \"/aaa"), "%s",
+				  cfg.diags[0].text);
+			cr_expect(strstr(cfg.diags[0].text, want), "%s", cfg.diags[0].text);
+			cr_expect_eq(cfg.n_unix_socket, 0);
+		} else {
+			cr_assert_eq(cfg.n_unix_socket, 1);
+			cr_expect_eq(strlen(cfg.unix_socket[0].name), cases[i].len);
+		}
+		config_free(&cfg);
+	}
+}
+
+/* Every socket of a daemon that grants root is accepted with one warning
+ * that says what it hands the agent; other sockets pass in silence. */
+Test(config, unix_socket_root_daemons_warn)
+{
+	static const char *const quiet[] = {
+		"/run/dbus/system_bus_socket", "/run/docker.sock.bak", "/run/docker",
+		"/home/u/run/docker.sock", "/run/containerd/containerd.sock.ttrpc",
+	};
+	const char *const *root;
+	char line[256], want[256];
+	struct config cfg;
+	size_t i, n;
+
+	root = builtin_root_sockets(&n);
+	cr_assert_gt(n, 0);
+	for (i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "unix-socket = %s\n", root[i]);
+		config_init(&cfg);
+		config_parse_buffer(&cfg, "t.conf", line, strlen(line));
+		cr_expect_eq(cfg.n_errors, 0, "%s: %s", root[i], cfg.n_diags ? cfg.diags[0].text : "");
+		cr_expect_eq(cfg.n_unix_socket, 1, "%s is accepted", root[i]);
+		cr_assert_eq(cfg.n_diags, 1, "%s: one warning", root[i]);
+		cr_expect_eq(cfg.diags[0].severity, CONFIG_WARNING);
+		snprintf(want, sizeof(want),
+			 "t.conf:1: unix-socket %s grants root to whoever can use it: the agent "
+			 "could leave the jail through it",
+			 root[i]);
+		cr_expect_str_eq(cfg.diags[0].text, want);
+		config_free(&cfg);
+	}
+	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+		snprintf(line, sizeof(line), "unix-socket = %s\n", quiet[i]);
+		config_init(&cfg);
+		config_parse_buffer(&cfg, "t.conf", line, strlen(line));
+		cr_expect_eq(cfg.n_diags, 0, "%s: %s", quiet[i], cfg.n_diags ? cfg.diags[0].text : "");
+		config_free(&cfg);
+	}
+}
+
+/* `ebpfjail trust` does not approve a line of a single-value key that is
+ * set again further down: it would take effect once the later one went. */
+struct overridden_case {
+	char name[40];
+	char text[128];
+	char line[64];       /* the loosening line asked about, "key = value" */
+	unsigned int lineno; /* and its line number */
+	bool overridden;
+};
+
+ParameterizedTestParameters(config, overridden)
+{
+	static struct overridden_case cases[] = {
+		{ "share-tmp on, off", "share-tmp = on\nshare-tmp = off\n", "share-tmp = on", 1, true },
+		{ "share-tmp on, on", "share-tmp = on\nshare-tmp = on\n", "share-tmp = on", 1, true },
+		{ "share-tmp last", "share-tmp = off\nshare-tmp = on\n", "share-tmp = on", 2, false },
+		{ "share-tmp alone", "# x\nshare-tmp = on\n", "share-tmp = on", 2, false },
+		{ "share-tmp, egress", "share-tmp = on\negress-jail = on\n", "share-tmp = on", 1, false },
+		{ "egress-jail off, on", "egress-jail = off\negress-jail = on\n", "egress-jail = off", 1,
+		  true },
+		{ "egress, share-tmp", "egress-jail = off\nshare-tmp = off\n", "egress-jail = off", 1,
+		  false },
+		{ "model port", "local-model-port = 7\nlocal-model-port = 0\n", "local-model-port = 7", 1,
+		  true },
+		{ "unix-socket repeats", "unix-socket = /run/a.sock\nunix-socket = /run/b.sock\n",
+		  "unix-socket = /run/a.sock", 1, false },
+		{ "allow-ip repeats", "allow-ip = 192.0.2.1\nallow-ip = 192.0.2.2\n",
+		  "allow-ip = 192.0.2.1", 1, false },
+		{ "unknown key", "share-tmp = on\nshare-tmp = off\n", "share_tmp = on", 1, false },
+	};
+	return cr_make_param_array(struct overridden_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct overridden_case *c, config, overridden)
+{
+	struct config_name line = { c->line, { .source = SOURCE_FILE, .line = c->lineno } };
+	struct config cfg;
+
+	config_init(&cfg);
+	config_parse_buffer(&cfg, "t.conf", c->text, strlen(c->text));
+	cr_assert(config_ok(&cfg), "[%s] %s", c->name, cfg.n_diags ? cfg.diags[0].text : "");
+	cr_expect_eq(config_overridden(&cfg, &line), c->overridden, "[%s] %s at line %u", c->name,
+		     c->line, c->lineno);
 	config_free(&cfg);
 }
 
@@ -420,12 +586,59 @@ Test(config_files, precedence_and_accumulation)
 	config_free(&cfg);
 }
 
+/* share-tmp: the last source wins; unix-socket: every source adds, each
+ * path once, with the origin of its first mention. */
+Test(config_files, unix_socket_and_share_tmp_across_sources)
+{
+	const char *sys = write_file("system.conf", "share-tmp = on\nunix-socket = /run/a.sock\n");
+	const char *usr = write_file("user.conf", "unix-socket = /run/b.sock\n"
+						  "unix-socket = /run/a.sock\nshare-tmp = off\n");
+	char *envp[] = { "EBPFJAIL_UNIX_SOCKET=/run/c.sock /run/b.sock", "EBPFJAIL_SHARE_TMP=on",
+			 NULL };
+	static const struct config_origin flag = { .source = SOURCE_FLAG, .name = "--x" };
+	static const char *const want[][2] = {
+		{ "/run/a.sock", "system.conf:2" },
+		{ "/run/b.sock", "user.conf:1" },
+		{ "/run/c.sock", "env EBPFJAIL_UNIX_SOCKET" },
+		{ "/run/d.sock", "flag --x" },
+	};
+	struct config cfg;
+	char where[256];
+	size_t i;
+
+	config_init(&cfg);
+	cr_assert_eq(config_load_file(&cfg, sys, false, NULL), 1);
+	cr_assert_eq(config_load_file(&cfg, usr, true, NULL), 1);
+	cr_expect_eq(cfg.share_tmp, false, "the user's file overrides the system's");
+	config_origin_format(&cfg.share_tmp_origin, where, sizeof(where));
+	cr_expect(strstr(where, "user.conf:3"), "%s", where);
+	config_apply_env(&cfg, envp);
+	cr_assert_eq(config_set(&cfg, "unix-socket", "/run/d.sock", &flag), 0);
+	cr_assert_eq(config_set(&cfg, "unix-socket", "/run/a.sock", &flag), 0);
+	config_finish(&cfg);
+	cr_assert(config_ok(&cfg), "%s", cfg.n_diags ? cfg.diags[0].text : "");
+
+	cr_expect_eq(cfg.share_tmp, true);
+	config_origin_format(&cfg.share_tmp_origin, where, sizeof(where));
+	cr_expect_str_eq(where, "env EBPFJAIL_SHARE_TMP");
+	cr_assert_eq(cfg.n_unix_socket, 4);
+	for (i = 0; i < 4; i++) {
+		cr_expect_str_eq(cfg.unix_socket[i].name, want[i][0]);
+		config_origin_format(&cfg.unix_socket[i].origin, where, sizeof(where));
+		cr_expect(strstr(where, want[i][1]), "%s: %s, want %s", want[i][0], where,
+			  want[i][1]);
+	}
+	config_free(&cfg);
+}
+
 Test(config_files, printed_config_reads_back_the_same)
 {
 	const char *path = write_file("full.conf",
 				      "egress-jail = off\nallow-ip = 192.0.2.1\nallow-ip = 10.0.0.7:502\n"
 				      "block-cidr = 198.18.0.0/15\nlocal-port = 5432\n"
 				      "local-model-port = 0\ncallback-port = 1455\npass-env = FOO\n"
+				      "unix-socket = /run/user/1000/gnupg/S.gpg-agent.ssh\n"
+				      "unix-socket = /run/a.sock\nshare-tmp = on\n"
 				      "audit-log = /var/tmp/a.jsonl\n");
 	struct config a, b;
 	char *first, *second;
@@ -543,5 +756,81 @@ Test(config_approval, audit_log_only_from_root_files)
 	cr_expect_str_eq(cfg.audit_log, CONFIG_DEFAULT_AUDIT_LOG);
 	cr_expect(strstr(cfg.diags[0].text, "u.conf:1: audit-log may only be set in a root-owned"),
 		  "%s", cfg.diags[0].text);
+	config_free(&cfg);
+}
+
+/* share-tmp = on and unix-socket loosen the jail; share-tmp = off tightens. */
+struct approval_case {
+	char name[48];
+	bool agent_writable;
+	char text[128];
+	char approved[64];     /* one approved line, or "" */
+	unsigned int errors;
+	char unapproved[64];   /* the line refused, or "" */
+	bool share_tmp;        /* in force afterwards */
+	size_t n_unix_socket;  /* in force afterwards */
+	char expect[160];      /* in the first diag, when there is one */
+};
+
+ParameterizedTestParameters(config_approval, new_keys)
+{
+	static struct approval_case cases[] = {
+		{ "share-tmp on unapproved", true, "share-tmp = on\n", "", 1, "share-tmp = on", false, 0,
+		  "a.conf:1: share-tmp = \"on\" loosens the jail and was not approved (the agent can "
+		  "change this file)" },
+		{ "share-tmp on approved", true, "share-tmp = on\n", "share-tmp = on", 0, "", true, 0, "" },
+		{ "share-tmp on approved, spaced", true, "share-tmp=on  # yes\n", "share-tmp = on", 0, "",
+		  true, 0, "" },
+		{ "share-tmp off needs none", true, "share-tmp = off\n", "", 0, "", false, 0, "" },
+		{ "share-tmp on after off", true, "share-tmp = off\nshare-tmp = on\n", "", 1,
+		  "share-tmp = on", false, 0, "a.conf:2: share-tmp = \"on\" loosens the jail" },
+		{ "share-tmp off approval is not on's", true, "share-tmp = on\n", "share-tmp = off", 1,
+		  "share-tmp = on", false, 0, "a.conf:1: share-tmp = \"on\" loosens the jail" },
+		{ "share-tmp on root file", false, "share-tmp = on\n", "", 0, "", true, 0, "" },
+		{ "unix-socket unapproved", true, "unix-socket = /run/a.sock\n", "", 1,
+		  "unix-socket = /run/a.sock", false, 0,
+		  "a.conf:1: unix-socket = \"/run/a.sock\" loosens the jail and was not approved (the "
+		  "agent can change this file)" },
+		{ "unix-socket approved", true, "unix-socket = /run/a.sock\n", "unix-socket = /run/a.sock",
+		  0, "", false, 1, "" },
+		{ "unix-socket another approved", true, "unix-socket = /run/b.sock\n",
+		  "unix-socket = /run/a.sock", 1, "unix-socket = /run/b.sock", false, 0,
+		  "a.conf:1: unix-socket = \"/run/b.sock\" loosens" },
+		{ "unix-socket root daemon unapproved", true, "unix-socket = /run/docker.sock\n", "", 1,
+		  "unix-socket = /run/docker.sock", false, 0,
+		  "a.conf:1: unix-socket = \"/run/docker.sock\" loosens" },
+		{ "unix-socket root file", false, "unix-socket = /run/a.sock\n", "", 0, "", false, 1, "" },
+		{ "unix-socket invalid approved", true, "unix-socket = /run/a/\n", "unix-socket = /run/a/",
+		  1, "", false, 0, "a.conf:1: unix-socket = \"/run/a/\": ends in \"/\"" },
+	};
+	return cr_make_param_array(struct approval_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct approval_case *c, config_approval, new_keys)
+{
+	char *lines[] = { c->approved };
+	struct config_approval approval = { .agent_writable = c->agent_writable,
+					    .user_writable = c->agent_writable,
+					    .lines = lines, .n_lines = c->approved[0] ? 1 : 0 };
+	struct config cfg;
+
+	config_init(&cfg);
+	config_parse(&cfg, "a.conf", c->text, strlen(c->text), &approval);
+	cr_expect_eq(cfg.n_errors, c->errors, "[%s] errors: got %u, want %u (first: %s)", c->name,
+		     cfg.n_errors, c->errors, cfg.n_diags ? cfg.diags[0].text : "none");
+	if (c->unapproved[0]) {
+		cr_assert_eq(cfg.n_unapproved, 1, "[%s] unapproved: %zu", c->name, cfg.n_unapproved);
+		cr_expect_str_eq(cfg.unapproved[0].name, c->unapproved, "[%s]", c->name);
+	} else {
+		cr_expect_eq(cfg.n_unapproved, 0, "[%s] unapproved: %zu", c->name, cfg.n_unapproved);
+	}
+	cr_expect_eq(cfg.share_tmp, c->share_tmp, "[%s] share_tmp", c->name);
+	cr_expect_eq(cfg.n_unix_socket, c->n_unix_socket, "[%s] unix sockets: %zu", c->name,
+		     cfg.n_unix_socket);
+	if (c->expect[0]) {
+		cr_assert(cfg.n_diags > 0, "[%s]", c->name);
+		cr_expect(strstr(cfg.diags[0].text, c->expect), "[%s] diag \"%s\" lacks \"%s\"",
+			  c->name, cfg.diags[0].text, c->expect);
+	}
 	config_free(&cfg);
 }

@@ -115,6 +115,34 @@ Test(livepolicy, format_lists_the_changes_in_force)
 	live_clear(&lc);
 }
 
+/* The mounts and masks of the agent's directories are made at start: a
+ * reload says a changed unix-socket or share-tmp needs a restart. */
+Test(livepolicy, config_diff_unix_socket_and_share_tmp_need_a_restart)
+{
+	struct config a, b, c;
+	char changes[256], restart[512];
+
+	parse(&a, "unix-socket = /run/a.sock\n");
+	parse(&b, "unix-socket = /run/b.sock\nshare-tmp = on\n");
+	cr_assert_eq(live_config_diff(&a, &b, changes, sizeof(changes), restart, sizeof(restart)), 2);
+	cr_assert_str_eq(changes, "");
+	cr_assert_str_eq(restart, "unix-socket +/run/b.sock -/run/a.sock; share-tmp = on");
+	cr_assert_eq(live_config_diff(&b, &a, changes, sizeof(changes), restart, sizeof(restart)), 2);
+	cr_assert_str_eq(restart, "unix-socket +/run/a.sock -/run/b.sock; share-tmp = off");
+	/* Paths of the full length that differ only in their last byte. */
+	parse(&c, "unix-socket = /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1\n");
+	config_free(&a);
+	parse(&a, "unix-socket = /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa2\n");
+	cr_assert_eq(strlen(a.unix_socket[0].name), CONFIG_UNIX_SOCKET_MAX);
+	cr_assert_eq(live_config_diff(&a, &c, changes, sizeof(changes), restart, sizeof(restart)), 1);
+	cr_expect(strstr(restart, "a1 -/aaa"), "%s", restart);
+	config_free(&a);
+	config_free(&b);
+	config_free(&c);
+}
+
 Test(livepolicy, config_diff_names_what_changed)
 {
 	struct config a, b;
