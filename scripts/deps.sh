@@ -20,6 +20,8 @@ packages=(
 	passt
 	# integration tests: namespaces, veth, real clients
 	iproute2 util-linux procps curl socat iperf3 hyperfine tmux
+	# bubblewrap inside the jail (Claude Code's own sandbox uses it)
+	bubblewrap
 	# scripts/build-pasta.sh (a current pasta from Debian 13's source, so
 	# the suite runs with both), and `strings` to read pasta's version
 	xz-utils binutils

@@ -11,12 +11,14 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "agent.h"
 #include "agentfs.h"
+#include "builtin.h"
 #include "cli.h"
 #include "jail.h"
 #include "log.h"
@@ -93,19 +95,32 @@ static int run_unjailed(char **argv, const struct agent_user *u, const struct co
 static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 		       const struct config *cfg)
 {
-	struct agentfs fs = { .uid = u->uid, .gid = u->gid, .resolv_conf = j->resolv_conf };
+	struct agentfs fs = { .uid = u->uid, .gid = u->gid, .share_tmp = cfg->share_tmp,
+			      .resolv_conf = j->resolv_conf, .n_unix_sockets = cfg->n_unix_socket };
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = j->cg_fd,
 				   .netns_fd = j->ns.fd, .fs = &fs,
 				   .nofile = j->nofile.rlim_max ? &j->nofile : NULL };
+	char **sockets = calloc(cfg->n_unix_socket + 1, sizeof(*sockets));
+	size_t i;
 	int err;
+
+	if (!sockets)
+		return refuse("out of memory");
+	for (i = 0; i < cfg->n_unix_socket; i++)
+		sockets[i] = cfg->unix_socket[i].name;
+	fs.unix_sockets = sockets;
+	fs.masks = builtin_root_sockets(&fs.n_masks);
 
 
 	spec.envp = agent_env(environ, u, cfg);
-	if (!spec.envp)
+	if (!spec.envp) {
+		free(sockets);
 		return refuse("out of memory");
+	}
 	log_debug("jail %s ready: starting %s as uid %u", j->id, argv[0], u->uid);
 	err = agent_spawn(&spec, &j->proc);
 	agent_env_free(spec.envp);
+	free(sockets);
 	if (err)
 		return spawn_error(err, argv[0]);
 	supervisor_start_status(j, argv, u);

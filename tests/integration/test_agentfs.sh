@@ -1,0 +1,155 @@
+# test_agentfs.sh - the agent's view of the file system: private /tmp,
+# /dev/shm and /run/user, masked daemon sockets, unix-socket, share-tmp
+
+# _as_user CMD...: CMD as uid 4242, the agent's user, outside the jail
+_as_user() { setpriv --reuid 4242 --regid 4242 --clear-groups "$@"; }
+
+# _unix_serve PATH NAME: a "run this" socket server at PATH (mode 0777)
+# that answers NAME and logs each connection in $T/hits
+_unix_serve() {
+	socat UNIX-LISTEN:"$1",fork,mode=777 SYSTEM:"echo $2 >>$T/hits; echo $2" </dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	local i
+	for i in $(seq 1 100); do [ -S "$1" ] && return 0; sleep 0.02; done
+	fail "no socket at $1"
+}
+
+# The attack: the user's tmux server outside the jail runs what a client
+# asks (run-shell), as the user, with the host's network.
+test_users_tmux_server_is_out_of_reach() {
+	netsim_up
+	command -v tmux >/dev/null || fail "tmux missing: scripts/deps.sh installs it"
+	DIR=$(mktemp -d /tmp/ebpfjail-tmux.XXXXXX)
+	chown 4242:4242 "$DIR"
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	trap '_as_user tmux -S "$DIR/default" kill-server 2>/dev/null || true; rm -rf "$DIR"; netsim_down' EXIT
+	_as_user env -i PATH="$PATH" HOME=/ tmux -S "$DIR/default" new-session -d "sleep 120"
+	# Not vacuous: a client of the user outside the jail gets it done.
+	_as_user env -i PATH="$PATH" HOME=/ tmux -S "$DIR/default" run-shell "touch $T/agent/control"
+	[ -e "$T/agent/control" ] || fail "run-shell does not work even unjailed"
+	jail -- sh -c "tmux -S '$DIR/default' run-shell 'touch $T/agent/pwned'; echo tmux:\$?"
+	expect_out "tmux:1"
+	sleep 0.2
+	[ ! -e "$T/agent/pwned" ] || fail "the agent ran a command through the user's tmux server"
+}
+
+# The same for any socket server of the user's session in /tmp, /dev/shm
+# or /run/user/UID (the session bus, systemd --user, Wayland, agents).
+test_session_sockets_in_the_private_directories_are_out_of_reach() {
+	netsim_up
+	local dir shm
+	dir=$(mktemp -d /tmp/ebpfjail-bus.XXXXXX)
+	chmod 755 "$dir" # the user's to reach, were it not private
+	shm=/dev/shm/ebpfjail-it.$$.sock
+	LEFT="$dir $shm"
+	trap 'netsim_down; rm -rf $LEFT' EXIT
+	_unix_serve "$dir/bus" tmp-bus
+	_unix_serve "$shm" shm-sock
+	# /run/user/4242 in the test's own mount namespace, with its server.
+	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run/user && mkdir -m 700 /run/user/4242 &&
+		chown 4242:4242 /run/user/4242 && { socat UNIX-LISTEN:/run/user/4242/bus,fork,mode=777 \
+		SYSTEM:'echo user-bus >>$T/hits; echo user-bus' </dev/null >/dev/null 2>&1 & echo \$! >$T/bus.pid; } &&
+		for i in \$(seq 1 100); do [ -S /run/user/4242/bus ] && break; sleep 0.02; done &&
+		$T/probe unix:/run/user/4242/bus:0 >$T/control" \
+		jail -- sh -c "'$T/probe' unix:$dir/bus:0 unix:$shm:0 unix:/run/user/4242/bus:0; echo tmp:\$(ls -A /tmp /dev/shm); stat -c '%u %a' /run/user/4242"
+	kill "$(cat "$T/bus.pid")" 2>/dev/null || true
+	grep -q ' ok ' "$T/control" || fail "the /run/user server does not answer: $(cat "$T/control")"
+	expect_rc 0
+	expect_result "unix:$dir/bus:0" ENOENT
+	expect_result "unix:$shm:0" ENOENT
+	expect_result unix:/run/user/4242/bus:0 ENOENT
+	expect_out "tmp:/dev/shm: /tmp:" # both empty
+	expect_out "4242 700" # the agent's own runtime directory
+	expect_no_hit tmp-bus
+	expect_no_hit shm-sock
+	[ "$(grep -c user-bus "$T/hits")" -eq 1 ] || fail "the agent reached the session bus: $(cat "$T/hits")"
+}
+
+# The attack: the agent's user is in group docker, and docker.sock (root's,
+# group docker, 0660) starts a privileged container. Masked: neither the
+# path nor a link to it nor the group reaches it.
+test_root_granting_daemon_socket_is_masked() {
+	netsim_up
+	chmod 755 "$T"
+	cp -a /etc "$T/etc"
+	cp "$T/resolv.conf" "$T/etc/resolv.conf"
+	mkdir -p "$T/home"
+	echo "jailtest:x:4242:4242::$T/home:/bin/sh" >>"$T/etc/passwd"
+	echo "docker:x:4243:jailtest" >>"$T/etc/group"
+	socat UNIX-LISTEN:"$T/docker.sock",fork SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	local i
+	for i in $(seq 1 100); do [ -S "$T/docker.sock" ] && break; sleep 0.02; done
+	chgrp 4243 "$T/docker.sock" && chmod 660 "$T/docker.sock"
+	# /run/docker.sock in the test's own mount namespace only.
+	JAIL_SETUP="mount --bind $T/etc /etc && mount -t tmpfs -o mode=755 tmpfs /run &&
+		touch /run/docker.sock && mount --bind $T/docker.sock /run/docker.sock &&
+		setpriv --reuid 4242 --regid 4242 --init-groups $T/probe unix:/run/docker.sock:0 >$T/control" \
+		jail -- sh -c "id -G; ln -s /run/docker.sock /tmp/d.sock; '$T/probe' unix:/run/docker.sock:0 unix:/var/run/docker.sock:0 unix:/tmp/d.sock:0"
+	grep -q ' ok ' "$T/control" || fail "the group does not open the socket even unjailed: $(cat "$T/control")"
+	expect_rc 0
+	expect_out 4243 # the group is kept: the mask does the work
+	for s in /run/docker.sock /var/run/docker.sock /tmp/d.sock; do
+		r=$(result "unix:$s:0")
+		[ "$r" = ECONNREFUSED ] || [ "$r" = EPERM ] || fail "unix:$s: $r"
+	done
+	[ "$(grep -c docker "$T/hits")" -eq 1 ] || fail "the agent reached docker.sock: $(cat "$T/hits")"
+}
+
+# unix-socket = PATH: that one socket of the host's /tmp, nothing beside it.
+test_unix_socket_carries_one_socket_into_the_jail() {
+	netsim_up
+	local dir
+	dir=$(mktemp -d /tmp/ebpfjail-agent.XXXXXX)
+	chmod 755 "$dir"
+	LEFT=$dir
+	trap 'netsim_down; rm -rf "$LEFT"' EXIT
+	_unix_serve "$dir/agent.sock" ssh-agent
+	_unix_serve "$dir/other.sock" other
+	chown 4242 "$dir/agent.sock"
+	echo "unix-socket = $dir/agent.sock" >>"$T/jail.conf"
+	jail -- "$T/probe" "unix:$dir/agent.sock:0" "unix:$dir/other.sock:0"
+	expect_rc 0
+	expect_result "unix:$dir/agent.sock:0" ok
+	expect_result "unix:$dir/other.sock:0" ENOENT
+	expect_no_hit other
+	# Another user's socket is never carried in for the agent.
+	chown 4343 "$dir/agent.sock"
+	jail -- /bin/true
+	expect_rc 125
+	expect_err "belongs to uid 4343"
+	expect_no_leftovers
+}
+
+# share-tmp = on: the host's /tmp, as before ebpfjail had private ones.
+test_share_tmp_on_shares_the_hosts_tmp() {
+	netsim_up
+	local dir
+	dir=$(mktemp -d /tmp/ebpfjail-share.XXXXXX)
+	chmod 755 "$dir"
+	LEFT=$dir
+	trap 'netsim_down; rm -rf "$LEFT"' EXIT
+	_unix_serve "$dir/sock" shared
+	echo "share-tmp = on" >>"$T/jail.conf"
+	jail -- "$T/probe" "unix:$dir/sock:0"
+	expect_rc 0
+	expect_result "unix:$dir/sock:0" ok
+}
+
+# A project in /tmp keeps its path in the jail.
+test_project_in_tmp_keeps_its_path() {
+	netsim_up
+	local dir
+	dir=$(mktemp -d /tmp/ebpfjail-proj.XXXXXX)
+	LEFT=$dir
+	trap 'netsim_down; rm -rf "$LEFT"' EXIT
+	echo hello >"$dir/file"
+	chown -R 4242 "$dir"
+	cd "$dir"
+	jail -- sh -c "pwd; cat $dir/file; echo new >$dir/made"
+	cd "$T"
+	expect_rc 0
+	expect_out "$dir"
+	expect_out hello
+	[ "$(cat "$dir/made")" = new ] || fail "the agent's write did not reach the project"
+}

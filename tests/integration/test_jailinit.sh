@@ -1,0 +1,41 @@
+# test_jailinit.sh - the agent's own PID namespace: the user's other
+# processes, the supervisor and pasta are out of its sight and reach
+
+# _state PID: the process's state letter (S: sleeping), or nothing
+_state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || true; }
+
+# The attack: a process of the agent's own user outside the jail (a shell,
+# an editor, another jail's agent) is found in /proc and ptraced into
+# running a command; nothing else stops the attach where Yama is absent,
+# as here.
+test_agent_cannot_reach_the_users_other_processes() {
+	netsim_up
+	setpriv --reuid 4242 --regid 4242 --clear-groups sleep 60 </dev/null >/dev/null 2>&1 &
+	local victim=$!
+	VICTIM=$victim
+	trap 'kill $VICTIM 2>/dev/null || true; netsim_down' EXIT
+	# So the test is not vacuous: outside the jail, the same user can.
+	setpriv --reuid 4242 --regid 4242 --clear-groups "$T/probe" "sys:ptrace:$victim" >"$T/control"
+	grep -q "^sys:ptrace:$victim ok" "$T/control" || fail "the attack fails even unjailed: $(cat "$T/control")"
+	jail -- sh -c "'$T/probe' sys:ptrace:$victim sys:kill:$victim; [ -e /proc/$victim ] && echo victim-visible; pgrep -u 4242 -x sleep >/dev/null && echo sleep-visible; echo done"
+	expect_rc 0
+	expect_out done
+	expect_result "sys:ptrace:$victim" ESRCH
+	expect_result "sys:kill:$victim" ESRCH
+	expect_no_out victim-visible
+	expect_no_out sleep-visible
+	[ "$(_state "$victim")" = S ] || fail "the victim is not left alone: state $(_state "$victim")"
+}
+
+# The agent's end is its own: an exit status, a signal, and whatever it
+# left behind ends with it (its init's namespace goes).
+test_agent_status_passes_through_its_init() {
+	netsim_up
+	jail -- sh -c 'sleep 617 & kill -KILL $$'
+	expect_rc 137
+	jail -- sh -c 'echo "init:$(cat /proc/1/comm) ppid:$PPID self:$$"'
+	expect_rc 0
+	expect_out "init:ebpfjail-init ppid:1 self:2"
+	[ -z "$(pgrep -u 4242 -f 'sleep 617')" ] || fail "the agent's sleep outlived it: $(pgrep -a -u 4242 sleep)"
+	expect_no_leftovers
+}
