@@ -36,6 +36,7 @@
 #include "agent.h"
 #include "agentfs.h"
 #include "jailinit.h"
+#include "landlock.h"
 #include "sysfilter.h"
 #include "cgroup.h"
 #include "log.h"
@@ -265,6 +266,11 @@ static void agent_child(const struct agent_spec *s, int report, int channel, pid
 		fail(report, -errno, "closing the supervisor's file descriptors");
 	if ((err = jailinit_started(channel)))
 		fail(report, err, "telling the supervisor");
+	/* Signals and abstract sockets stay within the jail's domain
+	 * (landlock.c). A kernel without scopes leaves that to the
+	 * namespaces, and doctor says so. */
+	if (s->netns_fd >= 0 && (err = landlock_scope_self()) && err != -EOPNOTSUPP)
+		fail(report, err, "restricting the agent with Landlock");
 	/* Last: the filter refuses setns(), which nothing above may need. */
 	if (s->netns_fd >= 0 && (err = sysfilter_install()))
 		fail(report, err, "installing the system call filter");

@@ -28,7 +28,7 @@ static void print_result(const struct probe_result *r, bool json, bool first)
 
 int cmd_doctor(const struct command *cmd, int argc, char **argv)
 {
-	struct probe_result results[16], *r = results;
+	struct probe_result results[24], *r = results;
 	struct cli_options o;
 	struct config cfg;
 	char root[4096];
@@ -78,6 +78,8 @@ int cmd_doctor(const struct command *cmd, int argc, char **argv)
 	probe_iproute2(r++);
 	probe_callback_ports(r++, &cfg);
 	probe_audit_log(r++, &cfg);
+	probe_isolation(r++, &cfg);
+	probe_landlock(r++);
 	n = (size_t)(r - results);
 
 	if (o.json)

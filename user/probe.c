@@ -17,8 +17,10 @@
 #include <sys/statfs.h>
 #include <sys/wait.h>
 
+#include "builtin.h"
 #include "cgroup.h"
 #include "loader.h"
+#include "landlock.h"
 #include "log.h"
 #include "pasta.h"
 #include "probe.h"
@@ -306,4 +308,47 @@ enum probe_level probe_audit_log(struct probe_result *r, const struct config *cf
 			   "%s cannot be written (%s is not writable)", cfg->audit_log,
 			   dir[0] ? dir : "/");
 	return set(r, PROBE_OK, "audit log", "", "%s can be written", cfg->audit_log);
+}
+
+#define LANDLOCK_FIX                                                                       \
+	"a kernel with Landlock scopes (Linux 6.12+, landlock in its lsm= list) adds a layer; " \
+	"the PID and network namespaces hold without it"
+
+enum probe_level probe_landlock(struct probe_result *r)
+{
+	int abi = landlock_abi();
+
+	if (abi >= LANDLOCK_ABI_SCOPES)
+		return set(r, PROBE_OK, "landlock", "",
+			   "ABI %d: the agent can signal no process and reach no abstract socket "
+			   "outside its jail", abi);
+	if (abi > 0)
+		return set(r, PROBE_WARN, "landlock", LANDLOCK_FIX,
+			   "ABI %d has no scopes: the agent's signals and abstract sockets are "
+			   "kept in by its namespaces alone", abi);
+	return set(r, PROBE_WARN, "landlock", LANDLOCK_FIX,
+		   "not available: the agent's signals and abstract sockets are kept in by its "
+		   "namespaces alone");
+}
+
+enum probe_level probe_isolation(struct probe_result *r, const struct config *cfg)
+{
+	const char *const *masks;
+	size_t n, i, masked = 0;
+	struct stat st;
+
+	masks = builtin_root_sockets(&n);
+	for (i = 0; i < n; i++)
+		masked += stat(masks[i], &st) == 0 && S_ISSOCK(st.st_mode);
+	if (cfg->share_tmp)
+		return set(r, PROBE_WARN, "isolation", "share-tmp = off keeps the host's sockets there "
+			   "out of the agent's reach",
+			   "PID namespace, seccomp; share-tmp = on: the host's /tmp, /dev/shm and "
+			   "/run/user with their sockets (tmux, ssh-agent, the session bus) are the "
+			   "agent's; %zu root-granting daemon socket%s masked", masked,
+			   masked == 1 ? "" : "s");
+	return set(r, PROBE_OK, "isolation", "",
+		   "PID namespace, seccomp (setns, io_uring, socket families, TIOCSTI), private "
+		   "/tmp, /dev/shm and /run/user; %zu root-granting daemon socket%s masked", masked,
+		   masked == 1 ? "" : "s");
 }

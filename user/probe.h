@@ -37,5 +37,8 @@ enum probe_level probe_apparmor(struct probe_result *r);
 enum probe_level probe_iproute2(struct probe_result *r);
 enum probe_level probe_callback_ports(struct probe_result *r, const struct config *cfg);
 enum probe_level probe_audit_log(struct probe_result *r, const struct config *cfg);
+/* What keeps the agent's processes in (docs/DESIGN.md, "Processes"). */
+enum probe_level probe_isolation(struct probe_result *r, const struct config *cfg);
+enum probe_level probe_landlock(struct probe_result *r);
 
 #endif /* EBPFJAIL_PROBE_H */

@@ -40,8 +40,9 @@
  *                        sys:tiocsti:0 (push $PROBE_STI into the terminal
  *                        on stdin), sys:ptrace:PID (attach to PID),
  *                        sys:kill:PID (signal 0 to PID): "ok" or the errno
- *   unix:PATH:0          connect to the Unix socket PATH, send "ping", wait
- *                        1 s: "ok" (answered), "sent" (silent) or the errno
+ *   unix:PATH:0          connect to the Unix socket PATH (@NAME: the
+ *                        abstract NAME), send "ping", wait 1 s: "ok"
+ *                        (answered), "sent" (silent) or the errno
  *   holdserve:ADDR:PORT  listen (backlog 4096) and never accept: a service
  *                        that takes connections and says nothing; prints
  *                        "listening", then sleeps until killed (120 s)
@@ -53,6 +54,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,11 +148,17 @@ static const char *unix_attempt(const char *path)
 	char buf[64];
 	int e = 0;
 
+	socklen_t len = sizeof(sun);
+
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if (path[0] == '@') { /* abstract: a NUL, then the name */
+		sun.sun_path[0] = '\0';
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	}
 	p.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (p.fd < 0)
 		return errname(errno);
-	if (connect(p.fd, (struct sockaddr *)&sun, sizeof(sun)) || write(p.fd, "ping\n", 5) != 5)
+	if (connect(p.fd, (struct sockaddr *)&sun, len) || write(p.fd, "ping\n", 5) != 5)
 		e = errno;
 	if (!e && poll(&p, 1, 1000) == 1 && read(p.fd, buf, sizeof(buf)) > 0) {
 		close(p.fd);
