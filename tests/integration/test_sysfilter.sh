@@ -51,3 +51,37 @@ test_agent_cannot_type_into_the_callers_shell() {
 	grep -q 'sys:tiocsti:0 EPERM' "$T/agent/sti.out" || fail "TIOCSTI: $(cat "$T/agent/sti.out")"
 	[ ! -e "$T/pwned" ] || fail "the agent typed a command into the caller's shell"
 }
+
+# The attack of issue 15: the user's own user+network namespace (a
+# rootless container) with a route to the LAN through the host. Joined,
+# the agent would hold CAP_NET_ADMIN over a network no TC filter watches.
+# Its pid is not in the agent's /proc; a file naming the namespace is.
+test_users_namespace_with_a_lan_route_cannot_be_joined() {
+	netsim_up
+	setpriv --reuid 4242 --regid 4242 --clear-groups unshare -Urn sleep 60 </dev/null >/dev/null 2>&1 &
+	USERNS=$!
+	trap 'kill $USERNS 2>/dev/null || true; netsim_down' EXIT
+	local i
+	for i in $(seq 1 100); do
+		[ "$(readlink /proc/$USERNS/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+		sleep 0.02
+	done
+	in_ns "$HOST" ip link add u-host type veth peer name u-ns netns "$USERNS"
+	in_ns "$HOST" sh -e -c 'ip addr add 10.99.0.1/24 dev u-host; ip link set u-host up
+		sysctl -qw net.ipv4.ip_forward=1'
+	nsenter -t "$USERNS" -n -- sh -e -c 'ip link set lo up; ip addr add 10.99.0.2/24 dev u-ns
+		ip link set u-ns up; ip route add default via 10.99.0.1'
+	# Not vacuous: the user reaches the LAN through it.
+	setpriv --reuid 4242 --regid 4242 --clear-groups nsenter --preserve-credentials -U -n -t "$USERNS" -- \
+		"$T/probe" tcp:10.23.0.2:22 >"$T/control"
+	grep -q ' ok ' "$T/control" || fail "the namespace does not reach the LAN: $(cat "$T/control")"
+	: >"$T/hits"
+	JAIL_SETUP="touch $T/userns $T/netns && mount --bind /proc/$USERNS/ns/user $T/userns &&
+		mount --bind /proc/$USERNS/ns/net $T/netns" \
+		jail -- sh -c "[ -e /proc/$USERNS ] && echo pid-visible; nsenter --preserve-credentials --user=$T/userns --net=$T/netns -- '$T/probe' tcp:10.23.0.2:22; echo nsenter:\$?"
+	expect_rc 0
+	expect_no_out pid-visible
+	expect_out "nsenter:1"
+	expect_no_out "tcp:10.23.0.2:22 ok"
+	expect_no_hit lan-ssh
+}
