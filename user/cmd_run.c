@@ -123,6 +123,7 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 	free(sockets);
 	if (err)
 		return spawn_error(err, argv[0]);
+	jail_protections(j, cfg->share_tmp, j->status.protections, sizeof(j->status.protections));
 	supervisor_start_status(j, argv, u);
 	return 0;
 }

@@ -71,6 +71,22 @@ static void print_table(const struct jail_status *list, size_t n)
 		}
 		if (st->temporary[0])
 			printf("          temporary: %s (until reload)\n", st->temporary);
+		if (st->protections[0])
+			printf("          protections: %s\n", st->protections);
+	}
+}
+
+/* print_words() - a list of plain words (our own: no escaping needed) as
+ * JSON strings */
+static void print_words(const char *words)
+{
+	const char *sep = "";
+	size_t n;
+
+	for (words += strspn(words, " "); *words; words += n + strspn(words + n, " ")) {
+		n = strcspn(words, " ");
+		printf("%s\"%.*s\"", sep, (int)n, words);
+		sep = ", ";
 	}
 }
 
@@ -104,7 +120,9 @@ static void print_json(const struct jail_status *list, size_t n)
 			       i ? ", " : "", st->relays[i].kind, st->relays[i].port,
 			       st->relays[i].open, st->relays[i].total, st->relays[i].refused);
 		audit_json_string(st->temporary, temporary, sizeof(temporary));
-		printf("], \"temporary\": %s}", temporary);
+		printf("], \"temporary\": %s, \"protections\": [", temporary);
+		print_words(st->protections);
+		printf("]}");
 	}
 	printf("]}\n");
 }

@@ -40,6 +40,7 @@
 #include "control.h"
 #include "hostnet.h"
 #include "jail.h"
+#include "landlock.h"
 #include "log.h"
 #include "netaddr.h"
 #include "netlink.h"
@@ -88,6 +89,13 @@ static int write_resolv_conf(const char *path, uint32_t dns)
 	free(line);
 	fchmod(fileno(out), 0644);
 	return fclose(out) ? -errno : 0;
+}
+
+void jail_protections(const struct jail *j, bool share_tmp, char *buf, size_t size)
+{
+	(void)j;
+	snprintf(buf, size, "pid-namespace seccomp %s%s", share_tmp ? "shared-tmp" : "private-tmp",
+		 landlock_abi() >= LANDLOCK_ABI_SCOPES ? " landlock-scopes" : "");
 }
 
 void jail_pasta_last_line(const struct jail *j, char *buf, size_t size)

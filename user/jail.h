@@ -89,6 +89,13 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 void jail_destroy(struct jail *j, void (*drain)(struct jail *j));
 
 /**
+ * jail_protections() - what keeps the agent in, as `ebpfjail status` shows
+ * it: space-separated words (pid-namespace, seccomp, private-tmp or
+ * shared-tmp, landlock-scopes where the kernel has them)
+ */
+void jail_protections(const struct jail *j, bool share_tmp, char *buf, size_t size);
+
+/**
  * jail_pasta_last_line() - the last line pasta logged, control characters
  * replaced (pasta's log is not ours to pass to a terminal raw); "" if none
  */

@@ -210,6 +210,8 @@ int jailstate_write_status(const char *dir, const struct jail_status *st)
 			st->relays[i].open, st->relays[i].total, st->relays[i].refused);
 	if (st->temporary[0])
 		fprintf(f, "temporary %s\n", st->temporary);
+	if (st->protections[0])
+		fprintf(f, "protections %s\n", st->protections);
 	if (fclose(f) || rename(tmp, path))
 		return -errno;
 	return 0;
@@ -249,6 +251,8 @@ int jailstate_read_status(const char *dir, struct jail_status *st)
 			st->lost = strtoull(value, NULL, 10);
 		else if (!strcmp(line, "temporary"))
 			snprintf(st->temporary, sizeof(st->temporary), "%s", value);
+		else if (!strcmp(line, "protections"))
+			snprintf(st->protections, sizeof(st->protections), "%s", value);
 		else if (!strcmp(line, "denied") || !strcmp(line, "relay")) {
 			unsigned long long a = 0, b = 0, c = 0;
 			unsigned int port = 0;

@@ -57,6 +57,8 @@ struct jail_status {
 		unsigned long long open, total, refused;
 	} relays[STATUS_RELAYS_MAX];
 	char temporary[256]; /* `ebpfjail allow/deny` changes in force */
+	char protections[160]; /* what keeps the agent in, space-separated
+				  words: see jail_protections() */
 };
 
 /** jailstate_write_status() - replace DIR/status atomically (write, rename) */
