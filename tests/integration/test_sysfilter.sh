@@ -85,3 +85,26 @@ test_users_namespace_with_a_lan_route_cannot_be_joined() {
 	expect_no_out "tcp:10.23.0.2:22 ok"
 	expect_no_hit lan-ssh
 }
+
+# bubblewrap inside the jail (Claude Code's own sandbox uses it) works, and
+# a network namespace it makes carries nothing out: the socket hooks allow
+# such a socket loopback only (reason netns), and it has no route anyway.
+test_bubblewrap_in_the_jail_works_and_its_namespace_leads_nowhere() {
+	netsim_up
+	command -v bwrap >/dev/null || fail "bwrap missing: scripts/deps.sh installs it"
+	jail -- sh -c "bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --unshare-net --unshare-pid \
+		--die-with-parent -- '$T/probe' tcp:198.51.100.7:80 udp:10.23.0.2:5000 tcp:127.0.0.1:9; echo bwrap:\$?;
+		bwrap --ro-bind / / --dev /dev --proc /proc -- '$T/probe' tcp:198.51.100.7:80 tcp:10.23.0.2:22"
+	expect_rc 0
+	expect_out bwrap:0
+	grep -q '^tcp:198.51.100.7:80 EPERM' "$T/out" || fail "bwrap --unshare-net: $(cat "$T/out")"
+	grep -q '^udp:10.23.0.2:5000 EPERM' "$T/out" || fail "bwrap --unshare-net: $(cat "$T/out")"
+	grep -q '^tcp:127.0.0.1:9 ECONNREFUSED' "$T/out" || fail "loopback in bwrap: $(cat "$T/out")"
+	# Without --unshare-net it is the jail's namespace: the jail's verdicts.
+	grep -q '^tcp:198.51.100.7:80 ok' "$T/out" || fail "bwrap: $(cat "$T/out")"
+	grep -q '^tcp:10.23.0.2:22 EPERM' "$T/out" || fail "bwrap: $(cat "$T/out")"
+	grep -q '"daddr": "198.51.100.7", "dport": 80, "hook": "connect4", "reason": "netns"' "$T/audit.jsonl" ||
+		fail "no netns record: $(cat "$T/audit.jsonl")"
+	expect_no_hit lan-udp
+	expect_no_hit lan-ssh
+}
