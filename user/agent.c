@@ -316,6 +316,12 @@ static void init_child(const struct agent_spec *s, int report, int channel, bool
 		fail(report, err, "joining the jail's cgroup");
 	if (s->netns_fd >= 0 && setns(s->netns_fd, CLONE_NEWNET))
 		fail(report, -errno, "joining the jail's network namespace");
+	/* The attack: a root agent owns the cgroup files, and writing its
+	 * pid into the root's cgroup.procs took it out from under its socket
+	 * hooks. In a cgroup namespace rooted at its jail's cgroup, the kernel
+	 * refuses a move out of that subtree, whoever writes. */
+	if (s->fs && unshare(CLONE_NEWCGROUP))
+		fail(report, -errno, "creating a cgroup namespace");
 	if (s->fs && (err = agentfs_setup(s->fs)))
 		fail(report, err, "setting up the agent's file system view");
 

@@ -27,7 +27,7 @@
  *   1. what must survive the private directories is cloned first
  *      (open_tree): the current directory and each unix-socket under one
  *   2. a new /proc for the new PID namespace (kernel knobs read-only for
- *      a root agent)
+ *      a root agent), cgroup2 again for its cgroup namespace
  *   3. tmpfs over each private directory; /run/user/UID for the agent
  *   4. the clones moved into place, at the same paths
  *   5. masks, resolv.conf
@@ -46,6 +46,7 @@
 #include <sys/stat.h>
 
 #include "agentfs.h"
+#include "cgroup.h"
 #include "log.h"
 
 static const char *const private_dirs[] = AGENTFS_PRIVATE_DIRS;
@@ -215,6 +216,23 @@ static int mask_sockets(const struct agentfs *fs)
 	return 0;
 }
 
+/* new_cgroup_view() - cgroup2 mounted again where it is, in the agent's
+ * cgroup namespace: only its jail's subtree to see. Return: 0 or -errno. */
+static int new_cgroup_view(void)
+{
+	char root[PATH_MAX];
+
+	if (cgroup_v2_root(root, sizeof(root)))
+		return 0; /* none mounted: nothing to show */
+	/* The same file system on its own mount point is EBUSY: the host's
+	 * view goes first (in this mount namespace only). */
+	if (umount2(root, MNT_DETACH) ||
+	    mount("cgroup2", root, "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return log_err(-errno, "cannot mount the agent's view of %s: %s", root,
+			       strerror(errno));
+	return 0;
+}
+
 /* new_proc() - /proc of the new PID namespace: only the jail's processes.
  * Return: 0 or -errno (logged). */
 static int new_proc(const struct agentfs *fs)
@@ -239,7 +257,7 @@ int agentfs_setup(const struct agentfs *fs)
 {
 	struct carried carried[MAX_CARRIED];
 	char cwd[PATH_MAX];
-	bool cwd_carried = false;
+	bool have_cwd;
 	size_t n = 0, i;
 	int err = 0;
 
@@ -248,7 +266,8 @@ int agentfs_setup(const struct agentfs *fs)
 			       strerror(errno));
 	/* 1. What the private directories would hide, cloned now. The
 	 * current directory (a project in /tmp) keeps its path. */
-	if (!fs->share_tmp && getcwd(cwd, sizeof(cwd)) && agentfs_private_dir(cwd) &&
+	have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
+	if (!fs->share_tmp && have_cwd && agentfs_private_dir(cwd) &&
 	    strcmp(cwd, agentfs_private_dir(cwd))) {
 		carried[n].tree = open_tree(AT_FDCWD, cwd,
 					    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
@@ -257,7 +276,6 @@ int agentfs_setup(const struct agentfs *fs)
 				       strerror(errno));
 		carried[n].path = cwd;
 		carried[n++].dir = true;
-		cwd_carried = true;
 	}
 	for (i = 0; i < fs->n_unix_sockets && !err; i++) {
 		if (fs->share_tmp || !agentfs_private_dir(fs->unix_sockets[i]))
@@ -275,6 +293,8 @@ int agentfs_setup(const struct agentfs *fs)
 	/* 2-5. */
 	if (!err)
 		err = new_proc(fs);
+	if (!err)
+		err = new_cgroup_view();
 	if (!err && !fs->share_tmp)
 		err = private_dirs_mount(fs);
 	for (i = 0; i < n && !err; i++)
@@ -286,8 +306,14 @@ int agentfs_setup(const struct agentfs *fs)
 		if (err)
 			log_err(err, "cannot mount the jail's /etc/resolv.conf: %s", strerror(-err));
 	}
-	if (!err && cwd_carried && chdir(cwd))
-		err = log_err(-errno, "cannot enter %s again: %s", cwd, strerror(errno));
+	/* The attack: `cd /tmp && ebpfjail run claude`. A process keeps its
+	 * current directory under a new mount: without this, the agent would
+	 * work in the host's /tmp, under its private one, by relative path.
+	 * The path is resolved again in the agent's view. */
+	if (!err && have_cwd && chdir(cwd))
+		err = log_err(-errno, "cannot enter %s in the agent's view: %s", cwd, strerror(errno));
+	if (!err && !have_cwd && chdir("/"))
+		err = -errno;
 	for (i = 0; i < n; i++)
 		close(carried[i].tree);
 	return err;

@@ -85,12 +85,13 @@ static int read_line(int fd, char *buf, size_t size, int timeout_ms)
 	return -E2BIG;
 }
 
-/* has_net_admin() - whether process @pid holds CAP_NET_ADMIN now. It just
- * connected, so the pid is still its own.
+/* has_net_admin() - whether process @pid holds CAP_NET_ADMIN now, in our
+ * user namespace. It just connected, so the pid is still its own.
  * Return: 1, 0, or -errno when its status cannot be read. */
 static int has_net_admin(pid_t pid)
 {
 	char path[64], *line = NULL;
+	struct stat theirs, ours;
 	unsigned long long caps = 0;
 	size_t cap = 0;
 	bool found = false;
@@ -109,7 +110,15 @@ static int has_net_admin(pid_t pid)
 	fclose(f);
 	if (!found)
 		return -ENODATA;
-	return !!(caps & (1ULL << 12)); /* CAP_NET_ADMIN */
+	if (!(caps & (1ULL << 12))) /* CAP_NET_ADMIN */
+		return 0;
+	/* The attack: a root agent makes a user namespace of its own, where
+	 * its CapEff is full, and asks for `allow 10.0.0.1` from there (its
+	 * uid is still 0 outside). Capabilities count in ours alone. */
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	if (stat(path, &theirs) || stat("/proc/self/ns/user", &ours))
+		return -errno;
+	return theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
 }
 
 int control_accept(int lfd, char req[CONTROL_MAX_REQUEST])
