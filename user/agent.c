@@ -44,6 +44,24 @@ static int fill_user(const struct passwd *pw, struct agent_user *u)
 	return 0;
 }
 
+/* fill_groups() - @u's supplementary groups, as initgroups() would set
+ * them. Return: 0, or -E2BIG with @why filled. */
+static int fill_groups(struct agent_user *u, char *why, size_t why_size)
+{
+	int n = AGENT_GROUPS_MAX;
+
+	u->n_groups = 0;
+	if (!u->name[0] || u->uid == 0)
+		return 0;
+	if (getgrouplist(u->name, u->gid, u->groups, &n) < 0) {
+		snprintf(why, why_size, "user %s is in more than %d groups", u->name,
+			 AGENT_GROUPS_MAX);
+		return -E2BIG;
+	}
+	u->n_groups = n;
+	return 0;
+}
+
 static const char *env_get(char *const envp[], const char *name)
 {
 	size_t n = strlen(name);
@@ -78,7 +96,8 @@ int agent_user_resolve(const char *user_opt, char *const envp[], struct agent_us
 			snprintf(why, why_size, "--user %s: no such user", user_opt);
 			return -ENOENT;
 		}
-		return fill_user(pw, u);
+		fill_user(pw, u);
+		return fill_groups(u, why, why_size);
 	}
 	if (parse_id(env_get(envp, "SUDO_UID"), &id) == 0 && id != 0) {
 		pw = getpwuid((uid_t)id);
@@ -88,7 +107,7 @@ int agent_user_resolve(const char *user_opt, char *const envp[], struct agent_us
 			snprintf(u->home, sizeof(u->home), "/");
 		u->uid = (uid_t)id;
 		u->gid = parse_id(env_get(envp, "SUDO_GID"), &gid) == 0 ? (gid_t)gid : (gid_t)id;
-		return 0;
+		return fill_groups(u, why, why_size);
 	}
 	snprintf(why, why_size,
 		 "refusing to run the agent as root: run ebpfjail through sudo, or say who "
@@ -244,7 +263,7 @@ static void child(const struct agent_spec *s, int report, pid_t parent, bool in_
 			fail(report, -errno, "mounting the jail's /etc/resolv.conf");
 	}
 
-	if (u->name[0] && u->uid != 0 ? initgroups(u->name, u->gid) : setgroups(0, NULL))
+	if (setgroups((size_t)u->n_groups, u->groups))
 		fail(report, -errno, "setting the user's groups");
 	/* The bounding set needs CAP_SETPCAP to shrink: before the uid
 	 * change. setresuid() away from root then clears the rest. */
