@@ -40,6 +40,20 @@
  * into policy_outer[0] with one map update. A program reads the slot once per
  * decision, so it sees either the old policy or the new one, never a mix and
  * never an empty trie.
+ *
+ * The jail's network namespace
+ * ----------------------------
+ * The agent may make network namespaces of its own (bubblewrap in the jail
+ * does). A socket of such a namespace is not behind the jail's tap and TC
+ * program, so the socket hooks compare the socket's namespace cookie
+ * (bpf_get_netns_cookie()) with the jail's, set before load
+ * (jail_netns_cookie in sock.bpf.c). Another namespace may reach its own
+ * loopback (127.0.0.0/8, or an IPv4-mapped 127/8 on an AF_INET6 socket)
+ * and nothing else: REASON_NETNS, whatever the trie says. Real IPv6 stays
+ * REASON_IPV6. The cookie 0 matches no namespace, so an unset cookie
+ * denies everything but loopback (fail closed). The event's rule is none
+ * (rule_prefixlen 0, "rule": null in the log): no prefix was matched, and
+ * no allow-ip line would help.
  */
 #ifndef EBPFJAIL_ABI_H
 #define EBPFJAIL_ABI_H
@@ -84,6 +98,8 @@ enum jail_reason {
 	REASON_IPV6,          /* denied: an IPv6 destination */
 	REASON_NON_IPV4,      /* denied (TC): a frame neither IPv4 nor ARP */
 	REASON_IP_OPTIONS,    /* denied (TC): an IPv4 header with options */
+	REASON_NETNS,         /* denied: a socket outside the jail's network
+				 namespace, to anything but loopback */
 	REASON_COUNT,
 };
 

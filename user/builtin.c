@@ -76,6 +76,7 @@ static const char *const reason_names[REASON_COUNT] = {
 	[REASON_IPV6] = "ipv6",
 	[REASON_NON_IPV4] = "non-ipv4",
 	[REASON_IP_OPTIONS] = "ip-options",
+	[REASON_NETNS] = "netns",
 };
 
 const char *reason_name(unsigned int reason)

@@ -344,6 +344,9 @@ static int build_filters(struct jail *j, const char *root, loader_event_fn on_ev
 	err = start_network(j, &host);
 	if (err)
 		goto out;
+	/* The namespace exists now: its cookie tells the socket hooks which
+	 * sockets are the jail's (any other gets loopback only). */
+	lo.netns_cookie = j->ns.cookie;
 	err = loader_open(&lo, &j->bpf);
 	if (!err) {
 		j->policy.bpf = j->bpf;

@@ -80,6 +80,8 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 	}
 	if (opts && opts->tc_sample_interval_ns)
 		jail->skel->rodata->tc_sample_interval_ns = opts->tc_sample_interval_ns;
+	if (opts)
+		jail->skel->rodata->jail_netns_cookie = opts->netns_cookie;
 	err = ebpfjail__load(jail->skel);
 	if (err) {
 		log_err(err, "the kernel refused the BPF programs: %s (run with -v for the verifier log)",

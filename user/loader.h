@@ -24,11 +24,16 @@ struct loader_options {
 	loader_event_fn on_event; /* may be NULL: events are then discarded */
 	void *ctx;
 	__u64 tc_sample_interval_ns; /* 0: the default, 10 ms per CPU */
+	/* The jail's network namespace (struct netns's cookie): a socket in
+	 * any other may reach its loopback only. 0 matches no namespace, so
+	 * every socket gets loopback only (fail closed). */
+	__u64 netns_cookie;
 };
 
 /**
  * loader_open() - open and load the BPF programs (verifier included)
- * @opts: event callback and tunables; NULL for defaults
+ * @opts: event callback and tunables; NULL for defaults (netns_cookie 0:
+ *        nothing but loopback gets out, fine for a load test)
  * @out: the loaded programs; nothing is attached yet
  *
  * The policy slot is empty after this: the programs deny everything until
