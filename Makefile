@@ -50,10 +50,12 @@ USER_CFLAGS := -std=gnu11 $(USER_WARN) -D_GNU_SOURCE -DEBPFJAIL_VERSION='"$(VERS
 	-Iuser -Ibpf -I$(OUT) $(LIBBPF_CFLAGS) -MMD -MP $(OPT) $(CPPFLAGS) $(CFLAGS)
 LINK_FLAGS := $(OPT) $(CFLAGS) $(LDFLAGS)
 # Only -idirafter for the system includes, so vmlinux.h wins over <linux/*.h>.
-# No CO-RE: every type the programs read is UAPI (the contexts, which the
-# verifier rewrites) or wire format (Ethernet, IP headers), so nothing needs
-# relocating, and libbpf need not parse the kernel's BTF at every start
-# (~25 ms and ~10 MiB of peak RSS).
+# No CO-RE by default: every type sock.bpf.c and tc.bpf.c read is UAPI (the
+# contexts, which the verifier rewrites) or wire format (Ethernet, IP
+# headers). unix.bpf.c alone marks what it reads from the kernel's own
+# structs (preserve_access_index) and calls kfuncs, and for those libbpf
+# parses the kernel's BTF at every start: measured on Linux 6.18 (a 5.5 MB
+# BTF), loader_open() went from 1.1 to 9 ms and its peak RSS from 3 to 14 MB.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -DBPF_NO_PRESERVE_ACCESS_INDEX $(WARN) \
 	-Ivmlinux -Ibpf -idirafter /usr/include -idirafter /usr/include/$(shell $(CC) -dumpmachine)
 

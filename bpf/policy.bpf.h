@@ -12,6 +12,7 @@
 
 /* UAPI macros that vmlinux.h (types only) does not carry. IPPROTO_* are
  * enum constants there. */
+#define AF_UNIX 1
 #define AF_INET 2
 #define AF_INET6 10
 
@@ -105,9 +106,10 @@ static __always_inline struct verdict policy_decide(__u32 daddr, __u16 dport, __
 	return v;
 }
 
-/* event_fill() - the fields of a denial event that do not depend on who
- * took the decision: when, where to, which rule; the rest is zero (a TC
- * event has no process, the socket hooks fill theirs in afterwards).
+/* event_fill() - the fields of a network denial event that do not depend
+ * on who took the decision: when, where to, which rule; the rest is zero (a
+ * TC event has no process, the socket hooks fill theirs in afterwards).
+ * @e: a record of JAIL_EVENT_INET_SIZE bytes (ebpfjail.h: no path)
  * @daddr6: an IPv6 destination (reason REASON_IPV6), or NULL
  * @family: AF_INET, or AF_INET6 for an IPv6 socket's (mapped) destination
  */
@@ -115,7 +117,7 @@ static __always_inline void event_fill(struct jail_event *e, __u32 hook, struct 
 				       __u32 daddr, __u16 dport_be, __u8 proto, __u8 family,
 				       const __u32 *daddr6)
 {
-	__builtin_memset(e, 0, sizeof(*e));
+	__builtin_memset(e, 0, JAIL_EVENT_INET_SIZE);
 	e->time_ns = bpf_ktime_get_boot_ns();
 	e->daddr = daddr;
 	e->dport = bpf_ntohs(dport_be);
@@ -130,6 +132,21 @@ static __always_inline void event_fill(struct jail_event *e, __u32 hook, struct 
 		e->daddr6[2] = daddr6[2];
 		e->daddr6[3] = daddr6[3];
 	}
+}
+
+/* event_fill_process() - who a socket hook's denial came from: the
+ * current task, its cgroup, uid and comm. Not for TC: no process there. */
+static __always_inline void event_fill_process(struct jail_event *e)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	id = bpf_get_current_uid_gid();
+	e->uid = (__u32)id;
+	e->gid = id >> 32;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
 }
 
 #endif /* EBPFJAIL_POLICY_BPF_H */

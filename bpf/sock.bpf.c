@@ -36,16 +36,14 @@
  * "foreign": loopback only, the rest denied. */
 const volatile __u64 jail_netns_cookie = 0;
 
-
 /* emit_event() - one ring buffer record for a socket hook's denial.
  * Inlined into each hook: the verifier then sees the ctx type directly. */
 static __always_inline void emit_event(struct bpf_sock_addr *ctx, __u32 hook, struct verdict v,
 				       __u32 daddr, __u16 dport_be, const __u32 *daddr6)
 {
 	struct jail_event *e;
-	__u64 id;
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = bpf_ringbuf_reserve(&events, JAIL_EVENT_INET_SIZE, 0);
 	if (!e) {
 		/* Ring buffer full: the loss is counted, never silent. */
 		count(hook, COUNTER_LOST);
@@ -56,14 +54,7 @@ static __always_inline void emit_event(struct bpf_sock_addr *ctx, __u32 hook, st
 	 * so each inlined copy touches the fields its hook owns. */
 	event_fill(e, hook, v, daddr, dport_be, (__u8)ctx->protocol,
 		   ctx->family == AF_INET6 ? AF_INET6 : AF_INET, daddr6);
-	id = bpf_get_current_pid_tgid();
-	e->cgroup_id = bpf_get_current_cgroup_id();
-	e->pid = id >> 32;
-	e->tid = (__u32)id;
-	id = bpf_get_current_uid_gid();
-	e->uid = (__u32)id;
-	e->gid = id >> 32;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	event_fill_process(e);
 	bpf_ringbuf_submit(e, 0);
 }
 

@@ -77,6 +77,7 @@ static const char *const reason_names[REASON_COUNT] = {
 	[REASON_NON_IPV4] = "non-ipv4",
 	[REASON_IP_OPTIONS] = "ip-options",
 	[REASON_NETNS] = "netns",
+	[REASON_UNIX] = "unix",
 };
 
 const char *reason_name(unsigned int reason)
@@ -90,6 +91,8 @@ static const char *const hook_names[HOOK_COUNT] = {
 	[HOOK_CONNECT6] = "connect6",
 	[HOOK_SENDMSG6] = "sendmsg6",
 	[HOOK_TC] = "tc",
+	[HOOK_CONNECT_UNIX] = "connect_unix",
+	[HOOK_SENDMSG_UNIX] = "sendmsg_unix",
 };
 
 const char *hook_name(unsigned int hook)

@@ -47,6 +47,7 @@
 #include "policy.h"
 #include "probe.h"
 #include "routes.h"
+#include "unixpolicy.h"
 
 /* fail() - record the one line of a fail-closed refusal: the cause and the
  * fix. Return: @err. */
@@ -317,6 +318,24 @@ static void limit_relays(struct jail *j)
 			 (unsigned long long)rl.rlim_cur, cap);
 }
 
+/* install_unix_rules() - the Unix socket paths the agent may reach: its
+ * own directories, and the unix-socket paths. Return: 0 or -errno. */
+static int install_unix_rules(struct jail *j)
+{
+	struct unix_policy up;
+	int err;
+
+	/* TODO(lead): cfg->share_tmp, cfg->unix_socket (and pass cfg in). */
+	err = unixpolicy_build(j->policy.agent_uid, false, NULL, 0, &up);
+	if (err)
+		return err;
+	err = loader_set_unix_rules(j->bpf, up.rules, up.n);
+	log_debug("Unix socket hooks %s, %zu rules", loader_has_unix_hooks(j->bpf) ? "on" : "off",
+		  up.n);
+	unixpolicy_free(&up);
+	return err;
+}
+
 /* build_filters() - host facts, namespace and pasta, BPF programs and
  * policy, cgroup, then the routes and TC filter once pasta's tap is up */
 static int build_filters(struct jail *j, const char *root, loader_event_fn on_event)
@@ -353,6 +372,8 @@ static int build_filters(struct jail *j, const char *root, loader_event_fn on_ev
 		j->policy.gateway = host.default_gateway;
 		err = jail_policy_install(&j->policy, &host);
 	}
+	if (!err)
+		err = install_unix_rules(j);
 	log_debug("policy: %zu rules", j->policy.rules.n);
 	if (err == -E2BIG) {
 		err = fail(j, err, "the policy does not fit the BPF map (%u entries at most); use "

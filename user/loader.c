@@ -8,6 +8,13 @@
  * the ring buffer reader. loader_close() detaches the socket hooks and
  * frees the rest; the TC filter goes with the jail's tap (its namespace),
  * or earlier with loader_detach_tc().
+ *
+ * The Unix socket hooks (bpf/unix.bpf.c) are optional: loader_open() asks
+ * the kernel whether it has their attach types (6.7+) by loading a two-
+ * instruction program of each; where it does not, they are not loaded
+ * (autoload off) and the jail runs without them, which
+ * loader_has_unix_hooks() tells. Where it does, they must load and attach
+ * like the others: a failure there fails the jail, it never drops them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +34,11 @@
 #include "loader.h"
 #include "log.h"
 
+/* Debian 12's <linux/bpf.h> (Linux 6.1) predates them; UAPI numbers are
+ * stable. */
+#define ATTACH_UNIX_CONNECT ((enum bpf_attach_type)49) /* BPF_CGROUP_UNIX_CONNECT */
+#define ATTACH_UNIX_SENDMSG ((enum bpf_attach_type)50) /* BPF_CGROUP_UNIX_SENDMSG */
+
 struct jail_bpf {
 	struct ebpfjail *skel;
 	struct ring_buffer *ringbuf;
@@ -35,8 +47,10 @@ struct jail_bpf {
 	struct bpf_tc_hook tc_hook;
 	struct bpf_tc_opts tc_opts;
 	bool tc_attached, tc_hook_created;
+	bool unix_hooks; /* the Unix socket programs are loaded */
 	int cgroup_fd; /* where the socket hooks are attached, or -1 */
 	unsigned int budget; /* events left in this loader_events_poll() */
+	struct jail_event whole; /* a short record, padded (ebpfjail.h) */
 };
 
 /* Events handed over per loader_events_poll(): an agent that floods denials
@@ -46,17 +60,69 @@ struct jail_bpf {
  * ring buffer's fd stays readable). */
 #define EVENTS_PER_POLL 4096
 
+/* handle_event() - one ring buffer record to the callback, as a whole
+ * struct jail_event: a network event is shorter (bpf/ebpfjail.h), its
+ * missing tail is zeroes. Return: the callback's, or -EAGAIN when this
+ * poll's budget is spent. */
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct jail_bpf *jail = ctx;
+	const struct jail_event *e = data;
 	int err;
 
-	if (size < sizeof(struct jail_event))
+	if (size < JAIL_EVENT_INET_SIZE)
 		return 0; /* not ours: the ABI header is the only producer */
-	err = jail->on_event ? jail->on_event(jail->ctx, data) : 0;
+	if (size < sizeof(struct jail_event)) {
+		memset(&jail->whole, 0, sizeof(jail->whole));
+		memcpy(&jail->whole, data, size);
+		e = &jail->whole;
+	}
+	err = jail->on_event ? jail->on_event(jail->ctx, e) : 0;
 	if (!err && --jail->budget == 0)
 		return -EAGAIN; /* libbpf: this one is consumed, stop here */
 	return err;
+}
+
+/* kernel_has_attach_type() - whether the kernel takes a cgroup sock_addr
+ * program for @type: a program that allows everything, loaded and closed.
+ * Kernels before 6.7 refuse the Unix types with EINVAL. */
+static bool kernel_has_attach_type(enum bpf_attach_type type)
+{
+	const struct bpf_insn allow[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 1 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
+	int fd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_SOCK_ADDR, "jail_probe", "GPL", allow, 2, &opts);
+	if (fd < 0) {
+		log_debug("the kernel refuses cgroup sock_addr attach type %d: %s", (int)type,
+			  strerror(errno));
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+/* setup_unix_hooks() - the Unix socket programs: typed here (libbpf before
+ * 1.3 does not know their section names), or left out where the kernel
+ * lacks their attach types or @off asks it. */
+static void setup_unix_hooks(struct jail_bpf *jail, bool off)
+{
+	struct ebpfjail *skel = jail->skel;
+
+	jail->unix_hooks = !off && kernel_has_attach_type(ATTACH_UNIX_CONNECT) &&
+			   kernel_has_attach_type(ATTACH_UNIX_SENDMSG);
+	bpf_program__set_type(skel->progs.jail_connect_unix, BPF_PROG_TYPE_CGROUP_SOCK_ADDR);
+	bpf_program__set_expected_attach_type(skel->progs.jail_connect_unix, ATTACH_UNIX_CONNECT);
+	bpf_program__set_type(skel->progs.jail_sendmsg_unix, BPF_PROG_TYPE_CGROUP_SOCK_ADDR);
+	bpf_program__set_expected_attach_type(skel->progs.jail_sendmsg_unix, ATTACH_UNIX_SENDMSG);
+	bpf_program__set_autoload(skel->progs.jail_connect_unix, jail->unix_hooks);
+	bpf_program__set_autoload(skel->progs.jail_sendmsg_unix, jail->unix_hooks);
+	if (!jail->unix_hooks)
+		log_debug("Unix socket hooks: %s", off ? "turned off" :
+			  "not in this kernel (6.7+), pathname sockets are not judged");
 }
 
 int loader_open(const struct loader_options *opts, struct jail_bpf **out)
@@ -82,6 +148,7 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 		jail->skel->rodata->tc_sample_interval_ns = opts->tc_sample_interval_ns;
 	if (opts)
 		jail->skel->rodata->jail_netns_cookie = opts->netns_cookie;
+	setup_unix_hooks(jail, opts && opts->unix_hooks_off);
 	err = ebpfjail__load(jail->skel);
 	if (err) {
 		log_err(err, "the kernel refused the BPF programs: %s (run with -v for the verifier log)",
@@ -132,15 +199,99 @@ out:
 	return err;
 }
 
+bool loader_has_unix_hooks(const struct jail_bpf *jail)
+{
+	return jail->unix_hooks;
+}
+
+/* in_rules() - whether @key is one of @keys (a few dozen at most: a scan) */
+static bool in_rules(const struct unix_key *key, const struct unix_key *keys, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!memcmp(key, &keys[i], sizeof(*key)))
+			return true;
+	return false;
+}
+
+int loader_set_unix_rules(struct jail_bpf *jail, const struct unix_rule *rules, size_t n)
+{
+	const struct unix_value allow = { .action = JAIL_ALLOW };
+	int fd = bpf_map__fd(jail->skel->maps.unix_policy);
+	struct unix_key *keys, *stale, *prev, cur;
+	size_t i, n_stale = 0;
+	int err = 0;
+
+	if (n > UNIX_POLICY_MAX_ENTRIES)
+		return log_err(-E2BIG, "%zu Unix socket rules, at most %u fit", n,
+			       UNIX_POLICY_MAX_ENTRIES);
+	keys = calloc(n ? n : 1, sizeof(*keys));
+	stale = calloc(UNIX_POLICY_MAX_ENTRIES + 1, sizeof(*stale));
+	if (!keys || !stale) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (unixpolicy_key(&rules[i], &keys[i])) {
+			err = log_err(-EINVAL, "Unix socket rule \"%s\": %s", rules[i].path,
+				      unixpolicy_path_problem(rules[i].path, rules[i].prefix));
+			goto out;
+		}
+	}
+	/* In place, the new entries first: the trie holds allows only, so
+	 * it goes from the old rules through their union to the new ones. At
+	 * no moment does it allow what neither allows, or refuse what both
+	 * allow (unix.bpf.c says why not a swap). */
+	for (i = 0; i < n; i++) {
+		if (bpf_map_update_elem(fd, &keys[i], &allow, BPF_ANY)) {
+			err = log_err(-errno, "cannot fill the Unix socket policy map: %s",
+				      strerror(errno));
+			goto out;
+		}
+	}
+	/* Then the old ones out: listed in one walk, deleted after it. */
+	for (prev = NULL; n_stale < UNIX_POLICY_MAX_ENTRIES &&
+			  !bpf_map_get_next_key(fd, prev, &stale[n_stale]);) {
+		prev = &stale[n_stale];
+		if (!in_rules(prev, keys, n)) {
+			n_stale++;
+			continue;
+		}
+		cur = *prev; /* kept: the walk goes on from it */
+		prev = &cur;
+	}
+	for (i = 0; i < n_stale; i++) {
+		if (bpf_map_delete_elem(fd, &stale[i]) && errno != ENOENT) {
+			err = log_err(-errno, "cannot empty the Unix socket policy map: %s",
+				      strerror(errno));
+			goto out;
+		}
+	}
+out:
+	free(keys);
+	free(stale);
+	return err;
+}
+
 static const struct {
 	enum bpf_attach_type type;
 	size_t prog_offset;
 	const char *name;
+	bool unix_hook; /* attached only where loaded (loader_has_unix_hooks()) */
 } cgroup_hooks[] = {
-	{ BPF_CGROUP_INET4_CONNECT, offsetof(struct ebpfjail, progs.jail_connect4), "connect4" },
-	{ BPF_CGROUP_UDP4_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg4), "sendmsg4" },
-	{ BPF_CGROUP_INET6_CONNECT, offsetof(struct ebpfjail, progs.jail_connect6), "connect6" },
-	{ BPF_CGROUP_UDP6_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg6), "sendmsg6" },
+	{ BPF_CGROUP_INET4_CONNECT, offsetof(struct ebpfjail, progs.jail_connect4), "connect4",
+	  false },
+	{ BPF_CGROUP_UDP4_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg4), "sendmsg4",
+	  false },
+	{ BPF_CGROUP_INET6_CONNECT, offsetof(struct ebpfjail, progs.jail_connect6), "connect6",
+	  false },
+	{ BPF_CGROUP_UDP6_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg6), "sendmsg6",
+	  false },
+	{ ATTACH_UNIX_CONNECT, offsetof(struct ebpfjail, progs.jail_connect_unix), "connect_unix",
+	  true },
+	{ ATTACH_UNIX_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg_unix), "sendmsg_unix",
+	  true },
 };
 
 #define N_CGROUP_HOOKS (sizeof(cgroup_hooks) / sizeof(cgroup_hooks[0]))
@@ -153,10 +304,18 @@ static int hook_prog_fd(const struct jail_bpf *jail, size_t i)
 	return bpf_program__fd(*prog);
 }
 
+/* hook_active() - whether cgroup_hooks[i] is loaded, so attached */
+static bool hook_active(const struct jail_bpf *jail, size_t i)
+{
+	return !cgroup_hooks[i].unix_hook || jail->unix_hooks;
+}
+
 static void detach_cgroup_hooks(struct jail_bpf *jail, size_t n)
 {
 	while (n-- > 0)
-		bpf_prog_detach2(hook_prog_fd(jail, n), jail->cgroup_fd, cgroup_hooks[n].type);
+		if (hook_active(jail, n))
+			bpf_prog_detach2(hook_prog_fd(jail, n), jail->cgroup_fd,
+					 cgroup_hooks[n].type);
 }
 
 int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd)
@@ -174,6 +333,8 @@ int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd)
 	 * whose supervisor is gone stays filtered until the next run removes
 	 * the cgroup. ALLOW_MULTI: programs of parent cgroups run as well. */
 	for (i = 0; i < N_CGROUP_HOOKS; i++) {
+		if (!hook_active(jail, i))
+			continue;
 		if (bpf_prog_attach(hook_prog_fd(jail, i), jail->cgroup_fd, cgroup_hooks[i].type,
 				    BPF_F_ALLOW_MULTI)) {
 			err = log_err(-errno, "cannot attach %s to the cgroup: %s",
@@ -184,7 +345,8 @@ int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd)
 	return 0;
 undo:
 	/* All or nothing: a jail with connect4 but no sendmsg4 would leak
-	 * through unconnected UDP. */
+	 * through unconnected UDP, one with connect_unix but no sendmsg_unix
+	 * through a datagram socket's sendto(). */
 	detach_cgroup_hooks(jail, i);
 	close(jail->cgroup_fd);
 	jail->cgroup_fd = -1;

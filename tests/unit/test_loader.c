@@ -157,3 +157,19 @@ Test(loader, unset_netns_cookie_fails_closed)
 	cr_expect_eq(c[HOOK_CONNECT4 * COUNTER_STRIDE + REASON_JAIL_LOOPBACK], 1);
 }
 
+/* Where the kernel lacks the Unix socket hooks: everything else still
+ * loads and attaches, and the loader says so. */
+Test(loader, unix_hooks_off_still_loads_the_rest)
+{
+	struct loader_options opts = { .netns_cookie = ns.cookie, .unix_hooks_off = true };
+	struct unix_rule rule = { .path = "/tmp/", .prefix = true };
+
+	loader_close(jail);
+	cr_assert_eq(loader_open(&opts, &jail), 0);
+	cr_expect(!loader_has_unix_hooks(jail));
+	cr_expect_eq(loader_set_unix_rules(jail, &rule, 1), 0, "filled all the same");
+	cr_assert_eq(loader_set_policy(jail, NULL, 0), 0);
+	cr_assert_eq(loader_attach_cgroup(jail, cg_fd), 0);
+	cr_expect_eq(connect_errno("203.0.113.1", 80), ENETUNREACH, "the inet hooks work");
+	loader_detach_cgroup(jail);
+}
