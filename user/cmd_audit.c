@@ -46,7 +46,7 @@ static void printable(char *dst, size_t size, const char *src)
 
 static void print_row(const struct audit_record *r)
 {
-	char when[32], dest[64], comm[sizeof(r->comm)], change[sizeof(r->change)];
+	char when[32], dest[sizeof(r->path) + 8], comm[sizeof(r->comm)], change[sizeof(r->change)];
 	struct tm tm;
 
 	localtime_r(&r->time.tv_sec, &tm);
@@ -63,7 +63,9 @@ static void print_row(const struct audit_record *r)
 		return;
 	}
 	printable(comm, sizeof(comm), r->comm);
-	if (strchr(r->daddr, ':'))
+	if (r->path[0])
+		printable(dest, sizeof(dest), r->path); /* the agent's bytes too */
+	else if (strchr(r->daddr, ':'))
 		snprintf(dest, sizeof(dest), "[%s]:%lu", r->daddr, r->dport);
 	else
 		snprintf(dest, sizeof(dest), "%s:%lu", r->daddr[0] ? r->daddr : "-", r->dport);
