@@ -361,6 +361,7 @@ TestSuite(sock, .init = setup, .fini = teardown, .timeout = 60);
 static void run_and_check(const struct probe *table, size_t n, void (*fn)(int out),
 			  bool foreign)
 {
+	static const char no_tail[sizeof(struct jail_event)];
 	int results[N_PROBES], pipefd[2];
 	unsigned int denied = 0, e = 0;
 	pid_t pid;
@@ -410,6 +411,11 @@ static void run_and_check(const struct probe *table, size_t n, void (*fn)(int ou
 		cr_expect_eq(ev->family, p->family, "probe %zu: family %u", i, ev->family);
 		cr_expect_neq(ev->cgroup_id, 0);
 		cr_expect_neq(ev->time_ns, 0);
+		/* A network record is shorter than the struct: the reader
+		 * hands it over whole, the rest zeroes (bpf/ebpfjail.h). */
+		cr_expect_eq(memcmp((const char *)ev + JAIL_EVENT_INET_SIZE, no_tail,
+				    sizeof(*ev) - JAIL_EVENT_INET_SIZE), 0,
+			     "probe %zu: bytes past a network record are not zero", i);
 		if (p->reason == REASON_IPV6) {
 			struct in6_addr want;
 
