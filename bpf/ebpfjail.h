@@ -59,7 +59,7 @@
  * -------------------------
  * A second LPM trie, unix_policy, judges the pathname of a Unix socket
  * connect() or sendto() (kernel 6.7+). It holds allows only, and is
- * replaced in place, new entries first (see unix.bpf.c for why). The key
+ * replaced in place, new entries first (policy.bpf.h says why). The key
  * is the path's bytes, compared from the first:
  *
  *   entry                  prefixlen        matches

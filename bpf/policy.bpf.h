@@ -3,7 +3,8 @@
  *
  * Included by each BPF program of the jail. The maps are declared __weak so
  * that `bpftool gen object` links the per-concern objects into one, with one
- * copy of each map shared by the socket hooks and the TC classifier.
+ * copy of each map shared by the socket hooks and the TC classifier. The
+ * Unix socket hooks' object is loaded apart and reuses these maps' fds.
  */
 #ifndef EBPFJAIL_POLICY_BPF_H
 #define EBPFJAIL_POLICY_BPF_H
@@ -45,6 +46,23 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, EVENT_RINGBUF_BYTES);
 } events SEC(".maps") __weak;
+
+/* The Unix socket policy (bpf/ebpfjail.h). Declared here, not in
+ * unix.bpf.c, so that the supervisor's object owns it even where the Unix
+ * hooks are not loaded (unix.bpf.c is an object of its own, loader.c says
+ * why, and uses this map's fd). Filled in place, not swapped
+ * behind an outer map as the IP trie is. It holds allows only, so a
+ * replacement that adds the new entries before it deletes the old ones
+ * passes through their union and never through a state that allows what
+ * neither allows; and an outer map's update costs a kernel RCU grace
+ * period (8 to 16 ms here) at every start. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, UNIX_POLICY_MAX_ENTRIES);
+	__type(key, struct unix_key);
+	__type(value, struct unix_value);
+} unix_policy SEC(".maps") __weak;
 
 struct verdict {
 	__u8 action; /* enum policy_action */

@@ -4,7 +4,9 @@
  * Theory of operation
  * -------------------
  * Attached to the agent's cgroup beside the inet hooks (kernel 6.7+; on an
- * older kernel loader.c does not load them, and says so). net/unix/af_unix.c
+ * older kernel loader.c does not load them, and says so). An object of its
+ * own, loaded by a short-lived child of the supervisor on the supervisor's
+ * maps (loader.c says why). net/unix/af_unix.c
  * runs them in connect() of every AF_UNIX socket type and in sendto()/
  * sendmsg() of a datagram socket with an address, after checking the
  * address's length and family and BEFORE it resolves the path: the hook sees
@@ -37,8 +39,8 @@
 
 #define SUN_PATH_OFFSET 2 /* offsetof(struct sockaddr_un, sun_path): UAPI */
 
-/* Kernel 6.2+. Weak: on a kernel without them the object still loads,
- * without these programs (loader.c turns their autoload off). */
+/* Kernel 6.2+, so any kernel with the Unix hooks (6.7+) has them. Weak:
+ * libbpf resolves the object's externs even where it is not loaded. */
 extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
 extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym __weak;
 
@@ -48,20 +50,6 @@ struct bpf_sock_addr_kern___jail {
 	struct sockaddr *uaddr;
 	__u32 uaddrlen;
 } __attribute__((preserve_access_index));
-
-/* The Unix socket policy (bpf/ebpfjail.h): filled in place, not swapped
- * behind an outer map as the IP trie is. It holds allows only, so a
- * replacement that adds the new entries before it deletes the old ones
- * passes through their union and never through a state that allows what
- * neither allows; and an outer map's update costs a kernel RCU grace
- * period (8 to 16 ms here) at every start. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, UNIX_POLICY_MAX_ENTRIES);
-	__type(key, struct unix_key);
-	__type(value, struct unix_value);
-} unix_policy SEC(".maps");
 
 /* The walk over a path, one byte per bpf_loop() turn. */
 struct path_walk {

@@ -388,11 +388,17 @@ static int build_filters(struct jail *j, const char *root, loader_event_fn on_ev
 	err = cgroup_jail_create(root, j->id, j->cg_path, sizeof(j->cg_path), &j->cg_fd);
 	if (!err)
 		err = jailstate_set_cgroup(j->state_dir, j->cg_path);
-	if (!err)
-		err = loader_attach_cgroup(j->bpf, j->cg_fd);
 	if (err) {
 		err = fail(j, err, "cannot set up the jail's cgroup under %s: %s", root,
 			   strerror(-err));
+		goto out;
+	}
+	/* Where the kernel has the Unix socket hooks, this is also where
+	 * their loader's answer arrives (loader.c). */
+	err = loader_attach_cgroup(j->bpf, j->cg_fd);
+	if (err) {
+		err = fail(j, err, "cannot attach the socket hooks to the jail's cgroup (%s); run "
+			   "'ebpfjail doctor'", strerror(-err));
 		goto out;
 	}
 	err = finish_network(j, &host);

@@ -11,17 +11,34 @@
  *
  * The Unix socket hooks (bpf/unix.bpf.c) are optional: loader_open() asks
  * the kernel whether it has their attach types (6.7+) by loading a two-
- * instruction program of each; where it does not, they are not loaded
- * (autoload off) and the jail runs without them, which
- * loader_has_unix_hooks() tells. Where it does, they must load and attach
- * like the others: a failure there fails the jail, it never drops them.
+ * instruction program of each; where it does not, the jail runs without
+ * them, which loader_has_unix_hooks() tells. Where it does, they must load
+ * and attach like the others: a failure there fails the jail, it never
+ * drops them.
+ *
+ * They are an object of their own (build/ebpfjail_unix.skel.h), loaded by a
+ * child. Their kfuncs and CO-RE make libbpf parse the kernel's BTF, about
+ * 8 ms and 11 MB of peak RSS on a 6.18 kernel; the supervisor lives for the
+ * whole session and must stay small (the SPEC's memory target), and it has
+ * an RCU grace period to wait out meanwhile (the first policy). So
+ * loader_open() forks a loader once its own maps exist and goes on; the
+ * child opens the Unix object on the supervisor's maps (bpf_map__reuse_fd,
+ * by name), loads it, sends the two program fds back over a socketpair
+ * (SCM_RIGHTS) with 0 or its -errno, and exits. loader_attach_cgroup(),
+ * loader_has_unix_hooks() and loader_close() collect the answer (waiting
+ * if it is not there yet) and reap the child; from then on struct
+ * jail_bpf owns the two program fds.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -30,6 +47,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wcast-qual"
 #include "ebpfjail.skel.h"
+#include "ebpfjail_unix.skel.h"
 #pragma GCC diagnostic pop
 #include "loader.h"
 #include "log.h"
@@ -39,6 +57,8 @@
 #define ATTACH_UNIX_CONNECT ((enum bpf_attach_type)49) /* BPF_CGROUP_UNIX_CONNECT */
 #define ATTACH_UNIX_SENDMSG ((enum bpf_attach_type)50) /* BPF_CGROUP_UNIX_SENDMSG */
 
+enum { UNIX_CONNECT, UNIX_SENDMSG, N_UNIX_PROGS };
+
 struct jail_bpf {
 	struct ebpfjail *skel;
 	struct ring_buffer *ringbuf;
@@ -47,7 +67,11 @@ struct jail_bpf {
 	struct bpf_tc_hook tc_hook;
 	struct bpf_tc_opts tc_opts;
 	bool tc_attached, tc_hook_created;
-	bool unix_hooks; /* the Unix socket programs are loaded */
+	bool unix_wanted;   /* the kernel has the Unix hooks: a child loads them */
+	pid_t unix_loader;  /* that child, until collect_unix_hooks(); or -1 */
+	int unix_sock;      /* our end of its socketpair, or -1 */
+	int unix_err;       /* its answer: 0, or why the programs did not load */
+	int unix_prog_fd[N_UNIX_PROGS]; /* the programs, once collected; or -1 */
 	int cgroup_fd; /* where the socket hooks are attached, or -1 */
 	unsigned int budget; /* events left in this loader_events_poll() */
 	struct jail_event whole; /* a short record, padded (ebpfjail.h) */
@@ -105,24 +129,132 @@ static bool kernel_has_attach_type(enum bpf_attach_type type)
 	return true;
 }
 
-/* setup_unix_hooks() - the Unix socket programs: typed here (libbpf before
- * 1.3 does not know their section names), or left out where the kernel
- * lacks their attach types or @off asks it. */
-static void setup_unix_hooks(struct jail_bpf *jail, bool off)
+/* load_unix_hooks() - in the loader child: the Unix socket programs, typed
+ * here (libbpf before 1.3 does not know their section names), on the
+ * supervisor's maps. Return: 0 with @fds set, or -errno. */
+static int load_unix_hooks(const struct jail_bpf *jail, int fds[N_UNIX_PROGS])
 {
-	struct ebpfjail *skel = jail->skel;
+	struct ebpfjail_unix *skel = ebpfjail_unix__open();
+	struct bpf_map *map;
+	int err;
 
-	jail->unix_hooks = !off && kernel_has_attach_type(ATTACH_UNIX_CONNECT) &&
-			   kernel_has_attach_type(ATTACH_UNIX_SENDMSG);
+	if (!skel)
+		return -errno;
 	bpf_program__set_type(skel->progs.jail_connect_unix, BPF_PROG_TYPE_CGROUP_SOCK_ADDR);
 	bpf_program__set_expected_attach_type(skel->progs.jail_connect_unix, ATTACH_UNIX_CONNECT);
 	bpf_program__set_type(skel->progs.jail_sendmsg_unix, BPF_PROG_TYPE_CGROUP_SOCK_ADDR);
 	bpf_program__set_expected_attach_type(skel->progs.jail_sendmsg_unix, ATTACH_UNIX_SENDMSG);
-	bpf_program__set_autoload(skel->progs.jail_connect_unix, jail->unix_hooks);
-	bpf_program__set_autoload(skel->progs.jail_sendmsg_unix, jail->unix_hooks);
-	if (!jail->unix_hooks)
-		log_debug("Unix socket hooks: %s", off ? "turned off" :
-			  "not in this kernel (6.7+), pathname sockets are not judged");
+	/* Every map the programs use is the supervisor's: the events and
+	 * counters it reads, the rules it fills. Internal maps (.rodata)
+	 * are the object's own. */
+	bpf_object__for_each_map(map, skel->obj) {
+		struct bpf_map *ours;
+
+		if (bpf_map__is_internal(map))
+			continue;
+		ours = bpf_object__find_map_by_name(jail->skel->obj, bpf_map__name(map));
+		if (!ours)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(map, bpf_map__fd(ours));
+		if (err)
+			return err;
+	}
+	err = ebpfjail_unix__load(skel);
+	if (err)
+		return err;
+	/* Not destroyed: the child exits once the fds are sent. */
+	fds[UNIX_CONNECT] = bpf_program__fd(skel->progs.jail_connect_unix);
+	fds[UNIX_SENDMSG] = bpf_program__fd(skel->progs.jail_sendmsg_unix);
+	return 0;
+}
+
+/* unix_loader_child() - load, answer over @sock, exit; never returns */
+static void unix_loader_child(const struct jail_bpf *jail, int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * N_UNIX_PROGS)] = { 0 };
+	int fds[N_UNIX_PROGS], err;
+	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cmsg;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	err = load_unix_hooks(jail, fds);
+	if (!err) {
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(fds));
+		memcpy(CMSG_DATA(cmsg), fds, sizeof(fds));
+	}
+	_exit(sendmsg(sock, &msg, 0) == (ssize_t)sizeof(err) ? 0 : 1);
+}
+
+/* start_unix_loader() - fork the child that loads the Unix socket hooks
+ * (see the top of this file). Return: 0 or -errno. */
+static int start_unix_loader(struct jail_bpf *jail)
+{
+	int sv[2], err;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		unix_loader_child(jail, sv[1]);
+	}
+	close(sv[1]);
+	jail->unix_loader = pid;
+	jail->unix_sock = sv[0];
+	return 0;
+}
+
+/* collect_unix_hooks() - the loader child's answer, waited for if it is not
+ * there yet, and the child reaped. Return: 0 (the program fds are ours), or
+ * the -errno the programs did not load with (logged once). */
+static int collect_unix_hooks(struct jail_bpf *jail)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * N_UNIX_PROGS)];
+	int answer = -EIO;
+	struct iovec iov = { .iov_base = &answer, .iov_len = sizeof(answer) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cmsg;
+	ssize_t n;
+
+	if (jail->unix_loader < 0)
+		return jail->unix_err;
+	do
+		n = recvmsg(jail->unix_sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(answer)) {
+		answer = -ECHILD; /* the child died before it answered */
+	} else if (!answer) {
+		cmsg = CMSG_FIRSTHDR(&msg);
+		if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
+		    cmsg->cmsg_len == CMSG_LEN(sizeof(jail->unix_prog_fd)))
+			memcpy(jail->unix_prog_fd, CMSG_DATA(cmsg), sizeof(jail->unix_prog_fd));
+		else
+			answer = -EIO; /* 0 without the fds */
+	}
+	jail->unix_err = answer;
+	close(jail->unix_sock);
+	jail->unix_sock = -1;
+	while (waitpid(jail->unix_loader, NULL, 0) < 0 && errno == EINTR)
+		;
+	jail->unix_loader = -1;
+	if (answer)
+		log_err(answer, "the kernel refused the Unix socket hooks: %s (run with -v for the "
+			"verifier log)", strerror(-answer));
+	return answer;
 }
 
 int loader_open(const struct loader_options *opts, struct jail_bpf **out)
@@ -135,6 +267,9 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 	if (!jail)
 		return -ENOMEM;
 	jail->cgroup_fd = -1;
+	jail->unix_loader = -1;
+	jail->unix_sock = -1;
+	jail->unix_prog_fd[UNIX_CONNECT] = jail->unix_prog_fd[UNIX_SENDMSG] = -1;
 	if (opts) {
 		jail->on_event = opts->on_event;
 		jail->ctx = opts->ctx;
@@ -148,7 +283,6 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 		jail->skel->rodata->tc_sample_interval_ns = opts->tc_sample_interval_ns;
 	if (opts)
 		jail->skel->rodata->jail_netns_cookie = opts->netns_cookie;
-	setup_unix_hooks(jail, opts && opts->unix_hooks_off);
 	err = ebpfjail__load(jail->skel);
 	if (err) {
 		log_err(err, "the kernel refused the BPF programs: %s (run with -v for the verifier log)",
@@ -159,6 +293,17 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 					 NULL);
 	if (!jail->ringbuf) {
 		err = log_err(-errno, "cannot read the event ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	/* The maps exist now: the Unix hooks' loader can use them. */
+	jail->unix_wanted = !(opts && opts->unix_hooks_off) &&
+			    kernel_has_attach_type(ATTACH_UNIX_CONNECT) &&
+			    kernel_has_attach_type(ATTACH_UNIX_SENDMSG);
+	if (!jail->unix_wanted)
+		log_debug("Unix socket hooks: %s", opts && opts->unix_hooks_off ? "turned off" :
+			  "not in this kernel (6.7+), pathname sockets are not judged");
+	if (jail->unix_wanted && (err = start_unix_loader(jail))) {
+		log_err(err, "cannot start the Unix socket hooks' loader: %s", strerror(-err));
 		goto fail;
 	}
 	*out = jail;
@@ -199,9 +344,9 @@ out:
 	return err;
 }
 
-bool loader_has_unix_hooks(const struct jail_bpf *jail)
+bool loader_has_unix_hooks(struct jail_bpf *jail)
 {
-	return jail->unix_hooks;
+	return jail->unix_wanted && collect_unix_hooks(jail) == 0;
 }
 
 /* in_rules() - whether @key is one of @keys (a few dozen at most: a scan) */
@@ -242,7 +387,7 @@ int loader_set_unix_rules(struct jail_bpf *jail, const struct unix_rule *rules, 
 	/* In place, the new entries first: the trie holds allows only, so
 	 * it goes from the old rules through their union to the new ones. At
 	 * no moment does it allow what neither allows, or refuse what both
-	 * allow (unix.bpf.c says why not a swap). */
+	 * allow (policy.bpf.h says why not a swap). */
 	for (i = 0; i < n; i++) {
 		if (bpf_map_update_elem(fd, &keys[i], &allow, BPF_ANY)) {
 			err = log_err(-errno, "cannot fill the Unix socket policy map: %s",
@@ -276,38 +421,34 @@ out:
 
 static const struct {
 	enum bpf_attach_type type;
-	size_t prog_offset;
+	size_t prog_offset; /* in struct ebpfjail: the supervisor's own object */
+	int unix_prog;      /* or UNIX_*: the loader child's (-1: not) */
 	const char *name;
-	bool unix_hook; /* attached only where loaded (loader_has_unix_hooks()) */
 } cgroup_hooks[] = {
-	{ BPF_CGROUP_INET4_CONNECT, offsetof(struct ebpfjail, progs.jail_connect4), "connect4",
-	  false },
-	{ BPF_CGROUP_UDP4_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg4), "sendmsg4",
-	  false },
-	{ BPF_CGROUP_INET6_CONNECT, offsetof(struct ebpfjail, progs.jail_connect6), "connect6",
-	  false },
-	{ BPF_CGROUP_UDP6_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg6), "sendmsg6",
-	  false },
-	{ ATTACH_UNIX_CONNECT, offsetof(struct ebpfjail, progs.jail_connect_unix), "connect_unix",
-	  true },
-	{ ATTACH_UNIX_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg_unix), "sendmsg_unix",
-	  true },
+	{ BPF_CGROUP_INET4_CONNECT, offsetof(struct ebpfjail, progs.jail_connect4), -1, "connect4" },
+	{ BPF_CGROUP_UDP4_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg4), -1, "sendmsg4" },
+	{ BPF_CGROUP_INET6_CONNECT, offsetof(struct ebpfjail, progs.jail_connect6), -1, "connect6" },
+	{ BPF_CGROUP_UDP6_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg6), -1, "sendmsg6" },
+	{ ATTACH_UNIX_CONNECT, 0, UNIX_CONNECT, "connect_unix" },
+	{ ATTACH_UNIX_SENDMSG, 0, UNIX_SENDMSG, "sendmsg_unix" },
 };
 
 #define N_CGROUP_HOOKS (sizeof(cgroup_hooks) / sizeof(cgroup_hooks[0]))
 
 static int hook_prog_fd(const struct jail_bpf *jail, size_t i)
 {
-	struct bpf_program *const *prog =
-		(const void *)((const char *)jail->skel + cgroup_hooks[i].prog_offset);
+	struct bpf_program *const *prog;
 
+	if (cgroup_hooks[i].unix_prog >= 0)
+		return jail->unix_prog_fd[cgroup_hooks[i].unix_prog];
+	prog = (const void *)((const char *)jail->skel + cgroup_hooks[i].prog_offset);
 	return bpf_program__fd(*prog);
 }
 
 /* hook_active() - whether cgroup_hooks[i] is loaded, so attached */
 static bool hook_active(const struct jail_bpf *jail, size_t i)
 {
-	return !cgroup_hooks[i].unix_hook || jail->unix_hooks;
+	return cgroup_hooks[i].unix_prog < 0 || hook_prog_fd(jail, i) >= 0;
 }
 
 static void detach_cgroup_hooks(struct jail_bpf *jail, size_t n)
@@ -325,6 +466,9 @@ int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd)
 
 	if (jail->cgroup_fd >= 0)
 		return -EBUSY;
+	/* The kernel has the Unix hooks: they must be there (fail closed). */
+	if (jail->unix_wanted && (err = collect_unix_hooks(jail)))
+		return err;
 	jail->cgroup_fd = fcntl(cgroup_fd, F_DUPFD_CLOEXEC, 3);
 	if (jail->cgroup_fd < 0)
 		return -errno;
@@ -457,9 +601,16 @@ void loader_detach_tc(struct jail_bpf *jail)
 
 void loader_close(struct jail_bpf *jail)
 {
+	int i;
+
 	if (!jail)
 		return;
 	loader_detach_cgroup(jail);
+	if (jail->unix_loader > 0)
+		collect_unix_hooks(jail); /* reaped; a failure is logged */
+	for (i = 0; i < N_UNIX_PROGS; i++)
+		if (jail->unix_prog_fd[i] >= 0)
+			close(jail->unix_prog_fd[i]);
 	ring_buffer__free(jail->ringbuf);
 	ebpfjail__destroy(jail->skel);
 	free(jail);

@@ -62,9 +62,12 @@ int loader_set_policy(struct jail_bpf *jail, const struct policy_rule *rules, si
 /**
  * loader_has_unix_hooks() - whether the Unix socket hooks are loaded (and
  * attached by loader_attach_cgroup()): false on a kernel before 6.7,
- * where pathname Unix sockets are not judged. For doctor and status.
+ * where pathname Unix sockets are not judged, and false where the kernel
+ * has them but refused ours (logged; loader_attach_cgroup() then fails).
+ * Waits for their loader if it still runs (a few ms after loader_open()).
+ * For doctor and status.
  */
-bool loader_has_unix_hooks(const struct jail_bpf *jail);
+bool loader_has_unix_hooks(struct jail_bpf *jail);
 
 /**
  * loader_set_unix_rules() - replace the whole Unix socket policy, atomically
@@ -88,7 +91,9 @@ int loader_set_unix_rules(struct jail_bpf *jail, const struct unix_rule *rules, 
  * @cgroup_fd: an open directory fd of a cgroup v2 cgroup
  *
  * They stay attached if this process dies: only loader_detach_cgroup(),
- * loader_close() or removing the cgroup takes them off.
+ * loader_close() or removing the cgroup takes them off. Where the kernel
+ * has the Unix hooks, waits for their loader; if they did not load, that
+ * is the error (fail closed).
  * Return: 0 or -errno; on failure none of them stays attached.
  */
 int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd);

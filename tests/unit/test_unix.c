@@ -140,6 +140,11 @@ static void setup(void)
 	cr_assert_eq(netns_create(&ns), 0);
 	opts.netns_cookie = ns.cookie;
 	cr_assert_eq(loader_open(&opts, &jail), 0);
+	/* Attached first: where the kernel has the hooks but refused ours,
+	 * that fails (the jail fails closed); only a kernel without them
+	 * is a skip. */
+	cg_fd = test_cgroup_open("unix");
+	cr_assert_eq(loader_attach_cgroup(jail, cg_fd), 0, "the Unix socket hooks did not load");
 	if (!loader_has_unix_hooks(jail))
 		cr_skip_test("kernel lacks the cgroup Unix socket hooks (Linux 6.7+)");
 
@@ -172,8 +177,6 @@ static void setup(void)
 	rules[0] = (struct unix_rule){ .path = allowed, .prefix = true };
 	rules[1] = (struct unix_rule){ .path = exact, .prefix = false };
 	cr_assert_eq(loader_set_unix_rules(jail, rules, 2), 0);
-	cg_fd = test_cgroup_open("unix");
-	cr_assert_eq(loader_attach_cgroup(jail, cg_fd), 0);
 	n_events = n_events_total = 0;
 	n_probes = 0;
 }
