@@ -76,6 +76,15 @@ ParameterizedTestParameters(summary, suggestion)
 		{ "metadata after the suggestion is not named",
 		  { { "10.1.2.3", 22, REASON_PRIVATE, 3 }, { "169.254.169.254", 80, REASON_METADATA, 1 } },
 		  "to allow the first: allow-ip = 10.1.2.3:22", "not allowed on purpose" },
+		/* netns: no line allows it, so the next denial is suggested */
+		{ "netns: nothing to suggest",
+		  { { "203.0.113.7", 443, REASON_NETNS, 5 }, { "10.1.2.3", 22, REASON_PRIVATE, 1 } },
+		  "203.0.113.7:443 (netns) x5, 10.1.2.3:22 (private) x1; to allow 10.1.2.3:22: "
+		  "allow-ip = 10.1.2.3:22 (",
+		  "allow-ip = 203" },
+		{ "netns alone: no suggestion",
+		  { { "203.0.113.7", 443, REASON_NETNS, 2 } },
+		  "denied 2 connections: 203.0.113.7:443 (netns) x2 (details", "allow" },
 	};
 
 	return cr_make_param_array(struct suggest_case, cases, sizeof(cases) / sizeof(cases[0]));
@@ -139,42 +148,6 @@ Test(summary, paths_are_told_apart)
 	summary_add(&s, &b);
 	summary_add(&s, &ip);
 	cr_expect_eq(s.n, 3);
-}
-
-ParameterizedTestParameters(summary, unix_suggestion)
-{
-	static struct suggest_case cases[] = {
-		/* netns: no line allows it, so the next denial is suggested */
-		{ "netns: nothing to suggest",
-		  { { "203.0.113.7", 443, REASON_NETNS, 5 }, { "10.1.2.3", 22, REASON_PRIVATE, 1 } },
-		  "203.0.113.7:443 (netns) x5, 10.1.2.3:22 (private) x1; to allow 10.1.2.3:22: "
-		  "allow-ip = 10.1.2.3:22 (",
-		  "allow-ip = 203" },
-		{ "netns alone: no suggestion",
-		  { { "203.0.113.7", 443, REASON_NETNS, 2 } },
-		  "denied 2 connections: 203.0.113.7:443 (netns) x2 (details", "allow" },
-	};
-
-	return cr_make_param_array(struct suggest_case, cases, sizeof(cases) / sizeof(cases[0]));
-}
-
-ParameterizedTest(struct suggest_case *c, summary, unix_suggestion)
-{
-	struct summary s = { 0 };
-	char line[1024];
-	unsigned int i, k;
-
-	for (i = 0; i < 4 && c->denied[i].times; i++) {
-		struct jail_event e = event(c->denied[i].daddr, c->denied[i].dport,
-					    c->denied[i].reason, "agent");
-
-		e.rule_prefixlen = 0;
-		for (k = 0; k < c->denied[i].times; k++)
-			summary_add(&s, &e);
-	}
-	summary_format(&s, line, sizeof(line));
-	cr_expect(strstr(line, c->want), "[%s] lacks \"%s\":\n%s", c->name, c->want, line);
-	cr_expect(!strstr(line, c->absent), "[%s] has \"%s\":\n%s", c->name, c->absent, line);
 }
 
 /* Which paths a unix-socket line is suggested for. */

@@ -131,9 +131,11 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 
 static void setup(void)
 {
+	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
 	struct loader_options opts = { .on_event = on_event };
 	struct unix_rule rules[2];
 	char path[256];
+	int i;
 
 	if (geteuid() != 0)
 		cr_skip_test("needs root: BPF programs, cgroups and namespaces");
@@ -156,18 +158,12 @@ static void setup(void)
 	snprintf(exact, sizeof(exact), "%s/exact.sock", scratch);
 	make_dir(allowed);
 	make_dir(outside);
-	snprintf(path, sizeof(path), "%ss.sock", allowed);
-	listen_at(SOCK_STREAM, path, strlen(path));
-	snprintf(path, sizeof(path), "%sd.sock", allowed);
-	listen_at(SOCK_DGRAM, path, strlen(path));
-	snprintf(path, sizeof(path), "%sq.sock", allowed);
-	listen_at(SOCK_SEQPACKET, path, strlen(path));
-	snprintf(path, sizeof(path), "%ss.sock", outside);
-	listen_at(SOCK_STREAM, path, strlen(path));
-	snprintf(path, sizeof(path), "%sd.sock", outside);
-	listen_at(SOCK_DGRAM, path, strlen(path));
-	snprintf(path, sizeof(path), "%sq.sock", outside);
-	listen_at(SOCK_SEQPACKET, path, strlen(path));
+	/* In each directory: s.sock (stream), d.sock (datagram), q.sock
+	 * (seqpacket). */
+	for (i = 0; i < 6; i++) {
+		snprintf(path, sizeof(path), "%s%c.sock", i < 3 ? allowed : outside, "sdq"[i % 3]);
+		listen_at(types[i % 3], path, strlen(path));
+	}
 	listen_at(SOCK_STREAM, exact, strlen(exact));
 	snprintf(path, sizeof(path), "%sX", exact);
 	listen_at(SOCK_STREAM, path, strlen(path));
