@@ -25,6 +25,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 
 #include "builtin.h"
 #include "loader.h"
@@ -451,8 +452,20 @@ Test(unix_hooks, bad_rules_refused)
 	};
 	size_t i;
 
+	cr_redirect_stderr(); /* each refusal says why, checked below */
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_expect_eq(loader_set_unix_rules(jail, &bad[i], 1), -EINVAL, "rule %zu", i);
+	fflush(stderr);
+	cr_expect_stderr_eq_str(
+		"ebpfjail: error: Unix socket rule \"tmp/\": is not absolute (a relative path is "
+		"never allowed)\n"
+		"ebpfjail: error: Unix socket rule \"/tmp\": is a directory prefix without its "
+		"final '/'\n"
+		"ebpfjail: error: Unix socket rule \"/tmp/../run/\": has a \"..\" component "
+		"(always refused)\n"
+		"ebpfjail: error: Unix socket rule \"/run/a.sock/\": ends in '/' (a socket is not "
+		"a directory)\n"
+		"ebpfjail: error: Unix socket rule \"\": is empty\n");
 	/* Nothing changed: the setup's rules still hold. */
 	add_str(OP_STREAM_CONNECT, exact, 0);
 	run_and_check();
