@@ -40,6 +40,50 @@
  * into policy_outer[0] with one map update. A program reads the slot once per
  * decision, so it sees either the old policy or the new one, never a mix and
  * never an empty trie.
+ *
+ * The jail's network namespace
+ * ----------------------------
+ * The agent may make network namespaces of its own (bubblewrap in the jail
+ * does). A socket of such a namespace is not behind the jail's tap and TC
+ * program, so the socket hooks compare the socket's namespace cookie
+ * (bpf_get_netns_cookie()) with the jail's, set before load
+ * (jail_netns_cookie in sock.bpf.c). Another namespace may reach its own
+ * loopback (127.0.0.0/8, or an IPv4-mapped 127/8 on an AF_INET6 socket)
+ * and nothing else: REASON_NETNS, whatever the trie says. Real IPv6 stays
+ * REASON_IPV6. The cookie 0 matches no namespace, so an unset cookie
+ * denies everything but loopback (fail closed). The event's rule is none
+ * (rule_prefixlen 0, "rule": null in the log): no prefix was matched, and
+ * no allow-ip line would help.
+ *
+ * Unix sockets: unix_policy
+ * -------------------------
+ * A second LPM trie, unix_policy, judges the pathname of a Unix socket
+ * connect() or sendto() (kernel 6.7+). It holds allows only, and is
+ * replaced in place, new entries first (policy.bpf.h says why). The key
+ * is the path's bytes, compared from the first:
+ *
+ *   entry                  prefixlen        matches
+ *   ---------------------  ---------------  ----------------------------
+ *   prefix "/tmp/"         5 * 8 = 40       every path under /tmp/
+ *   exact "/run/a.sock"    (11 + 1) * 8     that path alone: the NUL is
+ *                          = 96             part of the entry
+ *
+ * A lookup key is the whole path, NUL-padded to UNIX_PATH_MAX bytes, with
+ * prefixlen UNIX_PATH_MAX * 8. So "/run/a.sock" matches the exact entry
+ * (byte 11 of the key is NUL), "/run/a.sockX" does not (byte 11 is 'X'),
+ * and "/tmp/x/y.sock" matches the prefix. A match with action JAIL_ALLOW
+ * allows; anything else is denied with REASON_UNIX:
+ * - no match (an empty trie: nothing is allowed), or a path that does not
+ *   start with '/'
+ *   (a relative path is resolved against a working directory the hook
+ *   does not know, so it is never judged; no entry can match it);
+ * - a path with a ".." component, whatever the trie says:
+ *   "/tmp/../run/docker.sock" would otherwise ride the "/tmp/" prefix.
+ * Unnamed addresses and abstract names (sun_path[0] == 0) are allowed: an
+ * abstract name lives in the socket's network namespace, and the jail has
+ * its own. The hook runs before the kernel resolves the path (it sees the
+ * string, not the file); docs/DESIGN.md, "Unix sockets", says what a string
+ * can and cannot prove.
  */
 #ifndef EBPFJAIL_ABI_H
 #define EBPFJAIL_ABI_H
@@ -84,6 +128,9 @@ enum jail_reason {
 	REASON_IPV6,          /* denied: an IPv6 destination */
 	REASON_NON_IPV4,      /* denied (TC): a frame neither IPv4 nor ARP */
 	REASON_IP_OPTIONS,    /* denied (TC): an IPv4 header with options */
+	REASON_NETNS,         /* denied: a socket outside the jail's network
+				 namespace, to anything but loopback */
+	REASON_UNIX,          /* denied: a Unix socket path outside unix_policy */
 	REASON_COUNT,
 };
 
@@ -113,6 +160,8 @@ enum jail_hook {
 	HOOK_CONNECT6,
 	HOOK_SENDMSG6,
 	HOOK_TC,
+	HOOK_CONNECT_UNIX, /* cgroup/connect_unix: connect() on AF_UNIX */
+	HOOK_SENDMSG_UNIX, /* cgroup/sendmsg_unix: sendto()/sendmsg() with a path */
 	HOOK_COUNT,
 };
 
@@ -123,12 +172,45 @@ enum jail_hook {
 #define COUNTER_STRIDE (REASON_COUNT + 1)
 #define COUNTER_SLOTS (HOOK_COUNT * COUNTER_STRIDE)
 
+/* The Unix socket policy: see "Unix sockets: unix_policy" above. */
+#define UNIX_PATH_MAX 108 /* sizeof(((struct sockaddr_un *)0)->sun_path) */
+#define UNIX_PREFIXLEN_FULL (UNIX_PATH_MAX * 8)
+#define UNIX_POLICY_MAX_ENTRIES 1024
+
+struct unix_key {
+	__u32 prefixlen;          /* bits of path compared: 0..UNIX_PREFIXLEN_FULL */
+	char path[UNIX_PATH_MAX]; /* NUL-padded */
+};
+
+struct unix_value {
+	__u8 action; /* enum policy_action: JAIL_ALLOW, else denied */
+	__u8 pad[3];
+};
+
 #define EVENT_RINGBUF_BYTES (256 * 1024)
 #define JAIL_COMM_LEN 16
 
 /* One denial, as written to the ring buffer. TC events have no process:
  * pid, tid, uid, gid, comm and cgroup_id are zero. A denied IPv6 destination
- * (reason REASON_IPV6) is in daddr6, with daddr 0. */
+ * (reason REASON_IPV6) is in daddr6, with daddr 0.
+ *
+ * The record's size depends on its kind, so an IPv4 flood fills the ring
+ * buffer no faster than before Unix sockets had events:
+ * - a network event (every hook but the two unix ones) is the first
+ *   JAIL_EVENT_INET_SIZE bytes, daddr6 last;
+ * - a Unix socket event (HOOK_CONNECT_UNIX, HOOK_SENDMSG_UNIX) is the whole
+ *   struct: path instead of daddr6; daddr, dport and proto are 0, family is
+ *   AF_UNIX, rule_prefixlen 0 (no rule: a path is denied unless allowed).
+ * The reader (loader.c) copies a shorter record into a zeroed struct
+ * jail_event, so every consumer sees a whole one.
+ *
+ * Example: connect("/run/docker.sock") by pid 4242 is a record of
+ * sizeof(struct jail_event) bytes with hook HOOK_CONNECT_UNIX, reason
+ * REASON_UNIX, family AF_UNIX and path "/run/docker.sock" followed by NULs.
+ * The path is what the agent passed, cut where the kernel cuts it (the
+ * first NUL or the address length): a 108-byte path has no NUL, so read it
+ * with strnlen(path, UNIX_PATH_MAX). Its bytes are the agent's: escape
+ * them before they reach a log or a terminal. */
 struct jail_event {
 	__u64 time_ns;   /* bpf_ktime_get_boot_ns() */
 	__u64 cgroup_id;
@@ -145,7 +227,12 @@ struct jail_event {
 	__u8 family;     /* AF_INET, or AF_INET6 for an IPv4-mapped address */
 	__u8 pad;
 	char comm[JAIL_COMM_LEN];
-	__u32 daddr6[4]; /* network byte order */
+	union { /* last: see the sizes above */
+		__u32 daddr6[4];          /* network byte order */
+		char path[UNIX_PATH_MAX]; /* a Unix socket event's path */
+	};
 };
+
+#define JAIL_EVENT_INET_SIZE (__builtin_offsetof(struct jail_event, daddr6) + 4 * sizeof(__u32))
 
 #endif /* EBPFJAIL_ABI_H */

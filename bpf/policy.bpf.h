@@ -3,7 +3,8 @@
  *
  * Included by each BPF program of the jail. The maps are declared __weak so
  * that `bpftool gen object` links the per-concern objects into one, with one
- * copy of each map shared by the socket hooks and the TC classifier.
+ * copy of each map shared by the socket hooks and the TC classifier. The
+ * Unix socket hooks' object is loaded apart and reuses these maps' fds.
  */
 #ifndef EBPFJAIL_POLICY_BPF_H
 #define EBPFJAIL_POLICY_BPF_H
@@ -12,6 +13,7 @@
 
 /* UAPI macros that vmlinux.h (types only) does not carry. IPPROTO_* are
  * enum constants there. */
+#define AF_UNIX 1
 #define AF_INET 2
 #define AF_INET6 10
 
@@ -44,6 +46,23 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, EVENT_RINGBUF_BYTES);
 } events SEC(".maps") __weak;
+
+/* The Unix socket policy (bpf/ebpfjail.h). Declared here, not in
+ * unix.bpf.c, so that the supervisor's object owns it even where the Unix
+ * hooks are not loaded (unix.bpf.c is an object of its own, loader.c says
+ * why, and uses this map's fd). Filled in place, not swapped
+ * behind an outer map as the IP trie is. It holds allows only, so a
+ * replacement that adds the new entries before it deletes the old ones
+ * passes through their union and never through a state that allows what
+ * neither allows; and an outer map's update costs a kernel RCU grace
+ * period (8 to 16 ms here) at every start. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, UNIX_POLICY_MAX_ENTRIES);
+	__type(key, struct unix_key);
+	__type(value, struct unix_value);
+} unix_policy SEC(".maps") __weak;
 
 struct verdict {
 	__u8 action; /* enum policy_action */
@@ -105,9 +124,10 @@ static __always_inline struct verdict policy_decide(__u32 daddr, __u16 dport, __
 	return v;
 }
 
-/* event_fill() - the fields of a denial event that do not depend on who
- * took the decision: when, where to, which rule; the rest is zero (a TC
- * event has no process, the socket hooks fill theirs in afterwards).
+/* event_fill() - the fields of a network denial event that do not depend
+ * on who took the decision: when, where to, which rule; the rest is zero (a
+ * TC event has no process, the socket hooks fill theirs in afterwards).
+ * @e: a record of JAIL_EVENT_INET_SIZE bytes (ebpfjail.h: no path)
  * @daddr6: an IPv6 destination (reason REASON_IPV6), or NULL
  * @family: AF_INET, or AF_INET6 for an IPv6 socket's (mapped) destination
  */
@@ -115,7 +135,7 @@ static __always_inline void event_fill(struct jail_event *e, __u32 hook, struct 
 				       __u32 daddr, __u16 dport_be, __u8 proto, __u8 family,
 				       const __u32 *daddr6)
 {
-	__builtin_memset(e, 0, sizeof(*e));
+	__builtin_memset(e, 0, JAIL_EVENT_INET_SIZE);
 	e->time_ns = bpf_ktime_get_boot_ns();
 	e->daddr = daddr;
 	e->dport = bpf_ntohs(dport_be);
@@ -130,6 +150,21 @@ static __always_inline void event_fill(struct jail_event *e, __u32 hook, struct 
 		e->daddr6[2] = daddr6[2];
 		e->daddr6[3] = daddr6[3];
 	}
+}
+
+/* event_fill_process() - who a socket hook's denial came from: the
+ * current task, its cgroup, uid and comm. Not for TC: no process there. */
+static __always_inline void event_fill_process(struct jail_event *e)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	id = bpf_get_current_uid_gid();
+	e->uid = (__u32)id;
+	e->gid = id >> 32;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
 }
 
 #endif /* EBPFJAIL_POLICY_BPF_H */

@@ -15,6 +15,12 @@
  *   for connect(). Either way the IPv4 address is judged.
  * Raw sockets, unconnected ping sockets and anything else have no hook here:
  * the TC classifier on the tap sees their packets.
+ *
+ * The hooks run for every socket of the cgroup, in whatever network
+ * namespace the socket lives. A namespace the agent made itself (unshare,
+ * bubblewrap) is not behind the tap: the TC program never sees its packets.
+ * So a socket outside the jail's namespace gets its own loopback and
+ * nothing else (bpf/ebpfjail.h, "The jail's network namespace").
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -25,6 +31,10 @@
 #define VERDICT_DENY 0
 #define VERDICT_ALLOW 1
 
+/* The jail's network namespace, as SO_NETNS_COOKIE gives it in user space;
+ * set before load. 0 (never a namespace's cookie) leaves every socket
+ * "foreign": loopback only, the rest denied. */
+const volatile __u64 jail_netns_cookie = 0;
 
 /* emit_event() - one ring buffer record for a socket hook's denial.
  * Inlined into each hook: the verifier then sees the ctx type directly. */
@@ -32,9 +42,8 @@ static __always_inline void emit_event(struct bpf_sock_addr *ctx, __u32 hook, st
 				       __u32 daddr, __u16 dport_be, const __u32 *daddr6)
 {
 	struct jail_event *e;
-	__u64 id;
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = bpf_ringbuf_reserve(&events, JAIL_EVENT_INET_SIZE, 0);
 	if (!e) {
 		/* Ring buffer full: the loss is counted, never silent. */
 		count(hook, COUNTER_LOST);
@@ -45,14 +54,7 @@ static __always_inline void emit_event(struct bpf_sock_addr *ctx, __u32 hook, st
 	 * so each inlined copy touches the fields its hook owns. */
 	event_fill(e, hook, v, daddr, dport_be, (__u8)ctx->protocol,
 		   ctx->family == AF_INET6 ? AF_INET6 : AF_INET, daddr6);
-	id = bpf_get_current_pid_tgid();
-	e->cgroup_id = bpf_get_current_cgroup_id();
-	e->pid = id >> 32;
-	e->tid = (__u32)id;
-	id = bpf_get_current_uid_gid();
-	e->uid = (__u32)id;
-	e->gid = id >> 32;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	event_fill_process(e);
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -69,6 +71,19 @@ static __always_inline int judge_ipv4(struct bpf_sock_addr *ctx, __u32 hook, __u
 	if ((bpf_ntohl(daddr) >> 24) == 127) {
 		count(hook, REASON_JAIL_LOOPBACK);
 		return VERDICT_ALLOW;
+	}
+	/* A socket of another namespace (one the agent made) has no tap and
+	 * no TC program behind it: whatever it reached beyond its loopback
+	 * would go unwatched. Such a namespace has no way out today (the
+	 * agent lacks the privileges to link it to anything); the hooks do
+	 * not rely on that. One helper call and a compare, only for what
+	 * leaves loopback. The socket's namespace, not the caller's: a
+	 * socket passed between namespaces is judged where it lives. */
+	if (bpf_get_netns_cookie(ctx) != jail_netns_cookie) {
+		v = (struct verdict){ .action = JAIL_DENY, .reason = REASON_NETNS };
+		count(hook, REASON_NETNS);
+		emit_event(ctx, hook, v, daddr, dport_be, NULL);
+		return VERDICT_DENY;
 	}
 	v = policy_decide(daddr, dport_be, (__u8)ctx->protocol);
 	count(hook, v.reason);

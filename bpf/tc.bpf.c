@@ -66,7 +66,7 @@ static __always_inline int drop(struct verdict v, __u32 daddr, __u16 dport_be, _
 	count(HOOK_TC, v.reason);
 	if (!sample_due())
 		return TC_ACT_SHOT;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = bpf_ringbuf_reserve(&events, JAIL_EVENT_INET_SIZE, 0);
 	if (!e) {
 		count(HOOK_TC, COUNTER_LOST);
 		return TC_ACT_SHOT;

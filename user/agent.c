@@ -30,11 +30,13 @@
 #include <linux/sched.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "agent.h"
 #include "agentfs.h"
+#include "builtin.h"
 #include "jailinit.h"
 #include "landlock.h"
 #include "sysfilter.h"
@@ -49,6 +51,71 @@ static int fill_user(const struct passwd *pw, struct agent_user *u)
 	snprintf(u->home, sizeof(u->home), "%s", pw->pw_dir && *pw->pw_dir ? pw->pw_dir : "/");
 	snprintf(u->shell, sizeof(u->shell), "%s",
 		 pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+	return 0;
+}
+
+/* root_group() - whether @gid opens a socket of a daemon that grants root:
+ * the group of one that exists now, or one of the daemons' usual groups. */
+static bool root_group(gid_t gid)
+{
+	const char *const *paths, *const *names;
+	struct group *gr;
+	struct stat st;
+	size_t n, i;
+
+	paths = builtin_root_sockets(&n);
+	for (i = 0; i < n; i++)
+		if (stat(paths[i], &st) == 0 && S_ISSOCK(st.st_mode) && st.st_gid == gid &&
+		    gid != 0)
+			return true;
+	names = builtin_root_groups(&n);
+	for (i = 0; i < n; i++)
+		if ((gr = getgrnam(names[i])) && gr->gr_gid == gid)
+			return true;
+	return false;
+}
+
+/* drop_root_groups() - @groups without the groups that open a daemon's
+ * socket that grants root. The attack: the socket is masked when the jail
+ * starts, but a daemon that restarts binds it again, bare in the agent's
+ * view, and a link from /tmp passes the unix hooks; without the group,
+ * the socket refuses it. A primary group stays (it cannot go): warned.
+ * Return: how many are left. */
+static int drop_root_groups(gid_t *groups, int n, gid_t primary)
+{
+	int i, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!root_group(groups[i])) {
+			groups[kept++] = groups[i];
+			continue;
+		}
+		if (groups[i] == primary)
+			log_warn("the agent's primary group %u opens a daemon's socket that grants "
+				 "root; it cannot be dropped", (unsigned)groups[i]);
+		else
+			log_debug("the agent does not get group %u: it opens a daemon's socket that "
+				  "grants root", (unsigned)groups[i]);
+	}
+	return kept;
+}
+
+/* fill_groups() - @u's supplementary groups, as initgroups() would set
+ * them, less those that grant root (drop_root_groups()).
+ * Return: 0, or -E2BIG with @why filled. */
+static int fill_groups(struct agent_user *u, char *why, size_t why_size)
+{
+	int n = AGENT_GROUPS_MAX;
+
+	u->n_groups = 0;
+	if (!u->name[0] || u->uid == 0)
+		return 0;
+	if (getgrouplist(u->name, u->gid, u->groups, &n) < 0) {
+		snprintf(why, why_size, "user %s is in more than %d groups", u->name,
+			 AGENT_GROUPS_MAX);
+		return -E2BIG;
+	}
+	u->n_groups = drop_root_groups(u->groups, n, u->gid);
 	return 0;
 }
 
@@ -86,7 +153,8 @@ int agent_user_resolve(const char *user_opt, char *const envp[], struct agent_us
 			snprintf(why, why_size, "--user %s: no such user", user_opt);
 			return -ENOENT;
 		}
-		return fill_user(pw, u);
+		fill_user(pw, u);
+		return fill_groups(u, why, why_size);
 	}
 	if (parse_id(env_get(envp, "SUDO_UID"), &id) == 0 && id != 0) {
 		pw = getpwuid((uid_t)id);
@@ -96,7 +164,7 @@ int agent_user_resolve(const char *user_opt, char *const envp[], struct agent_us
 			snprintf(u->home, sizeof(u->home), "/");
 		u->uid = (uid_t)id;
 		u->gid = parse_id(env_get(envp, "SUDO_GID"), &gid) == 0 ? (gid_t)gid : (gid_t)id;
-		return 0;
+		return fill_groups(u, why, why_size);
 	}
 	snprintf(why, why_size,
 		 "refusing to run the agent as root: run ebpfjail through sudo, or say who "
@@ -242,7 +310,7 @@ static void agent_child(const struct agent_spec *s, int report, int channel, pid
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	if (u->name[0] && u->uid != 0 ? initgroups(u->name, u->gid) : setgroups(0, NULL))
+	if (setgroups((size_t)u->n_groups, u->groups))
 		fail(report, -errno, "setting the user's groups");
 	/* The bounding set needs CAP_SETPCAP to shrink: before the uid
 	 * change. setresuid() away from root then clears the rest. */

@@ -10,12 +10,20 @@
 
 #include "config.h"
 
+#define AGENT_GROUPS_MAX 256
+
 struct agent_user {
 	uid_t uid;
 	gid_t gid;
 	char name[64];
 	char home[1024];
 	char shell[256];
+	/* Supplementary groups, looked up by the supervisor: a lookup in the
+	 * agent's child would run in the jail's cgroup, where glibc's try of
+	 * nscd's socket is a Unix socket denial at every start. None for
+	 * root or a uid without a name. */
+	gid_t groups[AGENT_GROUPS_MAX];
+	int n_groups;
 };
 
 /**
@@ -26,7 +34,8 @@ struct agent_user {
  *
  * --user wins; otherwise SUDO_UID/SUDO_GID; real root with neither is
  * refused (an agent never runs as root by accident).
- * Return: 0 or -EPERM / -ENOENT with @why filled.
+ * Return: 0 or -EPERM / -ENOENT / -E2BIG (more than AGENT_GROUPS_MAX groups)
+ * with @why filled.
  */
 int agent_user_resolve(const char *user_opt, char *const envp[], struct agent_user *out,
 		       char *why, size_t why_size);

@@ -86,6 +86,11 @@ static const char *proto_name(unsigned int p, char *buf, size_t size)
 	}
 }
 
+bool audit_event_is_unix(const struct jail_event *e)
+{
+	return e->hook == HOOK_CONNECT_UNIX || e->hook == HOOK_SENDMSG_UNIX;
+}
+
 size_t audit_format_event(const struct jail_event *e, const char *jail, struct timespec wall,
 			  char *buf, size_t size)
 {
@@ -99,6 +104,16 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
 	textbuf_put(&o, ", \"pid\": %u, \"comm\": ", e->pid);
 	put_json_string(&o, e->comm, sizeof(e->comm));
 	textbuf_put(&o, ", \"uid\": %u, \"proto\": ", e->uid);
+	if (audit_event_is_unix(e)) {
+		/* The path instead of daddr and dport. The agent chose its
+		 * bytes, as it chose its comm: escaped the same way. No rule:
+		 * a path is denied unless an entry allows it. */
+		textbuf_put(&o, "\"unix\", \"path\": ");
+		put_json_string(&o, e->path, sizeof(e->path));
+		textbuf_put(&o, ", \"hook\": \"%s\", \"reason\": \"%s\", \"rule\": null}\n",
+			    hook ? hook : "?", reason ? reason : "?");
+		return o.len;
+	}
 	if (e->proto == IPPROTO_TCP || e->proto == IPPROTO_UDP || e->proto == IPPROTO_ICMP)
 		textbuf_put(&o, "\"%s\"", proto_name(e->proto, proto, sizeof(proto)));
 	else
@@ -117,8 +132,9 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
 		textbuf_put(&o, ", \"family\": \"inet6\"");
 	textbuf_put(&o, ", \"dport\": %u, \"hook\": \"%s\", \"reason\": \"%s\", \"rule\": ", e->dport,
 	    hook ? hook : "?", reason ? reason : "?");
+	/* netns: no prefix matched, the namespace decided (ebpfjail.h). */
 	if (e->reason == REASON_IPV6 || e->reason == REASON_NON_IPV4 ||
-	    e->reason == REASON_IP_OPTIONS) {
+	    e->reason == REASON_IP_OPTIONS || e->reason == REASON_NETNS) {
 		textbuf_put(&o, "null}\n");
 	} else {
 		uint32_t net = htonl(ntohl(e->daddr) & netaddr_mask(e->rule_prefixlen));
@@ -274,6 +290,8 @@ int audit_parse_line(const char *line, struct audit_record *r)
 			TEXT(proto);
 		else if (!strcmp(key, "daddr"))
 			TEXT(daddr);
+		else if (!strcmp(key, "path"))
+			TEXT(path);
 		else if (!strcmp(key, "family"))
 			TEXT(family);
 		else if (!strcmp(key, "hook"))

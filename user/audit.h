@@ -11,7 +11,9 @@
 
 #include "ebpfjail.h"
 
-#define AUDIT_LINE_MAX 512
+/* The longest event: a Unix socket path of 108 bytes that all need
+ * escaping (\u00XX: 648 characters) and such a comm (96), with the rest. */
+#define AUDIT_LINE_MAX 1024
 /* A policy record's "change" is cut after this many characters. */
 #define AUDIT_CHANGE_MAX 240
 
@@ -19,7 +21,9 @@
  * audit_format_event() - one event as a JSON line (with its newline), pure
  * @wall: when it happened, wall clock
  * Fields (docs/DESIGN.md, "Audit"): time, jail, pid, comm, uid, proto, daddr, dport,
- * hook, reason, rule, and "family": "inet6" for IPv6 sockets.
+ * hook, reason, rule, and "family": "inet6" for IPv6 sockets. A Unix socket
+ * event has "proto": "unix" and "path" instead of daddr and dport, and
+ * "rule": null, as a netns one has.
  * Return: the line's length.
  */
 size_t audit_format_event(const struct jail_event *e, const char *jail, struct timespec wall,
@@ -45,6 +49,9 @@ size_t audit_format_lost(const char *jail, uint64_t lost, struct timespec wall, 
 size_t audit_format_policy(const char *jail, const char *action, const char *change,
 			   unsigned long uid, struct timespec wall, char *buf, size_t size);
 
+/** audit_event_is_unix() - an event of a Unix socket hook: path, no address */
+bool audit_event_is_unix(const struct jail_event *e);
+
 /** audit_event_wall_time() - an event's boot-clock time as wall-clock time */
 struct timespec audit_event_wall_time(uint64_t boot_ns);
 
@@ -57,6 +64,7 @@ struct audit_record {
 	char comm[64]; /* as escaped in the log, unescaped */
 	char proto[16];
 	char daddr[48];
+	char path[UNIX_PATH_MAX + 1]; /* a Unix socket denial's, unescaped */
 	char family[8];
 	char hook[16];
 	char reason[16];

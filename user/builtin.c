@@ -92,6 +92,20 @@ const char *const *builtin_root_sockets(size_t *n)
 	return root_sockets;
 }
 
+/* The groups those daemons' packages make for access to their sockets. */
+static const char *const root_groups[] = {
+	"docker",      /* Docker */
+	"lxd",         /* LXD */
+	"incus-admin", /* Incus */
+	"libvirt",     /* libvirt */
+};
+
+const char *const *builtin_root_groups(size_t *n)
+{
+	*n = sizeof(root_groups) / sizeof(root_groups[0]);
+	return root_groups;
+}
+
 static const char *const reason_names[REASON_COUNT] = {
 	[REASON_NONE] = "none",
 	[REASON_ALLOW_IP] = "allow-ip",
@@ -111,6 +125,8 @@ static const char *const reason_names[REASON_COUNT] = {
 	[REASON_IPV6] = "ipv6",
 	[REASON_NON_IPV4] = "non-ipv4",
 	[REASON_IP_OPTIONS] = "ip-options",
+	[REASON_NETNS] = "netns",
+	[REASON_UNIX] = "unix",
 };
 
 const char *reason_name(unsigned int reason)
@@ -124,6 +140,8 @@ static const char *const hook_names[HOOK_COUNT] = {
 	[HOOK_CONNECT6] = "connect6",
 	[HOOK_SENDMSG6] = "sendmsg6",
 	[HOOK_TC] = "tc",
+	[HOOK_CONNECT_UNIX] = "connect_unix",
+	[HOOK_SENDMSG_UNIX] = "sendmsg_unix",
 };
 
 const char *hook_name(unsigned int hook)

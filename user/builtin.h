@@ -37,6 +37,14 @@ const struct builtin_block *builtin_match(uint32_t addr);
  */
 const char *const *builtin_root_sockets(size_t *n);
 
+/**
+ * builtin_root_groups() - the groups the packages of those daemons make for
+ * access to their sockets ("docker", ...)
+ * @n: set to the number of names
+ * Return: the names, a constant array of @n.
+ */
+const char *const *builtin_root_groups(size_t *n);
+
 /** reason_name() - the audit log's name of a reason ("private"), or NULL */
 const char *reason_name(unsigned int reason);
 

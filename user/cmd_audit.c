@@ -29,7 +29,7 @@ struct filter {
 
 static void print_header(void)
 {
-	printf("%-19s  %-8s  %7s  %-15s  %6s  %-5s  %-21s  %-8s  %-10s  %s\n", "TIME", "JAIL", "PID",
+	printf("%-19s  %-8s  %7s  %-15s  %6s  %-5s  %-21s  %-12s  %-10s  %s\n", "TIME", "JAIL", "PID",
 	       "COMM", "UID", "PROTO", "DESTINATION", "HOOK", "REASON", "RULE");
 }
 
@@ -46,7 +46,7 @@ static void printable(char *dst, size_t size, const char *src)
 
 static void print_row(const struct audit_record *r)
 {
-	char when[32], dest[64], comm[sizeof(r->comm)], change[sizeof(r->change)];
+	char when[32], dest[sizeof(r->path) + 8], comm[sizeof(r->comm)], change[sizeof(r->change)];
 	struct tm tm;
 
 	localtime_r(&r->time.tv_sec, &tm);
@@ -63,11 +63,13 @@ static void print_row(const struct audit_record *r)
 		return;
 	}
 	printable(comm, sizeof(comm), r->comm);
-	if (strchr(r->daddr, ':'))
+	if (r->path[0])
+		printable(dest, sizeof(dest), r->path); /* the agent's bytes too */
+	else if (strchr(r->daddr, ':'))
 		snprintf(dest, sizeof(dest), "[%s]:%lu", r->daddr, r->dport);
 	else
 		snprintf(dest, sizeof(dest), "%s:%lu", r->daddr[0] ? r->daddr : "-", r->dport);
-	printf("%-19s  %-8s  %7lu  %-15s  %6lu  %-5s  %-21s  %-8s  %-10s  %s\n", when, r->jail,
+	printf("%-19s  %-8s  %7lu  %-15s  %6lu  %-5s  %-21s  %-12s  %-10s  %s\n", when, r->jail,
 	       r->pid, comm, r->uid, r->proto, dest, r->hook, r->reason,
 	       r->rule[0] ? r->rule : "-");
 }

@@ -79,6 +79,7 @@ int cmd_doctor(const struct command *cmd, int argc, char **argv)
 	probe_callback_ports(r++, &cfg);
 	probe_audit_log(r++, &cfg);
 	probe_isolation(r++, &cfg);
+	probe_unix_hooks(r++);
 	probe_landlock(r++);
 	n = (size_t)(r - results);
 

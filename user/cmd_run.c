@@ -100,27 +100,18 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = j->cg_fd,
 				   .netns_fd = j->ns.fd, .fs = &fs,
 				   .nofile = j->nofile.rlim_max ? &j->nofile : NULL };
-	char **sockets = calloc(cfg->n_unix_socket + 1, sizeof(*sockets));
-	size_t i;
 	int err;
 
-	if (!sockets)
-		return refuse("out of memory");
-	for (i = 0; i < cfg->n_unix_socket; i++)
-		sockets[i] = cfg->unix_socket[i].name;
-	fs.unix_sockets = sockets;
+	fs.unix_sockets = j->unix_sockets;
 	fs.masks = builtin_root_sockets(&fs.n_masks);
 
 
 	spec.envp = agent_env(environ, u, cfg);
-	if (!spec.envp) {
-		free(sockets);
+	if (!spec.envp)
 		return refuse("out of memory");
-	}
 	log_debug("jail %s ready: starting %s as uid %u", j->id, argv[0], u->uid);
 	err = agent_spawn(&spec, &j->proc);
 	agent_env_free(spec.envp);
-	free(sockets);
 	if (err)
 		return spawn_error(err, argv[0]);
 	jail_protections(j, cfg->share_tmp, j->status.protections, sizeof(j->status.protections));

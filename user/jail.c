@@ -48,6 +48,7 @@
 #include "policy.h"
 #include "probe.h"
 #include "routes.h"
+#include "unixpolicy.h"
 
 /* fail() - record the one line of a fail-closed refusal: the cause and the
  * fix. Return: @err. */
@@ -91,10 +92,11 @@ static int write_resolv_conf(const char *path, uint32_t dns)
 	return fclose(out) ? -errno : 0;
 }
 
-void jail_protections(const struct jail *j, bool share_tmp, char *buf, size_t size)
+void jail_protections(struct jail *j, bool share_tmp, char *buf, size_t size)
 {
-	(void)j;
-	snprintf(buf, size, "pid-namespace seccomp %s%s", share_tmp ? "shared-tmp" : "private-tmp",
+	snprintf(buf, size, "pid-namespace cgroup-namespace seccomp netns-rule %s%s%s",
+		 share_tmp ? "shared-tmp" : "private-tmp",
+		 j->bpf && loader_has_unix_hooks(j->bpf) ? " unix-hooks" : "",
 		 landlock_abi() >= LANDLOCK_ABI_SCOPES ? " landlock-scopes" : "");
 }
 
@@ -325,6 +327,25 @@ static void limit_relays(struct jail *j)
 			 (unsigned long long)rl.rlim_cur, cap);
 }
 
+/* install_unix_rules() - the Unix socket paths the agent may reach: its
+ * own directories, and the unix-socket paths. Return: 0 or -errno. */
+static int install_unix_rules(struct jail *j)
+{
+	struct unix_policy up;
+	int err;
+
+	err = unixpolicy_build(j->policy.agent_uid, j->policy.cfg->share_tmp,
+			       (const char *const *)j->unix_sockets, j->policy.cfg->n_unix_socket,
+			       &up);
+	if (err)
+		return err;
+	err = loader_set_unix_rules(j->bpf, up.rules, up.n);
+	log_debug("Unix socket hooks %s, %zu rules", loader_has_unix_hooks(j->bpf) ? "on" : "off",
+		  up.n);
+	unixpolicy_free(&up);
+	return err;
+}
+
 /* build_filters() - host facts, namespace and pasta, BPF programs and
  * policy, cgroup, then the routes and TC filter once pasta's tap is up */
 static int build_filters(struct jail *j, const char *root, loader_event_fn on_event)
@@ -352,12 +373,17 @@ static int build_filters(struct jail *j, const char *root, loader_event_fn on_ev
 	err = start_network(j, &host);
 	if (err)
 		goto out;
+	/* The namespace exists now: its cookie tells the socket hooks which
+	 * sockets are the jail's (any other gets loopback only). */
+	lo.netns_cookie = j->ns.cookie;
 	err = loader_open(&lo, &j->bpf);
 	if (!err) {
 		j->policy.bpf = j->bpf;
 		j->policy.gateway = host.default_gateway;
 		err = jail_policy_install(&j->policy, &host);
 	}
+	if (!err)
+		err = install_unix_rules(j);
 	log_debug("policy: %zu rules", j->policy.rules.n);
 	if (err == -E2BIG) {
 		err = fail(j, err, "the policy does not fit the BPF map (%u entries at most); use "
@@ -372,11 +398,17 @@ static int build_filters(struct jail *j, const char *root, loader_event_fn on_ev
 	err = cgroup_jail_create(root, j->id, j->cg_path, sizeof(j->cg_path), &j->cg_fd);
 	if (!err)
 		err = jailstate_set_cgroup(j->state_dir, j->cg_path);
-	if (!err)
-		err = loader_attach_cgroup(j->bpf, j->cg_fd);
 	if (err) {
 		err = fail(j, err, "cannot set up the jail's cgroup under %s: %s", root,
 			   strerror(-err));
+		goto out;
+	}
+	/* Where the kernel has the Unix socket hooks, this is also where
+	 * their loader's answer arrives (loader.c). */
+	err = loader_attach_cgroup(j->bpf, j->cg_fd);
+	if (err) {
+		err = fail(j, err, "cannot attach the socket hooks to the jail's cgroup (%s); run "
+			   "'ebpfjail doctor'", strerror(-err));
 		goto out;
 	}
 	err = finish_network(j, &host);
@@ -389,9 +421,15 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 {
 	struct probe_result pr;
 	char root[4096];
+	size_t i;
 	int err;
 
 	j->why[0] = '\0';
+	j->unix_sockets = calloc(cfg->n_unix_socket + 1, sizeof(*j->unix_sockets));
+	if (!j->unix_sockets)
+		return fail(j, -ENOMEM, "out of memory");
+	for (i = 0; i < cfg->n_unix_socket; i++)
+		j->unix_sockets[i] = cfg->unix_socket[i].name;
 	raise_nofile(j);
 	/* The same checks as `ebpfjail doctor`, so it never says ok about
 	 * what this refuses. */
@@ -452,6 +490,8 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 	j->bpf = NULL;
 	jail_policy_free(&j->policy);
 	audit_log_close(&j->audit);
+	free(j->unix_sockets); /* the paths are the configuration's */
+	j->unix_sockets = NULL;
 	/* A cgroup that would not go stays recorded for the next run. */
 	if (!j->cg_path[0] && j->state_dir[0])
 		jailstate_remove(j->state_dir);

@@ -31,6 +31,8 @@ struct jail {
 	char pasta_path[4096];
 	char cg_path[4096];
 	char resolv_conf[300];   /* the agent's /etc/resolv.conf */
+	char **unix_sockets;     /* the unix-socket paths, NULL-terminated (the
+				    strings are the configuration's) */
 	char why[640];           /* jail_build(): the cause and the fix */
 	int cg_fd;
 	struct netns ns;
@@ -90,10 +92,11 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j));
 
 /**
  * jail_protections() - what keeps the agent in, as `ebpfjail status` shows
- * it: space-separated words (pid-namespace, seccomp, private-tmp or
- * shared-tmp, landlock-scopes where the kernel has them)
+ * it: space-separated words (pid-namespace, cgroup-namespace, seccomp,
+ * netns-rule, private-tmp or shared-tmp; unix-hooks and landlock-scopes
+ * where the kernel has them)
  */
-void jail_protections(const struct jail *j, bool share_tmp, char *buf, size_t size);
+void jail_protections(struct jail *j, bool share_tmp, char *buf, size_t size);
 
 /**
  * jail_pasta_last_line() - the last line pasta logged, control characters

@@ -8,6 +8,7 @@
 #include <linux/types.h>
 
 #include "ebpfjail.h"
+#include "unixpolicy.h"
 
 /* One entry of the policy trie (see bpf/ebpfjail.h). */
 struct policy_rule {
@@ -24,15 +25,25 @@ struct loader_options {
 	loader_event_fn on_event; /* may be NULL: events are then discarded */
 	void *ctx;
 	__u64 tc_sample_interval_ns; /* 0: the default, 10 ms per CPU */
+	/* The jail's network namespace (struct netns's cookie): a socket in
+	 * any other may reach its loopback only. 0 matches no namespace, so
+	 * every socket gets loopback only (fail closed). */
+	__u64 netns_cookie;
+	/* Leave the Unix socket hooks out, as on a kernel without them
+	 * (tests of that path; never set by the jail). */
+	bool unix_hooks_off;
 };
 
 /**
  * loader_open() - open and load the BPF programs (verifier included)
- * @opts: event callback and tunables; NULL for defaults
+ * @opts: event callback and tunables; NULL for defaults (netns_cookie 0:
+ *        nothing but loopback gets out, fine for a load test)
  * @out: the loaded programs; nothing is attached yet
  *
- * The policy slot is empty after this: the programs deny everything until
- * loader_set_policy() has run (fail closed).
+ * The policy slots are empty after this: the programs deny everything until
+ * loader_set_policy() and loader_set_unix_rules() have run (fail closed).
+ * The Unix socket hooks are loaded where the kernel has them (6.7+), see
+ * loader_has_unix_hooks().
  * Return: 0 or -errno.
  */
 int loader_open(const struct loader_options *opts, struct jail_bpf **out);
@@ -49,11 +60,40 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out);
 int loader_set_policy(struct jail_bpf *jail, const struct policy_rule *rules, size_t n);
 
 /**
- * loader_attach_cgroup() - attach the four socket hooks to a cgroup
+ * loader_has_unix_hooks() - whether the Unix socket hooks are loaded (and
+ * attached by loader_attach_cgroup()): false on a kernel before 6.7,
+ * where pathname Unix sockets are not judged, and false where the kernel
+ * has them but refused ours (logged; loader_attach_cgroup() then fails).
+ * Waits for their loader if it still runs (a few ms after loader_open()).
+ * For doctor and status.
+ */
+bool loader_has_unix_hooks(struct jail_bpf *jail);
+
+/**
+ * loader_set_unix_rules() - replace the whole Unix socket policy, atomically
+ * @rules: the paths a Unix socket may connect or send to (unixpolicy_build()
+ *         makes the jail's); every other pathname is denied
+ * @n: how many, at most UNIX_POLICY_MAX_ENTRIES
+ *
+ * Replaced in place, the new entries first, then the old ones out: in
+ * between, the union of the two is allowed, never what neither allows.
+ * On a kernel without the hooks the map is filled all the same, and
+ * nothing reads it.
+ * Return: 0, -EINVAL for a rule unixpolicy_key() refuses (logged with the
+ * reason; nothing changed), -E2BIG, or -errno (the map may then hold the
+ * union).
+ */
+int loader_set_unix_rules(struct jail_bpf *jail, const struct unix_rule *rules, size_t n);
+
+/**
+ * loader_attach_cgroup() - attach the socket hooks to a cgroup: the four
+ * inet ones, and the two Unix ones where loaded
  * @cgroup_fd: an open directory fd of a cgroup v2 cgroup
  *
  * They stay attached if this process dies: only loader_detach_cgroup(),
- * loader_close() or removing the cgroup takes them off.
+ * loader_close() or removing the cgroup takes them off. Where the kernel
+ * has the Unix hooks, waits for their loader; if they did not load, that
+ * is the error (fail closed).
  * Return: 0 or -errno; on failure none of them stays attached.
  */
 int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd);

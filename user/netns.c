@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -24,13 +25,31 @@ static int drop_all_capabilities(void)
 	return (int)syscall(SYS_capset, &hdr, data);
 }
 
+/* own_cookie() - the cookie of the caller's network namespace, from a
+ * socket made there. Return: it, or 0 when the kernel cannot say. */
+static __u64 own_cookie(void)
+{
+	socklen_t len = sizeof(__u64);
+	__u64 cookie = 0;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) || len != sizeof(cookie))
+		cookie = 0;
+	close(fd);
+	return cookie;
+}
+
 int netns_create(struct netns *ns)
 {
-	char path[64], c = 0;
+	char path[64];
+	__u64 cookie = 0;
 	int pipefd[2], err = 0;
 
 	ns->holder = -1;
 	ns->fd = -1;
+	ns->cookie = 0;
 	ns->host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (ns->host_fd < 0)
 		return log_err(-errno, "cannot open this process's network namespace: %s",
@@ -49,20 +68,30 @@ int netns_create(struct netns *ns)
 		/* Dumpable again (the supervisor is not): pasta's access to
 		 * /proc/HOLDER/ns/net is a ptrace-style check. Harmless: the
 		 * holder has nothing, not even capabilities. */
-		if (unshare(CLONE_NEWNET) || drop_all_capabilities() ||
-		    prctl(PR_SET_DUMPABLE, 1))
+		if (unshare(CLONE_NEWNET))
 			_exit(1);
-		if (write(pipefd[1], "x", 1) != 1)
+		cookie = own_cookie();
+		if (drop_all_capabilities() || prctl(PR_SET_DUMPABLE, 1))
+			_exit(1);
+		if (write(pipefd[1], &cookie, sizeof(cookie)) != sizeof(cookie))
 			_exit(1);
 		for (;;)
 			pause();
 	}
 	close(pipefd[1]);
 	pipefd[1] = -1;
-	if (read(pipefd[0], &c, 1) != 1) {
+	if (read(pipefd[0], &cookie, sizeof(cookie)) != sizeof(cookie)) {
 		err = log_err(-EPERM, "cannot create a network namespace (unshare CLONE_NEWNET failed)");
 		goto out;
 	}
+	/* No cookie, no way for the hooks to know the jail's sockets: they
+	 * would refuse all but loopback, so refuse here, saying why. */
+	if (!cookie) {
+		err = log_err(-ENOPROTOOPT, "cannot read the network namespace's cookie "
+			      "(SO_NETNS_COOKIE, Linux 5.14+)");
+		goto out;
+	}
+	ns->cookie = cookie;
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", ns->holder);
 	ns->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (ns->fd < 0)

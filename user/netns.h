@@ -4,11 +4,13 @@
 #define EBPFJAIL_NETNS_H
 
 #include <sys/types.h>
+#include <linux/types.h>
 
 struct netns {
 	pid_t holder; /* a capability-less process inside it, until released */
 	int fd;       /* the namespace: keeps it alive */
 	int host_fd;  /* the namespace we came from */
+	__u64 cookie; /* its SO_NETNS_COOKIE: what the socket hooks compare */
 };
 
 /**
@@ -17,8 +19,10 @@ struct netns {
  * Made by a child ("holder") that drops every capability and waits: pasta
  * (which keeps only a few capabilities of its own) may open
  * /proc/HOLDER/ns/net, where it could not open the namespace of a process
- * with full capabilities. The holder dies with us (PDEATHSIG).
- * Return: 0 or -errno.
+ * with full capabilities. The holder dies with us (PDEATHSIG). It reads
+ * the namespace's cookie first, for the socket hooks (loader_options).
+ * Return: 0 or -errno (a kernel without SO_NETNS_COOKIE, before 5.14, is
+ * -ENOPROTOOPT: the hooks could not tell the jail's sockets from others).
  */
 int netns_create(struct netns *ns);
 

@@ -314,6 +314,29 @@ enum probe_level probe_audit_log(struct probe_result *r, const struct config *cf
 	"a kernel with Landlock scopes (Linux 6.12+, landlock in its lsm= list) adds a layer; " \
 	"the PID and network namespaces hold without it"
 
+enum probe_level probe_unix_hooks(struct probe_result *r)
+{
+	struct jail_bpf *jail = NULL;
+	enum log_level saved = log_get_level();
+	bool on;
+	int err;
+
+	log_set_level(LOG_ERR < saved ? LOG_ERR : saved);
+	err = loader_open(NULL, &jail);
+	on = !err && loader_has_unix_hooks(jail);
+	log_set_level(saved);
+	loader_close(jail);
+	if (on)
+		return set(r, PROBE_OK, "unix hooks", "",
+			   "every Unix socket path the agent connects to outside its own directories "
+			   "is refused and audited (reason unix)");
+	return set(r, PROBE_WARN, "unix hooks",
+		   "Linux 6.7+ judges and audits each Unix socket path; the private directories "
+		   "and masks hold without it",
+		   "this kernel has no cgroup Unix socket hooks: Unix sockets are kept in by the "
+		   "private directories and masks alone");
+}
+
 enum probe_level probe_landlock(struct probe_result *r)
 {
 	int abi = landlock_abi();
@@ -343,12 +366,12 @@ enum probe_level probe_isolation(struct probe_result *r, const struct config *cf
 	if (cfg->share_tmp)
 		return set(r, PROBE_WARN, "isolation", "share-tmp = off keeps the host's sockets there "
 			   "out of the agent's reach",
-			   "PID namespace, seccomp; share-tmp = on: the host's /tmp, /dev/shm and "
+			   "PID and cgroup namespaces, seccomp; share-tmp = on: the host's /tmp, /dev/shm and "
 			   "/run/user with their sockets (tmux, ssh-agent, the session bus) are the "
 			   "agent's; %zu root-granting daemon socket%s masked", masked,
 			   masked == 1 ? "" : "s");
 	return set(r, PROBE_OK, "isolation", "",
-		   "PID namespace, seccomp (setns, io_uring, socket families, TIOCSTI), private "
+		   "PID and cgroup namespaces, seccomp (setns, io_uring, socket families, TIOCSTI), private "
 		   "/tmp, /dev/shm and /run/user; %zu root-granting daemon socket%s masked", masked,
 		   masked == 1 ? "" : "s");
 }

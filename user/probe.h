@@ -40,5 +40,6 @@ enum probe_level probe_audit_log(struct probe_result *r, const struct config *cf
 /* What keeps the agent's processes in (docs/DESIGN.md, "Processes"). */
 enum probe_level probe_isolation(struct probe_result *r, const struct config *cfg);
 enum probe_level probe_landlock(struct probe_result *r);
+enum probe_level probe_unix_hooks(struct probe_result *r);
 
 #endif /* EBPFJAIL_PROBE_H */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* summary.c - the one-line summary of what was denied, printed at exit */
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +12,29 @@
 #include "netaddr.h"
 #include "summary.h"
 #include "textbuf.h"
+#include "unixpolicy.h"
+
+/* same() - whether @e is @x's destination: the same path, or the same
+ * address and port, with the same reason */
+static bool same(const struct summary_slot *x, const struct jail_event *e, bool is_unix)
+{
+	if (x->reason != e->reason || x->is_unix != is_unix)
+		return false;
+	if (is_unix)
+		return !memcmp(x->path, e->path, sizeof(x->path));
+	return x->daddr == e->daddr && x->dport == e->dport;
+}
 
 void summary_add(struct summary *s, const struct jail_event *e)
 {
+	bool is_unix = audit_event_is_unix(e);
+	struct summary_slot *x;
 	size_t i;
 
 	s->total++;
 	for (i = 0; i < s->n; i++) {
-		struct summary_slot *x = &s->slots[i];
-
-		if (x->daddr == e->daddr && x->dport == e->dport && x->reason == e->reason) {
-			x->count++;
+		if (same(&s->slots[i], e, is_unix)) {
+			s->slots[i].count++;
 			return;
 		}
 	}
@@ -29,9 +42,15 @@ void summary_add(struct summary *s, const struct jail_event *e)
 		s->other++;
 		return;
 	}
-	s->slots[s->n++] = (struct summary_slot){ .daddr = e->daddr, .dport = e->dport,
-						  .reason = e->reason, .proto = e->proto,
-						  .count = 1 };
+	x = &s->slots[s->n++];
+	*x = (struct summary_slot){ .reason = e->reason, .proto = e->proto, .is_unix = is_unix,
+				    .count = 1 };
+	if (is_unix) {
+		memcpy(x->path, e->path, sizeof(x->path));
+	} else {
+		x->daddr = e->daddr;
+		x->dport = e->dport;
+	}
 }
 
 static int by_count(const void *a, const void *b)
@@ -56,12 +75,63 @@ static bool metadata(const struct summary_slot *x)
 	return x->reason == REASON_METADATA || (b && b->reason == REASON_METADATA);
 }
 
+/* path_text() - a slot's path for the terminal: the agent chose its
+ * bytes, so anything but printable ASCII is shown as '?' */
+static void path_text(const struct summary_slot *x, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(x->path) && x->path[i] && i + 1 < size; i++)
+		buf[i] = x->path[i] > 0x20 && x->path[i] < 0x7f ? x->path[i] : '?';
+	buf[i] = '\0';
+}
+
+/* nameable_path() - a path a unix-socket line can name as it is: absolute,
+ * no ".." (always refused), and only characters the configuration file
+ * takes literally (no blanks, no '#', nothing a terminal would act on). */
+static bool nameable_path(const struct summary_slot *x)
+{
+	char path[UNIX_PATH_MAX + 1];
+	size_t i;
+
+	memcpy(path, x->path, sizeof(x->path));
+	path[sizeof(x->path)] = '\0';
+	if (unixpolicy_path_problem(path, false))
+		return false;
+	for (i = 0; path[i]; i++)
+		if (!isalnum((unsigned char)path[i]) && !strchr("/._+-@:,=~%", path[i]))
+			return false;
+	return true;
+}
+
+enum advice {
+	ADVICE_NONE,   /* no configuration line can allow it */
+	ADVICE_LINE,   /* allow-ip or unix-socket would */
+	ADVICE_REFUSE, /* one would, but is never suggested */
+};
+
+/* advice() - what the summary may say about allowing @x */
+static enum advice advice(const struct summary_slot *x)
+{
+	if (x->is_unix) {
+		if (!nameable_path(x))
+			return ADVICE_NONE;
+		return unixpolicy_grants_root(x->path) ? ADVICE_REFUSE : ADVICE_LINE;
+	}
+	/* netns: the socket was in a namespace of the agent's own; no
+	 * allow-ip reaches out of that. */
+	if (no_address(x->reason) || x->reason == REASON_NETNS)
+		return ADVICE_NONE;
+	return metadata(x) ? ADVICE_REFUSE : ADVICE_LINE;
+}
+
+
 size_t summary_format(const struct summary *s, char *buf, size_t size)
 {
 	struct summary_slot top[SUMMARY_SLOTS];
 	struct textbuf o = { buf, size, 0, false };
-	const struct summary_slot *pick = NULL, *meta = NULL;
-	char a[NETADDR_CIDR_STRLEN];
+	const struct summary_slot *pick = NULL, *refused = NULL;
+	char a[NETADDR_CIDR_STRLEN], what[UNIX_PATH_MAX + 1];
 	size_t i;
 
 	if (!s->total && !s->lost)
@@ -73,6 +143,14 @@ size_t summary_format(const struct summary *s, char *buf, size_t size)
 	for (i = 0; i < s->n && i < 3; i++) {
 		const char *r = reason_name(top[i].reason);
 
+		if (top[i].is_unix) {
+			char p[UNIX_PATH_MAX + 1];
+
+			path_text(&top[i], p, sizeof(p));
+			textbuf_put(&o, "%s %s (%s) x%llu", i ? "," : ":", p, r,
+				    (unsigned long long)top[i].count);
+			continue;
+		}
 		if (no_address(top[i].reason)) {
 			textbuf_put(&o, "%s %s x%llu", i ? "," : ":", r, (unsigned long long)top[i].count);
 			continue;
@@ -85,34 +163,43 @@ size_t summary_format(const struct summary *s, char *buf, size_t size)
 		textbuf_put(&o, ", ...");
 	if (s->lost)
 		textbuf_put(&o, "; %llu not recorded (events lost)", (unsigned long long)s->lost);
-	/* The line for the most frequent denial an allow-ip can lift, but
-	 * never for a metadata service: an agent that hammers one must not
-	 * get its user to paste the line that hands it the machine's
-	 * credentials. Say why it is skipped instead. */
+	/* The line for the most frequent denial a configuration line can
+	 * lift, but never for a metadata service or a daemon socket that
+	 * grants root: an agent that hammers one must not get its user to
+	 * paste the line that hands it the machine's credentials, or the
+	 * machine. Say why it is skipped instead. */
 	for (i = 0; i < s->n && !pick; i++) {
-		if (no_address(top[i].reason))
-			continue;
-		if (!metadata(&top[i]))
+		enum advice adv = advice(&top[i]);
+
+		if (adv == ADVICE_LINE)
 			pick = &top[i];
-		else if (!meta)
-			meta = &top[i];
+		else if (adv == ADVICE_REFUSE && !refused)
+			refused = &top[i];
 	}
-	if (meta) {
-		netaddr_format(meta->daddr, a);
+	if (refused && refused->is_unix) {
+		path_text(refused, what, sizeof(what));
+		textbuf_put(&o, "; %s is a daemon socket that grants root, not allowed on purpose",
+			    what);
+	} else if (refused) {
+		netaddr_format(refused->daddr, a);
 		textbuf_put(&o, "; %s is a cloud metadata service, not allowed on purpose", a);
 	}
 	if (pick) {
-		char what[NETADDR_CIDR_STRLEN + 8];
+		const char *key = pick->is_unix ? "unix-socket" : "allow-ip";
 
-		netaddr_format(pick->daddr, a);
-		if (pick->dport)
-			snprintf(what, sizeof(what), "%s:%u", a, pick->dport);
-		else
-			snprintf(what, sizeof(what), "%s", a);
+		if (pick->is_unix) {
+			path_text(pick, what, sizeof(what));
+		} else {
+			netaddr_format(pick->daddr, a);
+			if (pick->dport)
+				snprintf(what, sizeof(what), "%s:%u", a, pick->dport);
+			else
+				snprintf(what, sizeof(what), "%s", a);
+		}
 		if (pick == top)
-			textbuf_put(&o, "; to allow the first: allow-ip = %s", what);
+			textbuf_put(&o, "; to allow the first: %s = %s", key, what);
 		else
-			textbuf_put(&o, "; to allow %s: allow-ip = %s", what, what);
+			textbuf_put(&o, "; to allow %s: %s = %s", what, key, what);
 	}
 	textbuf_put(&o, " (details: ebpfjail audit)\n");
 	return o.len;

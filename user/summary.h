@@ -3,6 +3,7 @@
 #ifndef EBPFJAIL_SUMMARY_H
 #define EBPFJAIL_SUMMARY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
@@ -17,6 +18,8 @@ struct summary_slot {
 	uint16_t dport;
 	uint8_t reason;
 	uint8_t proto;
+	bool is_unix;             /* a Unix socket path, not an address */
+	char path[UNIX_PATH_MAX]; /* is_unix: the path, NUL-padded */
 	uint64_t count;
 };
 
@@ -32,8 +35,11 @@ void summary_add(struct summary *s, const struct jail_event *e);
 
 /**
  * summary_format() - one line: how many, the top destinations with reasons,
- * and the configuration line that would allow the most frequent one, a
- * cloud metadata service excepted (named, not suggested: the next denial is)
+ * and the configuration line that would allow the most frequent one
+ * (allow-ip, or unix-socket for a Unix socket path); a cloud metadata
+ * service or a daemon socket that grants root excepted (named, not
+ * suggested: the next denial is). Nothing for netns denials (no line
+ * allows them) or paths no unix-socket line could name.
  * Return: the length; 0 when nothing was denied.
  */
 size_t summary_format(const struct summary *s, char *buf, size_t size);

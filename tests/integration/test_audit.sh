@@ -22,7 +22,7 @@ test_audit_table_json_and_filters() {
 	audit
 	expect_rc 0
 	expect_out "TIME"
-	grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}  $id +[0-9]+  probe +4242  tcp    169\.254\.169\.254:80 +connect4  metadata    169\.254\.169\.254/32$" \
+	grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}  $id +[0-9]+  probe +4242  tcp    169\.254\.169\.254:80 +connect4 +metadata    169\.254\.169\.254/32$" \
 		"$T/out" || fail "table row: $(cat "$T/out")"
 	audit --jail "$id" --since 10m --json
 	expect_lines 2 "$T/out"

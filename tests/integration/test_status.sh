@@ -18,14 +18,14 @@ EOF
 		fail "status row: $(cat "$T/out")"
 	expect_out "denied: metadata 1, connected 1"
 	expect_out "relay: local 127.0.0.1:7001, 0 open, 0 in all"
-	expect_out "protections: pid-namespace seccomp private-tmp"
+	expect_out "protections: pid-namespace cgroup-namespace seccomp netns-rule private-tmp unix-hooks"
 	run "$EBPFJAIL" status --json
 	expect_rc 0
 	expect_out '"state": "running"'
 	expect_out '"uid": 4242'
 	expect_out '"denied": {"metadata": 1, "connected": 1}'
 	expect_out '"relays": [{"kind": "local", "port": 7001, "open": 0, "total": 0, "refused": 0}]'
-	expect_out '"protections": ["pid-namespace", "seccomp", "private-tmp"'
+	expect_out '"protections": ["pid-namespace", "cgroup-namespace", "seccomp", "netns-rule", "private-tmp", "unix-hooks"'
 	touch "$T/end"
 	wait "$job" || fail "the jail failed: $(cat "$T/jail.err")"
 	run "$EBPFJAIL" status

@@ -95,3 +95,91 @@ Test(audit, since)
 	cr_expect_neq(audit_parse_since("yesterday", now, &t), 0);
 	cr_expect_neq(audit_parse_since("2026-11-29T10:00 x", now, &t), 0);
 }
+
+static struct jail_event unix_event(const char *path, size_t len)
+{
+	struct jail_event e = { .pid = 42, .uid = 1000, .hook = HOOK_CONNECT_UNIX,
+				.reason = REASON_UNIX, .family = 1 /* AF_UNIX */ };
+
+	memcpy(e.path, path, len);
+	strcpy(e.comm, "node");
+	return e;
+}
+
+Test(audit, unix_line_has_the_path_instead_of_an_address)
+{
+	struct jail_event e = unix_event("/run/docker.sock", 16);
+	struct timespec t = { .tv_sec = 1795000000, .tv_nsec = 123456000 };
+	struct audit_record r;
+	char line[AUDIT_LINE_MAX];
+
+	audit_format_event(&e, "abcd0123", t, line, sizeof(line));
+	cr_expect_str_eq(line,
+			 "{\"time\": \"2026-11-18T11:06:40.123456Z\", \"jail\": \"abcd0123\", \"pid\": 42, "
+			 "\"comm\": \"node\", \"uid\": 1000, \"proto\": \"unix\", \"path\": "
+			 "\"/run/docker.sock\", \"hook\": \"connect_unix\", \"reason\": \"unix\", "
+			 "\"rule\": null}\n");
+	cr_assert_eq(audit_parse_line(line, &r), 0);
+	cr_expect_str_eq(r.path, "/run/docker.sock");
+	cr_expect_str_eq(r.daddr, "");
+	cr_expect_str_eq(r.proto, "unix");
+	cr_expect_str_eq(r.hook, "connect_unix");
+	cr_expect_str_eq(r.reason, "unix");
+	cr_expect_str_eq(r.rule, "");
+
+	e.hook = HOOK_SENDMSG_UNIX;
+	audit_format_event(&e, "j", t, line, sizeof(line));
+	cr_expect(strstr(line, "\"hook\": \"sendmsg_unix\""), "%s", line);
+}
+
+/* The agent chooses the path's bytes: a newline, quotes, escapes and bytes
+ * over 0x7f stay data, in one line that reads back as it was written. */
+Test(audit, hostile_path_cannot_forge_a_line)
+{
+	static const char path[] = "/tmp/x\"}\n{\"jail\": \"evil\\\x01\xff";
+	struct jail_event e = unix_event(path, sizeof(path) - 1);
+	struct timespec t = { 0 };
+	struct audit_record r;
+	char line[AUDIT_LINE_MAX];
+
+	audit_format_event(&e, "j", t, line, sizeof(line));
+	cr_expect_eq(strchr(line, '\n'), line + strlen(line) - 1, "one line: %s", line);
+	cr_expect(strstr(line, "\"path\": \"/tmp/x\\\"}\\u000a{\\\"jail\\\": \\\"evil\\\\\\u0001\\u00ff\""),
+		  "%s", line);
+	cr_assert_eq(audit_parse_line(line, &r), 0);
+	cr_expect_str_eq(r.jail, "j");
+	cr_expect_str_eq(r.path, "/tmp/x\"}\n{\"jail\": \"evil\\\x01?");
+}
+
+/* The longest line: a 108-byte path (no NUL) and a comm that all need
+ * escaping still fit, whole, with their newline. */
+Test(audit, longest_unix_line_fits)
+{
+	struct jail_event e = unix_event("", 0);
+	struct timespec t = { 0 };
+	struct audit_record r;
+	char line[AUDIT_LINE_MAX];
+	size_t len;
+
+	memset(e.path, 0x01, sizeof(e.path));
+	memset(e.comm, 0x7f, sizeof(e.comm));
+	len = audit_format_event(&e, "abcd0123", t, line, sizeof(line));
+	cr_expect_lt(len, sizeof(line) - 1, "%zu bytes", len);
+	cr_expect_eq(line[len - 1], '\n');
+	cr_expect(strstr(line, "\"rule\": null}\n"), "%s", line);
+	cr_assert_eq(audit_parse_line(line, &r), 0);
+	cr_expect_eq(strlen(r.path), UNIX_PATH_MAX);
+}
+
+Test(audit, netns_line_has_no_rule)
+{
+	struct jail_event e = event("203.0.113.7", 443, REASON_NETNS, "bwrap");
+	struct timespec t = { 0 };
+	char line[AUDIT_LINE_MAX];
+
+	e.rule_prefixlen = 0;
+	audit_format_event(&e, "j", t, line, sizeof(line));
+	cr_expect(strstr(line, "\"daddr\": \"203.0.113.7\", \"dport\": 443, \"hook\": \"connect4\", "
+			       "\"reason\": \"netns\", \"rule\": null}\n"),
+		  "%s", line);
+}

@@ -2,10 +2,11 @@
 /* test_loader.c - the BPF programs on the real kernel: load, fill, attach, deny
  *
  * Needs root (BPF, cgroups, namespaces); skipped with the reason otherwise.
- * Each test makes its own cgroup and runs its probe child in a fresh network
- * namespace that has no routes, so no packet can leave the machine even if a
- * verdict were wrong: a connect is either refused by the hook (EPERM) or
- * fails for lack of a route (ENETUNREACH).
+ * Each test makes its own cgroup and the jail's network namespace (whose
+ * cookie the programs are loaded with); its probe children run there. It
+ * has no routes, so no packet can leave the machine even if a verdict were
+ * wrong: a connect is either refused by the hook (EPERM) or fails for lack
+ * of a route (ENETUNREACH).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,16 +25,22 @@
 
 #include "cgroup.h"
 #include "loader.h"
+#include "netns.h"
 #include "testutil.h"
 
 static int cg_fd = -1;
 static struct jail_bpf *jail;
+static struct netns ns = { .holder = -1, .fd = -1, .host_fd = -1 };
 
 static void setup(void)
 {
+	struct loader_options opts = { 0 };
+
 	if (geteuid() != 0)
 		cr_skip_test("needs root: loads BPF programs and creates cgroups");
-	cr_assert_eq(loader_open(NULL, &jail), 0, "the kernel refused the BPF programs");
+	cr_assert_eq(netns_create(&ns), 0);
+	opts.netns_cookie = ns.cookie;
+	cr_assert_eq(loader_open(&opts, &jail), 0, "the kernel refused the BPF programs");
 	cg_fd = test_cgroup_open("loader");
 }
 
@@ -43,6 +50,7 @@ static void teardown(void)
 	jail = NULL;
 	test_cgroup_close();
 	cg_fd = -1;
+	netns_close(&ns);
 }
 
 static struct policy_rule rule(const char *addr, unsigned int prefixlen, uint16_t port,
@@ -56,8 +64,9 @@ static struct policy_rule rule(const char *addr, unsigned int prefixlen, uint16_
 	return r;
 }
 
-/* connect_errno() - in a child inside the test cgroup and a fresh network
- * namespace, TCP-connect to addr:port and return the errno (0 on success). */
+/* connect_errno() - in a child inside the test cgroup and the jail's
+ * network namespace, TCP-connect to addr:port and return the errno (0 on
+ * success). */
 static int connect_errno(const char *addr, uint16_t port)
 {
 	int pipefd[2], status, err = -1;
@@ -74,7 +83,7 @@ static int connect_errno(const char *addr, uint16_t port)
 		close(pipefd[0]);
 		snprintf(self, sizeof(self), "%d", getpid());
 		procs = openat(cg_fd, "cgroup.procs", O_WRONLY);
-		if (procs < 0 || write(procs, self, strlen(self)) < 0 || unshare(CLONE_NEWNET))
+		if (procs < 0 || write(procs, self, strlen(self)) < 0 || setns(ns.fd, CLONE_NEWNET))
 			_exit(99);
 		sin.sin_addr.s_addr = inet_addr(addr);
 		fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -128,4 +137,39 @@ Test(loader, detached_after_close)
 	loader_close(jail);
 	jail = NULL;
 	cr_expect_eq(connect_errno("203.0.113.1", 80), ENETUNREACH, "nothing stays attached");
+}
+
+Test(loader, unset_netns_cookie_fails_closed)
+{
+	__u64 c[COUNTER_SLOTS];
+
+	/* Loaded without the jail's cookie: no socket counts as the jail's,
+	 * so even the internet (no policy entry at all) is refused, and the
+	 * jail's own loopback still works. */
+	loader_close(jail);
+	cr_assert_eq(loader_open(NULL, &jail), 0);
+	cr_assert_eq(loader_set_policy(jail, NULL, 0), 0);
+	cr_assert_eq(loader_attach_cgroup(jail, cg_fd), 0);
+	cr_expect_eq(connect_errno("203.0.113.1", 80), EPERM, "the internet, with cookie 0");
+	cr_expect_neq(connect_errno("127.0.0.1", 9), EPERM, "loopback, with cookie 0");
+	cr_assert_eq(loader_read_counters(jail, c), 0);
+	cr_expect_eq(c[HOOK_CONNECT4 * COUNTER_STRIDE + REASON_NETNS], 1);
+	cr_expect_eq(c[HOOK_CONNECT4 * COUNTER_STRIDE + REASON_JAIL_LOOPBACK], 1);
+}
+
+/* Where the kernel lacks the Unix socket hooks: everything else still
+ * loads and attaches, and the loader says so. */
+Test(loader, unix_hooks_off_still_loads_the_rest)
+{
+	struct loader_options opts = { .netns_cookie = ns.cookie, .unix_hooks_off = true };
+	struct unix_rule rule = { .path = "/tmp/", .prefix = true };
+
+	loader_close(jail);
+	cr_assert_eq(loader_open(&opts, &jail), 0);
+	cr_expect(!loader_has_unix_hooks(jail));
+	cr_expect_eq(loader_set_unix_rules(jail, &rule, 1), 0, "filled all the same");
+	cr_assert_eq(loader_set_policy(jail, NULL, 0), 0);
+	cr_assert_eq(loader_attach_cgroup(jail, cg_fd), 0);
+	cr_expect_eq(connect_errno("203.0.113.1", 80), ENETUNREACH, "the inet hooks work");
+	loader_detach_cgroup(jail);
 }

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_sock.c - the socket hooks on the real kernel, one probe per way out
  *
- * A child joins a test cgroup with the hooks attached, enters a fresh
- * network namespace whose only interface is lo (carrying the test's
- * "internet" and "private" addresses, so nothing can leave the machine),
- * drops to uid 4242, and tries every way of sending: TCP and UDP connect,
- * unconnected sendto, sendmmsg, TCP Fast Open, AF_INET6 sockets with
- * IPv4-mapped and real IPv6 destinations, the jail loopback. Each result is
- * compared with the verdict the policy promises, and each denial with the
- * single event it must have produced.
+ * Each test makes the jail's network namespace (netns_create(), as the jail
+ * does), whose only interface is lo (carrying the test's "internet" and
+ * "private" addresses, so nothing can leave the machine), and loads the
+ * programs with its cookie. A child joins a test cgroup with the hooks
+ * attached, enters that namespace, drops to uid 4242, and tries every way
+ * of sending: TCP and UDP connect, unconnected sendto, sendmmsg, TCP Fast
+ * Open, AF_INET6 sockets with IPv4-mapped and real IPv6 destinations, the
+ * jail loopback. Each result is compared with the verdict the policy
+ * promises, and each denial with the single event it must have produced.
+ * Another child does the same from a second, fresh namespace (the
+ * "foreign" one, as bubblewrap in the jail would make): loopback only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +32,7 @@
 #include "builtin.h"
 #include "cgroup.h"
 #include "loader.h"
+#include "netns.h"
 #include "testutil.h"
 #include "policy.h"
 
@@ -91,6 +95,28 @@ static const struct probe probes[] = {
 
 #define N_PROBES (sizeof(probes) / sizeof(probes[0]))
 
+/* From a namespace that is not the jail's: its own loopback, nothing else,
+ * whatever the policy says (the DNS exception, the internet, allow-ip). */
+static const struct probe foreign_probes[] = {
+	{ OP_TCP_CONNECT, AF_INET, "203.0.113.1", 8080, EPERM, HOOK_CONNECT4, REASON_NETNS },
+	{ OP_TCP_CONNECT, AF_INET, "10.1.2.3", 502, EPERM, HOOK_CONNECT4, REASON_NETNS },
+	{ OP_TCP_CONNECT, AF_INET, "10.9.9.9", 80, EPERM, HOOK_CONNECT4, REASON_NETNS },
+	{ OP_UDP_CONNECT, AF_INET, "169.254.1.1", 53, EPERM, HOOK_CONNECT4, REASON_NETNS },
+	{ OP_UDP_SENDTO, AF_INET, "203.0.113.1", 9999, EPERM, HOOK_SENDMSG4, REASON_NETNS },
+	{ OP_TCP_FASTOPEN, AF_INET, "203.0.113.1", 8080, EPERM, HOOK_CONNECT4, REASON_NETNS },
+	{ OP_TCP_CONNECT, AF_INET6, "203.0.113.1", 8080, EPERM, HOOK_CONNECT6, REASON_NETNS },
+	{ OP_UDP_SENDTO, AF_INET6, "203.0.113.1", 9999, EPERM, HOOK_SENDMSG4, REASON_NETNS },
+	{ OP_TCP_CONNECT, AF_INET6, "::1", 9000, EPERM, HOOK_CONNECT6, REASON_IPV6 },
+	{ OP_TCP_CONNECT, AF_INET, "127.0.0.1", 9000, 0, 0, 0 },
+	{ OP_TCP_CONNECT, AF_INET, "127.1.2.3", 9000, 0, 0, 0 },
+	{ OP_TCP_CONNECT, AF_INET6, "127.0.0.1", 9000, 0, 0, 0 },
+	{ OP_UDP_SENDTO, AF_INET, "127.0.0.1", 9999, 0, 0, 0 },
+	{ OP_UDP_SENDTO, AF_INET6, "127.0.0.1", 9999, 0, 0, 0 },
+};
+
+#define N_FOREIGN_PROBES (sizeof(foreign_probes) / sizeof(foreign_probes[0]))
+
+static struct netns ns = { .holder = -1, .fd = -1, .host_fd = -1 };
 static int cg_fd = -1;
 static struct jail_bpf *jail;
 static struct config cfg;
@@ -107,6 +133,29 @@ static int on_event(void *ctx, const struct jail_event *e)
 	return 0;
 }
 
+/* jail_netns() - the jail's namespace, with lo up and the test's
+ * addresses on it, configured by a child (setns() wants one thread). */
+static void jail_netns(void)
+{
+	int status;
+	pid_t pid;
+
+	cr_assert_eq(netns_create(&ns), 0);
+	cr_assert_neq(ns.cookie, 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (setns(ns.fd, CLONE_NEWNET))
+			_exit(1);
+		_exit(system("ip link set lo up && ip addr add 203.0.113.1/32 dev lo && "
+			     "ip addr add 10.1.2.3/32 dev lo && ip addr add 10.9.9.9/32 dev lo && "
+			     "ip addr add 192.168.1.1/32 dev lo && "
+			     "ip addr add 169.254.1.1/32 dev lo") ? 2 : 0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "cannot configure the namespace");
+}
+
 static void setup(void)
 {
 	static const char conf[] = "allow-ip = 10.1.2.3:502\n";
@@ -119,6 +168,8 @@ static void setup(void)
 	config_parse_buffer(&cfg, "sock.conf", conf, sizeof(conf) - 1);
 	cr_assert(config_ok(&cfg));
 	cr_assert_eq(policy_compile(&cfg, &none, &pol), 0);
+	jail_netns();
+	opts.netns_cookie = ns.cookie;
 	cr_assert_eq(loader_open(&opts, &jail), 0);
 	cr_assert_eq(loader_set_policy(jail, pol.rules, pol.n), 0);
 	cg_fd = test_cgroup_open("sock");
@@ -134,6 +185,7 @@ static void teardown(void)
 	config_free(&cfg);
 	test_cgroup_close();
 	cg_fd = -1;
+	netns_close(&ns);
 }
 
 /* --- the child ----------------------------------------------------------- */
@@ -217,15 +269,17 @@ static int listen_on(int type, const char *addr, uint16_t port)
 	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0), one = 1;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) ||
 	    (type == SOCK_STREAM && listen(fd, 64)))
 		return -1;
 	return fd;
 }
 
-/* probe_child() - in the cgroup, in a fresh netns, as PROBE_UID: run @fn,
+/* probe_child() - in the cgroup, in the jail's namespace (or, @foreign,
+ * a fresh one of its own, as the agent may make), as PROBE_UID: run @fn,
  * which writes its results to @out. Returns the child's pid. */
-static pid_t probe_child(void (*fn)(int out), int out)
+static pid_t probe_child(void (*fn)(int out), int out, bool foreign)
 {
 	pid_t pid = fork();
 
@@ -238,22 +292,30 @@ static pid_t probe_child(void (*fn)(int out), int out)
 
 	snprintf(self, sizeof(self), "%d", getpid());
 	procs = openat(cg_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-	if (procs < 0 || write(procs, self, strlen(self)) < 0 || unshare(CLONE_NEWNET))
+	if (procs < 0 || write(procs, self, strlen(self)) < 0)
 		_exit(90);
 	close(procs);
-	/* Everything on lo: the addresses are local, nothing can leave. */
-	if (system("ip link set lo up && ip addr add 203.0.113.1/32 dev lo && "
-		   "ip addr add 10.1.2.3/32 dev lo && ip addr add 10.9.9.9/32 dev lo && "
-		   "ip addr add 192.168.1.1/32 dev lo && ip addr add 169.254.1.1/32 dev lo"))
-		_exit(91);
-	/* Listeners for what should get through (listen() has no hook),
-	 * bound while still root: 502 is a privileged port. */
-	if (listen_on(SOCK_STREAM, "203.0.113.1", 8080) < 0 ||
-	    listen_on(SOCK_STREAM, "10.1.2.3", 502) < 0 ||
-	    listen_on(SOCK_STREAM, "127.0.0.1", 9000) < 0 ||
-	    listen_on(SOCK_DGRAM, "203.0.113.1", 9999) < 0 ||
-	    listen_on(SOCK_DGRAM, "169.254.1.1", 53) < 0)
-		_exit(93);
+	if (foreign) {
+		/* Only lo, and nothing on it but loopback: the probes that
+		 * the hooks let through fail for lack of a route. */
+		if (unshare(CLONE_NEWNET) || system("ip link set lo up"))
+			_exit(91);
+		if (listen_on(SOCK_STREAM, "0.0.0.0", 9000) < 0 ||
+		    listen_on(SOCK_DGRAM, "127.0.0.1", 9999) < 0)
+			_exit(93);
+	} else {
+		/* Everything on lo: the addresses are local, nothing can
+		 * leave. Listeners for what should get through (listen() has
+		 * no hook), bound while still root: 502 is a privileged port. */
+		if (setns(ns.fd, CLONE_NEWNET))
+			_exit(91);
+		if (listen_on(SOCK_STREAM, "203.0.113.1", 8080) < 0 ||
+		    listen_on(SOCK_STREAM, "10.1.2.3", 502) < 0 ||
+		    listen_on(SOCK_STREAM, "127.0.0.1", 9000) < 0 ||
+		    listen_on(SOCK_DGRAM, "203.0.113.1", 9999) < 0 ||
+		    listen_on(SOCK_DGRAM, "169.254.1.1", 53) < 0)
+			_exit(93);
+	}
 	prctl(PR_SET_NAME, PROBE_COMM);
 	if (setresgid(PROBE_UID, PROBE_UID, PROBE_UID) || setresuid(PROBE_UID, PROBE_UID, PROBE_UID))
 		_exit(92);
@@ -261,16 +323,26 @@ static pid_t probe_child(void (*fn)(int out), int out)
 	_exit(0);
 }
 
-static void all_probes(int out)
+static void run_table(int out, const struct probe *table, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < N_PROBES; i++) {
-		int r = run_probe(&probes[i]);
+	for (i = 0; i < n; i++) {
+		int r = run_probe(&table[i]);
 
 		if (write(out, &r, sizeof(r)) != sizeof(r))
 			_exit(94);
 	}
+}
+
+static void all_probes(int out)
+{
+	run_table(out, probes, N_PROBES);
+}
+
+static void all_foreign_probes(int out)
+{
+	run_table(out, foreign_probes, N_FOREIGN_PROBES);
 }
 
 static void wait_child(pid_t pid)
@@ -284,25 +356,30 @@ static void wait_child(pid_t pid)
 
 TestSuite(sock, .init = setup, .fini = teardown, .timeout = 60);
 
-Test(sock, every_way_out)
+/* run_and_check() - run @table in a probe child; each result must be the
+ * promised verdict, and each denial exactly one event with its fields */
+static void run_and_check(const struct probe *table, size_t n, void (*fn)(int out),
+			  bool foreign)
 {
+	static const char no_tail[sizeof(struct jail_event)];
 	int results[N_PROBES], pipefd[2];
 	unsigned int denied = 0, e = 0;
 	pid_t pid;
 	size_t i;
 
+	cr_assert_leq(n, N_PROBES);
 	cr_assert_eq(pipe(pipefd), 0);
-	pid = probe_child(all_probes, pipefd[1]);
+	pid = probe_child(fn, pipefd[1], foreign);
 	close(pipefd[1]);
-	for (i = 0; i < N_PROBES; i++)
+	for (i = 0; i < n; i++)
 		cr_assert_eq(read(pipefd[0], &results[i], sizeof(int)), sizeof(int),
 			     "probe child stopped before probe %zu", i);
 	close(pipefd[0]);
 	wait_child(pid);
 	loader_events_poll(jail, 0);
 
-	for (i = 0; i < N_PROBES; i++) {
-		const struct probe *p = &probes[i];
+	for (i = 0; i < n; i++) {
+		const struct probe *p = &table[i];
 
 		cr_expect_eq(results[i], p->want_errno, "probe %zu (%s %s:%u): got %d (%s), want %s",
 			     i, p->family == AF_INET ? "inet" : "inet6", p->addr, p->port, results[i],
@@ -314,8 +391,8 @@ Test(sock, every_way_out)
 	cr_assert_eq(n_events_total, denied, "one event per denial: %u events, %u denials",
 		     n_events_total, denied);
 
-	for (i = 0; i < N_PROBES; i++) {
-		const struct probe *p = &probes[i];
+	for (i = 0; i < n; i++) {
+		const struct probe *p = &table[i];
 		const struct jail_event *ev;
 
 		if (!p->want_errno)
@@ -328,16 +405,27 @@ Test(sock, every_way_out)
 		cr_expect_str_eq(ev->comm, PROBE_COMM, "probe %zu", i);
 		cr_expect_eq(ev->hook, p->hook, "probe %zu: hook %s, want %s", i, hook_name(ev->hook),
 			     hook_name((unsigned)p->hook));
-		cr_expect_eq(ev->reason, p->reason, "probe %zu: reason %s", i, reason_name(ev->reason));
+		cr_expect_eq(ev->reason, p->reason, "probe %zu: reason %s, want %s", i,
+			     reason_name(ev->reason), reason_name((unsigned)p->reason));
 		cr_expect_eq(ev->dport, p->port, "probe %zu: dport %u (byte order?)", i, ev->dport);
 		cr_expect_eq(ev->family, p->family, "probe %zu: family %u", i, ev->family);
 		cr_expect_neq(ev->cgroup_id, 0);
 		cr_expect_neq(ev->time_ns, 0);
+		/* A network record is shorter than the struct: the reader
+		 * hands it over whole, the rest zeroes (bpf/ebpfjail.h). */
+		cr_expect_eq(memcmp((const char *)ev + JAIL_EVENT_INET_SIZE, no_tail,
+				    sizeof(*ev) - JAIL_EVENT_INET_SIZE), 0,
+			     "probe %zu: bytes past a network record are not zero", i);
 		if (p->reason == REASON_IPV6) {
 			struct in6_addr want;
 
 			inet_pton(AF_INET6, p->addr, &want);
 			cr_expect_eq(memcmp(ev->daddr6, &want, 16), 0, "probe %zu: IPv6 address", i);
+		} else if (p->reason == REASON_NETNS) {
+			/* No prefix decided it: rule none (bpf/ebpfjail.h). */
+			cr_expect_eq(ev->daddr, inet_addr(p->addr), "probe %zu: daddr", i);
+			cr_expect_eq(ev->rule_prefixlen, 0, "probe %zu: rule /%u", i,
+				     ev->rule_prefixlen);
 		} else {
 			cr_expect_eq(ev->daddr, inet_addr(p->addr), "probe %zu: daddr", i);
 			long m = policy_lookup(&pol, inet_addr(p->addr), htons(p->port));
@@ -351,6 +439,19 @@ Test(sock, every_way_out)
 			     p->op == OP_TCP_CONNECT || p->op == OP_TCP_FASTOPEN ? IPPROTO_TCP : IPPROTO_UDP,
 			     "probe %zu: proto %u", i, ev->proto);
 	}
+}
+
+Test(sock, every_way_out)
+{
+	run_and_check(probes, N_PROBES, all_probes, false);
+}
+
+/* A namespace the agent made (unshare, bubblewrap) is not behind the tap:
+ * loopback only, and every other destination is EPERM with reason netns,
+ * the policy's allows included. */
+Test(sock, foreign_namespace_gets_loopback_only)
+{
+	run_and_check(foreign_probes, N_FOREIGN_PROBES, all_foreign_probes, true);
 }
 
 #define FLOOD 100000
@@ -376,7 +477,7 @@ Test(sock, flood_every_denial_logged_or_counted_lost)
 	pid_t pid;
 
 	cr_assert_eq(pipe(pipefd), 0);
-	pid = probe_child(flood, pipefd[1]);
+	pid = probe_child(flood, pipefd[1], false);
 	close(pipefd[1]);
 	cr_assert_eq(read(pipefd[0], &denied, sizeof(denied)), sizeof(denied));
 	close(pipefd[0]);
@@ -435,7 +536,7 @@ Test(sock, policy_swap_never_opens_a_window)
 	cr_assert_eq(policy_compile(&big, &none, &p), 0);
 
 	cr_assert_eq(pipe(pipefd), 0);
-	pid = probe_child(hammer_blocked, pipefd[1]);
+	pid = probe_child(hammer_blocked, pipefd[1], false);
 	close(pipefd[1]);
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
 	/* Swap back and forth until the child is done (bounded by its count). */
