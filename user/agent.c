@@ -351,6 +351,19 @@ static void agent_child(const struct agent_spec *s, int report, int channel, pid
 	_exit(err == -ENOENT ? 127 : 126);
 }
 
+/* close_all_but() - every descriptor from 3 on but @a and @b.
+ * Return: 0 or -1 with errno set. */
+static int close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3 && syscall(SYS_close_range, 3U, (unsigned)lo - 1, 0U))
+		return -1;
+	if (hi > lo + 1 && syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U))
+		return -1;
+	return (int)syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U);
+}
+
 /* supervisor_gone() - the supervisor died before PDEATHSIG was set: its
  * end of the channel is closed. */
 static bool supervisor_gone(int channel)
@@ -390,6 +403,10 @@ static void init_child(const struct agent_spec *s, int report, int channel, bool
 	 * refuses a move out of that subtree, whoever writes. */
 	if (s->fs && unshare(CLONE_NEWCGROUP))
 		fail(report, -errno, "creating a cgroup namespace");
+	/* SysV shared memory, semaphores and message queues of the user's
+	 * other processes (X11's MIT-SHM segments among them) stay theirs. */
+	if (s->fs && unshare(CLONE_NEWIPC))
+		fail(report, -errno, "creating an IPC namespace");
 	if (s->fs && (err = agentfs_setup(s->fs)))
 		fail(report, err, "setting up the agent's file system view");
 
@@ -399,6 +416,11 @@ static void init_child(const struct agent_spec *s, int report, int channel, bool
 		fail(report, -errno, "forking the agent");
 	if (agent == 0)
 		agent_child(s, report, channel, self);
+	/* The init never execs, so close-on-exec closes nothing for it: it
+	 * would hold the supervisor's BPF maps, control socket, audit log and
+	 * namespaces for as long as the agent runs. */
+	if (close_all_but(report, channel))
+		fail(report, -errno, "closing the supervisor's file descriptors");
 	/* The init needs nothing but to signal the agent, another uid. The
 	 * agent sees it (PID 1) and must not be able to use it. */
 	if ((err = drop_bounding_set()) || (err = set_capabilities(CAP_KILL)) ||

@@ -30,7 +30,9 @@
  *      a root agent), cgroup2 again for its cgroup namespace
  *   3. tmpfs over each private directory; /run/user/UID for the agent
  *   4. the clones moved into place, at the same paths
- *   5. masks, resolv.conf
+ *   5. masks, resolv.conf, its own /dev/mqueue (it has an IPC namespace
+ *      of its own), the jails' state hidden, /sys read-only for a root
+ *      agent
  * Each failure is fatal (the agent does not start), except a unix-socket
  * that does not exist now, which is a warning.
  */
@@ -42,11 +44,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 
 #include "agentfs.h"
 #include "cgroup.h"
+#include "jailstate.h"
 #include "log.h"
 
 static const char *const private_dirs[] = AGENTFS_PRIVATE_DIRS;
@@ -118,29 +123,62 @@ static int mkdir_parents(const char *path)
 	return 0;
 }
 
+/* is_masked() - whether @st is one of the sockets masks_sockets() covers */
+static bool is_masked(const struct agentfs *fs, const struct stat *st)
+{
+	struct stat m;
+	size_t i;
+
+	for (i = 0; i < fs->n_masks; i++)
+		if (stat(fs->masks[i], &m) == 0 && m.st_dev == st->st_dev && m.st_ino == st->st_ino)
+			return true;
+	return false;
+}
+
 /* carry_socket() - clone a unix-socket that lies in a private directory.
+ * The attack: the path is the user's to change, so a link planted there
+ * (agent.sock -> /run/docker.sock) would carry docker into the jail, and a
+ * check by path, then an open by path, could see two different files. The
+ * socket is opened once, no link followed anywhere on the path, and what is
+ * checked and cloned is that descriptor.
  * Return: 1 if cloned, 0 if it does not exist now (warned), -errno. */
 static int carry_socket(const struct agentfs *fs, const char *path, struct carried *c)
 {
+	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	struct stat st;
+	int fd, err = 0;
 
-	if (stat(path, &st)) {
-		if (errno != ENOENT)
-			return log_err(-errno, "unix-socket %s: %s", path, strerror(errno));
-		log_warn("unix-socket %s does not exist now; the jail starts without it", path);
-		return 0;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			log_warn("unix-socket %s does not exist now; the jail starts without it", path);
+			return 0;
+		}
+		return log_err(-errno, "unix-socket %s: %s%s", path, strerror(errno),
+			       errno == ELOOP ? " (a link on its path: name the socket itself)" : "");
 	}
-	if (!S_ISSOCK(st.st_mode))
-		return log_err(-EINVAL, "unix-socket %s is not a socket", path);
+	if (fstat(fd, &st))
+		err = log_err(-errno, "unix-socket %s: %s", path, strerror(errno));
+	else if (!S_ISSOCK(st.st_mode))
+		err = log_err(-EINVAL, "unix-socket %s is not a socket", path);
 	/* Root opens it for the agent: never another user's socket (another
 	 * user's bus in /run/user/OTHER is 0666 inside a 0700 directory). */
-	if (st.st_uid != fs->uid && st.st_uid != 0)
-		return log_err(-EPERM, "unix-socket %s belongs to uid %u, not to the agent's user",
-			       path, (unsigned)st.st_uid);
-	c->tree = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	if (c->tree < 0)
-		return log_err(-errno, "unix-socket %s: cannot carry it into the jail: %s", path,
-			       strerror(errno));
+	else if (st.st_uid != fs->uid && st.st_uid != 0)
+		err = log_err(-EPERM, "unix-socket %s belongs to uid %u, not to the agent's user",
+			      path, (unsigned)st.st_uid);
+	else if (is_masked(fs, &st))
+		err = log_err(-EPERM, "unix-socket %s is the socket of a daemon that grants root; it "
+			      "is never carried into the jail", path);
+	if (!err) {
+		c->tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		if (c->tree < 0)
+			err = log_err(-errno, "unix-socket %s: cannot carry it into the jail: %s",
+				      path, strerror(errno));
+	}
+	close(fd);
+	if (err)
+		return err;
 	c->path = path;
 	c->dir = false;
 	return 1;
@@ -253,6 +291,44 @@ static int new_proc(const struct agentfs *fs)
 	return 0;
 }
 
+/* root_agent_readonly() - /sys read-only, every mount under it, for a
+ * root agent: it owns the files there, and some need no capability
+ * (/sys/power/state suspends the host). Return: 0 or -errno (logged). */
+static int root_agent_readonly(void)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+
+	if (mount_setattr(AT_FDCWD, "/sys", AT_RECURSIVE, &ro, sizeof(ro)))
+		return log_err(-errno, "cannot make /sys read-only for a root agent: %s",
+			       strerror(errno));
+	return 0;
+}
+
+/* private_ipc_view() - the agent has an IPC namespace of its own (the
+ * init's clone): a POSIX message queue file system mounted for the host's
+ * would still show the host's queues. Return: 0 or -errno (logged). */
+static int private_ipc_view(void)
+{
+	if (!is_dir("/dev/mqueue"))
+		return 0;
+	if (mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return log_err(-errno, "cannot mount the agent's /dev/mqueue: %s", strerror(errno));
+	return 0;
+}
+
+/* hide_jail_state() - the jails' state (control sockets, pasta's logs,
+ * every jail's status) is root's business, not a root agent's. */
+static int hide_jail_state(void)
+{
+	if (!is_dir(JAILSTATE_DIR))
+		return 0;
+	if (mount("tmpfs", JAILSTATE_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+		  "mode=0755"))
+		return log_err(-errno, "cannot hide %s from the agent: %s", JAILSTATE_DIR,
+			       strerror(errno));
+	return 0;
+}
+
 int agentfs_setup(const struct agentfs *fs)
 {
 	struct carried carried[MAX_CARRIED];
@@ -306,6 +382,12 @@ int agentfs_setup(const struct agentfs *fs)
 		if (err)
 			log_err(err, "cannot mount the jail's /etc/resolv.conf: %s", strerror(-err));
 	}
+	if (!err)
+		err = private_ipc_view();
+	if (!err)
+		err = hide_jail_state(); /* after resolv.conf, which lives there */
+	if (!err && fs->uid == 0)
+		err = root_agent_readonly();
 	/* The attack: `cd /tmp && ebpfjail run claude`. A process keeps its
 	 * current directory under a new mount: without this, the agent would
 	 * work in the host's /tmp, under its private one, by relative path.

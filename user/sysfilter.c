@@ -83,6 +83,12 @@ int sysfilter_install(void)
 	if (!err)
 		err = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
 				       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
+	/* TIOCSETD changes the terminal's line discipline, which makes the
+	 * kernel load a module of the agent's choosing (ldisc_autoload):
+	 * kernel attack surface that no agent needs. */
+	if (!err)
+		err = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+				       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSETD));
 	if (!err)
 		err = seccomp_load(ctx);
 	seccomp_release(ctx);

@@ -1,0 +1,284 @@
+# test_attack.sh - a prompt-injected agent attacking the jail itself: its
+# private directories, its masks, its supervisor, its cgroup, the host's
+# sockets. Each test is one attack; it passes when the attack is stopped.
+
+# _atk: build the helper (system calls with no exec between them) into $T
+_atk() {
+	[ -x "$T/atk" ] && return 0
+	cc -O2 -static -o "$T/atk" "$SRC/tests/integration/attack_helper.c" ||
+		fail "cannot build attack_helper.c"
+	chmod 755 "$T/atk"
+}
+
+_as_agent_user() { setpriv --reuid 4242 --regid 4242 --clear-groups "$@"; }
+
+# The attack: `cd /tmp && ebpfjail run claude`. The current directory is
+# a private directory itself, so it is not carried; the init does not chdir
+# either, and the agent's cwd is still the host's /tmp under the tmpfs:
+# ./tmux-UID/default, ./.X11-unix/X0, ./ssh-*/agent.* by relative path.
+test_attack_cwd_at_tmp_does_not_reach_the_hosts_tmp() {
+	netsim_up
+	local dir d b i
+	LEFT=
+	trap 'netsim_down; rm -rf $LEFT' EXIT
+	for dir in /tmp /dev/shm /run/user; do
+		[ -d "$dir" ] || continue
+		d=$(mktemp -d "$dir/ebpfjail-atk.XXXXXX")
+		LEFT="$LEFT $d"
+		b=$(basename "$d")
+		chmod 755 "$d"
+		echo secret >"$d/hostfile"
+		socat UNIX-LISTEN:"$d/sock",fork,mode=777 SYSTEM:"echo host-sock >>$T/hits; echo host-sock" </dev/null >/dev/null 2>&1 &
+		NETSIM_PIDS+=($!)
+		for i in $(seq 1 100); do [ -S "$d/sock" ] && break; sleep 0.02; done
+		cd "$dir"
+		jail -- sh -c "cat ./$b/hostfile; cat /proc/self/cwd/$b/hostfile; '$T/probe' unix:./$b/sock:0"
+		cd "$T"
+		expect_rc 0
+		expect_no_out secret
+		r=$(result "unix:./$b/sock:0") # a relative path: the unix hooks refuse it
+		[ "$r" = ENOENT ] || [ "$r" = EPERM ] || fail "unix:./$b/sock: $r"
+	done
+	expect_no_hit host-sock
+}
+
+# The attack: a root agent (--user root) makes a user namespace, where its
+# CapEff is full (in that namespace only), and asks its own supervisor to
+# allow the LAN. The control socket checks uid 0 (SO_PEERCRED: kuid 0 is
+# still 0) and CapEff in /proc/PID/status, not in which namespace.
+test_attack_root_agent_cannot_allow_itself_from_a_user_namespace() {
+	netsim_up
+	_atk
+	jail --user root -- sh -c "'$T/atk' userns-control \$(ls -d /run/ebpfjail/*/control | head -1) 'allow 10.23.0.2 0'; '$T/probe' tcp:10.23.0.2:22"
+	expect_rc 0
+	expect_no_out "reply ok"
+	expect_result tcp:10.23.0.2:22 EPERM
+	expect_no_hit lan-ssh
+}
+
+# The attack: a root agent owns every cgroup file (root's, 0644):
+# `echo $$ >ROOT/cgroup.procs` took it out of the jail's cgroup (no socket
+# hooks, no audit with pid/comm, no freeze, no kill when pasta dies) while
+# it had no cgroup namespace of its own.
+test_attack_root_agent_cannot_leave_its_cgroup() {
+	netsim_up
+	local cg
+	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	jail --user root -- sh -c "echo \$\$ >$cg/cgroup.procs; grep '^0::' /proc/self/cgroup; '$T/probe' tcp:10.23.0.2:22"
+	expect_rc 0
+	# Its cgroup namespace's root is its jail's cgroup, and it is still
+	# there: the socket hooks answer at once (out of the cgroup, only the
+	# TC filter would, by a timeout).
+	grep -qx "0::/" "$T/out" || fail "the agent left its cgroup: $(cat "$T/out")"
+	expect_result tcp:10.23.0.2:22 EPERM
+	expect_no_hit lan-ssh
+}
+
+# The attack: the same root agent ends any of the host's services
+# (system.slice/cgroup.kill), another user's jail, or its own supervisor's
+# cgroup. A cgroup of the test's stands for them.
+test_attack_root_agent_cannot_kill_a_host_cgroup() {
+	netsim_up
+	local cg
+	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	mkdir "$cg/ebpfjail-atk-victim.$$"
+	LEFT="$cg/ebpfjail-atk-victim.$$"
+	sleep 120 </dev/null >/dev/null 2>&1 &
+	VICTIM=$!
+	echo "$VICTIM" >"$LEFT/cgroup.procs"
+	trap 'kill $VICTIM 2>/dev/null || true; netsim_down; sleep 0.1; rmdir "$LEFT"' EXIT
+	jail --user root -- sh -c "echo 1 >$LEFT/cgroup.kill"
+	sleep 0.2
+	alive "$VICTIM" || fail "a root agent killed a cgroup outside its jail"
+}
+
+# The attack: in a user and mount namespace of its own the agent tries to
+# take the private /tmp and /dev/shm away (umount2), or clone / without
+# what is mounted on it (open_tree without AT_RECURSIVE) to see the
+# host's /tmp under the tmpfs. The mounts are locked: stopped.
+test_attack_nested_namespace_cannot_uncover_the_private_dirs() {
+	netsim_up
+	_atk
+	jail -- "$T/atk" mnt
+	expect_rc 0
+	expect_out "umount2-tmp Invalid argument"
+	expect_out "umount2-dockersock Invalid argument"
+	expect_out "open_tree-root Invalid argument"
+	expect_no_out host-tmp
+}
+
+# The attack: the user's tmux server keeps its socket in $HOME (tmux -S,
+# TMUX_TMPDIR) rather than /tmp; `run-shell` runs what the agent asks,
+# outside the jail. No private directory covers $HOME; the cgroup unix
+# hooks (SPEC: "every pathname connect outside the jail's own directories
+# is judged") would.
+test_attack_tmux_socket_in_home_is_out_of_reach() {
+	netsim_up
+	mkdir -p "$T/home/.tmux" "$T/agent"
+	chown -R 4242:4242 "$T/home" "$T/agent"
+	chmod 755 "$T"
+	S=$T/home/.tmux/default
+	_as_agent_user env -i PATH="$PATH" HOME="$T/home" tmux -S "$S" new-session -d "sleep 120"
+	trap '_as_agent_user tmux -S "$S" kill-server 2>/dev/null || true; netsim_down' EXIT
+	jail -- sh -c "tmux -S $S run-shell 'touch $T/agent/pwned'; echo tmux:\$?"
+	sleep 0.2
+	[ ! -e "$T/agent/pwned" ] || fail "the agent ran a command through the user's tmux server in \$HOME"
+}
+
+# The attack: docker.sock is masked with /dev/null when the jail starts.
+# dockerd restarts (an upgrade, `systemctl restart docker`): it unlinks and
+# binds /run/docker.sock again. Unlinking a mount point in another mount
+# namespace detaches what is mounted there, so the new socket is bare in
+# the agent's namespace.
+test_attack_masked_socket_recreated_by_its_daemon_stays_masked() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/daemon.sh" <<EOS
+socat UNIX-LISTEN:/run/docker.sock,fork,mode=777 SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 & echo \$! >$T/d1.pid
+for i in \$(seq 1 100); do [ -S /run/docker.sock ] && break; sleep 0.02; done
+( for i in \$(seq 1 300); do [ -e $T/agent/restart ] && break; sleep 0.05; done
+  kill \$(cat $T/d1.pid); rm -f /run/docker.sock
+  socat UNIX-LISTEN:/run/docker.sock,fork,mode=777 SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 & echo \$! >$T/d2.pid
+  sleep 0.3; touch $T/agent/restarted ) </dev/null >/dev/null 2>&1 &
+EOS
+	trap 'kill $(cat $T/d1.pid $T/d2.pid 2>/dev/null) 2>/dev/null || true; netsim_down' EXIT
+	# /run in the test's own mount namespace only.
+	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && sh $T/daemon.sh" \
+		jail -- sh -c "'$T/probe' unix:/run/docker.sock:0; touch $T/agent/restart
+			for i in \$(seq 1 100); do [ -e $T/agent/restarted ] && break; sleep 0.05; done
+			'$T/probe' unix:/run/docker.sock:0"
+	expect_rc 0
+	[ -e "$T/agent/restarted" ] || fail "the daemon did not restart"
+	! grep -q 'docker.sock:0 ok' "$T/out" || fail "the agent reached the restarted docker.sock: $(cat "$T/out")"
+	expect_no_hit docker
+}
+
+# The attack: `unix-socket = /tmp/d/agent.sock` was approved, but the name
+# is a symlink (planted by any process of the user's: an agent run with
+# share-tmp = on, or one that reached the host's /tmp) to /run/docker.sock.
+# stat() and open_tree() follow it, root's socket passes the owner check,
+# and the bind mount carries docker.sock in past its mask.
+test_attack_carried_unix_socket_that_is_a_symlink_does_not_carry_docker() {
+	netsim_up
+	local d
+	d=$(mktemp -d /tmp/ebpfjail-atk.XXXXXX)
+	LEFT=$d
+	trap 'kill $(cat $T/d.pid 2>/dev/null) 2>/dev/null || true; netsim_down; rm -rf "$LEFT"' EXIT
+	chown 4242 "$d"
+	ln -s /run/docker.sock "$d/agent.sock"
+	echo "unix-socket = $d/agent.sock" >>"$T/jail.conf"
+	# /run/docker.sock in the test's own mount namespace only.
+	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && { socat UNIX-LISTEN:/run/docker.sock,fork,mode=777 \
+		SYSTEM:'echo docker >>$T/hits; echo docker' </dev/null >/dev/null 2>&1 & echo \$! >$T/d.pid; } &&
+		for i in \$(seq 1 100); do [ -S /run/docker.sock ] && break; sleep 0.02; done" \
+		jail -- "$T/probe" unix:/run/docker.sock:0 "unix:$d/agent.sock:0"
+	! grep -q ' ok ' "$T/out" || fail "the agent reached docker.sock: $(cat "$T/out")"
+	expect_no_hit docker
+}
+
+# The attack: the jail shares the host's IPC namespace, so SysV shared
+# memory, semaphores and message queues of the user's other processes
+# (X11 MIT-SHM pixmaps, an editor's or a database's segments) are the
+# agent's to read and write: `ipcs` lists them, shmat() opens them.
+test_attack_sysv_ipc_of_the_users_processes_is_out_of_reach() {
+	netsim_up
+	_atk
+	local id
+	id=$(_as_agent_user ipcmk -M 4096 -p 0600 | awk '{ print $NF }')
+	SHMID=$id
+	trap 'ipcrm -m $SHMID 2>/dev/null || true; netsim_down' EXIT
+	jail -- "$T/atk" shm-poke "$id"
+	[ "$("$T/atk" shm-read "$id")" != agent ] || fail "the agent wrote into a host process's shared memory"
+}
+
+# The attack: kill(0, SIG) signals the whole process group, and the agent
+# shares the caller's (`sudo ebpfjail run claude | tee log`: tee is the
+# user's). The PID namespace does not limit a process-group kill; Landlock's
+# signal scope does: stopped (only on kernels with Landlock scopes).
+test_attack_process_group_kill_does_not_reach_the_users_processes() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	_as_agent_user sh -c "trap 'touch $T/agent/got' USR1; for i in \$(seq 1 20); do sleep 0.2; done" </dev/null >/dev/null 2>&1 &
+	VICTIM=$!
+	trap 'kill $VICTIM 2>/dev/null || true; netsim_down' EXIT
+	sleep 0.2
+	jail -- sh -c "trap '' USR1; kill -USR1 0"
+	sleep 0.5
+	[ ! -e "$T/agent/got" ] || fail "the agent signalled a process of its user outside the jail"
+}
+
+# The attack: a root agent has its init's uid; ptrace, /proc/1/fd and
+# /proc/1/environ would give it the init's descriptors (the supervisor's
+# BPF maps, control socket, audit log, the host's network namespace).
+# The init is not dumpable: stopped.
+test_attack_root_agent_cannot_ptrace_or_read_its_init() {
+	netsim_up
+	jail --user root -- sh -c "'$T/probe' sys:ptrace:1; readlink /proc/1/fd/3 && echo fd-readable; cat /proc/1/environ >/dev/null && echo environ-readable; true"
+	expect_rc 0
+	expect_result sys:ptrace:1 EPERM
+	expect_no_out fd-readable
+	expect_no_out environ-readable
+}
+
+# Defence in depth: the init never execs, so close-on-exec closes nothing:
+# it keeps every descriptor the supervisor had when it cloned it (BPF
+# maps and programs, the control socket, the audit log and its
+# directory, the host's and the jail's network namespaces, the cgroup).
+# Were it ever reached, all of that would be. It needs 0-2 and its channel.
+test_attack_init_holds_none_of_the_supervisors_descriptors() {
+	netsim_up
+	jail_cmd -- sleep 2 >"$T/out" 2>"$T/err" &
+	local job=$! init i
+	for i in $(seq 1 100); do init=$(pgrep -x ebpfjail-init | head -1) && [ -n "$init" ] && break; sleep 0.05; done
+	[ -n "$init" ] || fail "no init"
+	local held
+	held=$(ls -l "/proc/$init/fd" | grep -cE 'bpf-map|bpf-prog|net:\[|audit|/sys/fs/cgroup' || true)
+	wait "$job" || true
+	[ "$held" -eq 0 ] || fail "the init holds $held of the supervisor's descriptors"
+}
+
+# The attack: TIOCSTI through the x32 system call numbers (the same
+# AUDIT_ARCH as x86-64), where a filter that looked only at the number
+# would not match. libseccomp kills it: stopped.
+test_attack_tiocsti_through_x32_numbers_is_refused() {
+	netsim_up
+	_atk
+	jail -- sh -c "'$T/atk' x32; echo x32:\$?"
+	expect_out "x32:159" # SIGSYS: killed by the filter
+	expect_no_out x32-ioctl
+}
+
+# The attack: a storm of the agent's own stops and continues (a child of
+# PID 2 runs kill -STOP 2; kill -CONT 2 in a loop), each one a message on
+# the init's channel, to keep the supervisor busy and root's `ebpfjail
+# deny` unanswered. Stopped: the supervisor answers within a second.
+test_attack_stop_continue_storm_does_not_stall_the_supervisor() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/storm.sh" <<EOS
+( while [ ! -e $T/agent/stop ]; do kill -STOP 2; kill -CONT 2; done ) &
+for i in \$(seq 1 200); do [ -e $T/agent/stop ] && break; sleep 0.05; done; wait
+EOS
+	jail_cmd -- sh "$T/storm.sh" >"$T/out" 2>"$T/err" &
+	local job=$! id k s ms
+	sleep 2
+	id=$(awk '$1 == "agent" { print FILENAME }' /run/ebpfjail/*/status | head -1 | xargs dirname | xargs basename)
+	for k in 1 2 3; do
+		s=$(date +%s%N)
+		timeout 5 "$EBPFJAIL" deny --jail "$id" "192.0.2.$k" >/dev/null 2>&1 || { touch "$T/agent/stop"; fail "deny failed during the storm"; }
+		ms=$((($(date +%s%N) - s) / 1000000))
+		[ "$ms" -lt 1000 ] || { touch "$T/agent/stop"; fail "deny took $ms ms during the storm"; }
+	done
+	touch "$T/agent/stop"
+	wait "$job" || fail "the jail failed: $(cat "$T/err")"
+}
+
+# The same cgroup escape for the ordinary agent (uid 4242): root's files,
+# 0644. Stopped by plain file permissions.
+test_attack_user_agent_cannot_leave_its_cgroup() {
+	netsim_up
+	local cg
+	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	jail -- sh -c "echo \$\$ >$cg/cgroup.procs; echo \$\$ >$cg/ebpfjail/cgroup.procs; grep '^0::' /proc/self/cgroup"
+	grep -qx "0::/" "$T/out" || fail "the agent left its cgroup: $(cat "$T/out")"
+}
