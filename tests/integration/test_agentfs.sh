@@ -153,3 +153,15 @@ test_project_in_tmp_keeps_its_path() {
 	expect_out hello
 	[ "$(cat "$dir/made")" = new ] || fail "the agent's write did not reach the project"
 }
+
+# Everyday lookups (glibc asks nscd and systemd's userdb on every user or
+# group lookup) are no denials: each would be an audit record and a
+# suggestion to open a root daemon's socket.
+test_everyday_lookups_leave_no_unix_denials() {
+	netsim_up
+	jail -- sh -c 'id; ls -l / >/dev/null; getent passwd root >/dev/null; getent group root >/dev/null; getent hosts localhost >/dev/null; echo done'
+	expect_rc 0
+	expect_out done
+	! grep -q '"reason": "unix"' "$T/audit.jsonl" 2>/dev/null || fail "unix denials: $(grep unix "$T/audit.jsonl")"
+	expect_no_out "unix-socket ="
+}
