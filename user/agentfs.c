@@ -31,8 +31,8 @@
  *   3. tmpfs over each private directory; /run/user/UID for the agent
  *   4. the clones moved into place, at the same paths
  *   5. masks, resolv.conf, its own /dev/mqueue (it has an IPC namespace
- *      of its own), the jails' state hidden, /sys read-only for a root
- *      agent
+ *      of its own), the jails' state and screen's sessions hidden, /sys
+ *      read-only for a root agent
  * Each failure is fatal (the agent does not start), except a unix-socket
  * that does not exist now, which is a warning.
  */
@@ -316,16 +316,26 @@ static int private_ipc_view(void)
 	return 0;
 }
 
-/* hide_jail_state() - the jails' state (control sockets, pasta's logs,
- * every jail's status) is root's business, not a root agent's. */
-static int hide_jail_state(void)
+/* Directories hidden under an empty, read-only tmpfs:
+ *   JAILSTATE_DIR  the jails' state (control sockets, pasta's logs, every
+ *                  jail's status): root's business, not a root agent's
+ *   /run/screen    GNU screen's sessions of every user, which run what a
+ *                  client asks (SCREENDIR elsewhere works in the jail) */
+static const char *const hidden_dirs[] = { JAILSTATE_DIR, "/run/screen" };
+
+/* hide_dirs() - each of hidden_dirs[] that exists. Return: 0 or -errno. */
+static int hide_dirs(void)
 {
-	if (!is_dir(JAILSTATE_DIR))
-		return 0;
-	if (mount("tmpfs", JAILSTATE_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
-		  "mode=0755"))
-		return log_err(-errno, "cannot hide %s from the agent: %s", JAILSTATE_DIR,
-			       strerror(errno));
+	size_t i;
+
+	for (i = 0; i < sizeof(hidden_dirs) / sizeof(hidden_dirs[0]); i++) {
+		if (!is_dir(hidden_dirs[i]))
+			continue;
+		if (mount("tmpfs", hidden_dirs[i], "tmpfs",
+			  MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "mode=0755"))
+			return log_err(-errno, "cannot hide %s from the agent: %s", hidden_dirs[i],
+				       strerror(errno));
+	}
 	return 0;
 }
 
@@ -385,7 +395,7 @@ int agentfs_setup(const struct agentfs *fs)
 	if (!err)
 		err = private_ipc_view();
 	if (!err)
-		err = hide_jail_state(); /* after resolv.conf, which lives there */
+		err = hide_dirs(); /* after resolv.conf, which lives in JAILSTATE_DIR */
 	if (!err && fs->uid == 0)
 		err = root_agent_readonly();
 	/* The attack: `cd /tmp && ebpfjail run claude`. A process keeps its

@@ -165,3 +165,23 @@ test_everyday_lookups_leave_no_unix_denials() {
 	! grep -q '"reason": "unix"' "$T/audit.jsonl" 2>/dev/null || fail "unix denials: $(grep unix "$T/audit.jsonl")"
 	expect_no_out "unix-socket ="
 }
+
+# The attack: GNU screen's sessions live in /run/screen/S-USER, outside
+# the private directories; a session runs what a client asks. The unix
+# hooks refuse the path itself, but a link from the agent's /tmp passes
+# them (they judge the string): the directory is hidden.
+test_screen_sessions_are_hidden() {
+	netsim_up
+	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && mkdir -p -m 777 /run/screen/S-jailtest &&
+		{ socat UNIX-LISTEN:/run/screen/S-jailtest/1.pts-0,fork,mode=777 \
+		SYSTEM:'echo screen >>$T/hits; echo screen' </dev/null >/dev/null 2>&1 & echo \$! >$T/screen.pid; } &&
+		for i in \$(seq 1 100); do [ -S /run/screen/S-jailtest/1.pts-0 ] && break; sleep 0.02; done &&
+		$T/probe unix:/run/screen/S-jailtest/1.pts-0:0 >$T/control" \
+		jail -- sh -c "ln -s /run/screen/S-jailtest/1.pts-0 /tmp/s; '$T/probe' unix:/tmp/s:0; ls -A /run/screen; echo done"
+	kill "$(cat "$T/screen.pid")" 2>/dev/null || true
+	grep -q ' ok ' "$T/control" || fail "the screen stand-in does not answer: $(cat "$T/control")"
+	expect_rc 0
+	expect_out done
+	expect_result unix:/tmp/s:0 ENOENT
+	[ "$(grep -c screen "$T/hits")" -eq 1 ] || fail "the agent reached a screen session: $(cat "$T/hits")"
+}
