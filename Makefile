@@ -132,7 +132,7 @@ $(OUT)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
 # libFuzzer: the parser alone, with ASan and UBSan, built by clang.
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iuser -Ibpf -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_SRCS := tests/fuzz/fuzz_config.c user/config.c user/netaddr.c user/builtin.c
+FUZZ_SRCS := tests/fuzz/fuzz_config.c user/config.c user/netaddr.c user/builtin.c user/unixpolicy.c
 $(OUT)/fuzz/fuzz-config: $(FUZZ_SRCS) $(wildcard user/*.h) $(BPF_HDRS) | $(OUT)/fuzz
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@

@@ -54,8 +54,9 @@ static int fill_user(const struct passwd *pw, struct agent_user *u)
 	return 0;
 }
 
-/* root_group() - whether @gid opens a socket of a daemon that grants root:
- * the group of one that exists now, or one of the daemons' usual groups. */
+/* root_group() - Return: whether @gid opens a socket of a daemon that
+ * grants root: the group of one that exists now, or one of the daemons'
+ * usual groups. */
 static bool root_group(gid_t gid)
 {
 	const char *const *paths, *const *names;
@@ -255,10 +256,15 @@ void agent_env_free(char **env)
 
 /* --- the init and the agent ------------------------------------------------ */
 
+/* fail() - a setup step failed: say which, tell the supervisor (-EPERM,
+ * whatever the cause: ENOENT or EACCES there would read as the command's
+ * own "not found" or "cannot execute"), exit. Does not return. */
 static void fail(int report, int err, const char *what)
 {
-	log_err(0, "cannot start the agent: %s: %s", what, strerror(-err));
-	if (write(report, &err, sizeof(err)) < 0)
+	int reported = -EPERM;
+
+	log_msg(LOG_ERR, "cannot start the agent: %s: %s", what, strerror(-err));
+	if (write(report, &reported, sizeof(reported)) < 0)
 		log_debug("cannot report to the supervisor: %s", strerror(errno));
 	_exit(125);
 }
@@ -355,17 +361,18 @@ static void agent_child(const struct agent_spec *s, int report, int channel, pid
  * Return: 0 or -1 with errno set. */
 static int close_all_but(int a, int b)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	int lo = a < b ? a : b, hi = a < b ? b : a, mid = lo + 1 > 3 ? lo + 1 : 3;
 
+	/* Started with 0-2 closed, a descriptor below 3 is ours: 0-2 stay. */
 	if (lo > 3 && syscall(SYS_close_range, 3U, (unsigned)lo - 1, 0U))
 		return -1;
-	if (hi > lo + 1 && syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U))
+	if (hi > mid && syscall(SYS_close_range, (unsigned)mid, (unsigned)hi - 1, 0U))
 		return -1;
-	return (int)syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U);
+	return (int)syscall(SYS_close_range, (unsigned)(hi + 1 > 3 ? hi + 1 : 3), ~0U, 0U);
 }
 
-/* supervisor_gone() - the supervisor died before PDEATHSIG was set: its
- * end of the channel is closed. */
+/* supervisor_gone() - Return: whether the supervisor died before
+ * PDEATHSIG was set (its end of the channel is closed). */
 static bool supervisor_gone(int channel)
 {
 	struct pollfd p = { .fd = channel, .events = POLLOUT };

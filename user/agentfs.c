@@ -36,6 +36,7 @@
  * Each failure is fatal (the agent does not start), except a unix-socket
  * that does not exist now, which is a warning.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -87,6 +88,7 @@ const char *agentfs_private_dir(const char *path)
 	return NULL;
 }
 
+/* is_dir() - Return: whether @path is a directory (links followed). */
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -123,7 +125,8 @@ static int mkdir_parents(const char *path)
 	return 0;
 }
 
-/* is_masked() - whether @st is one of the sockets masks_sockets() covers */
+/* is_masked() - Return: whether @st is one of the sockets mask_sockets()
+ * covers. */
 static bool is_masked(const struct agentfs *fs, const struct stat *st)
 {
 	struct stat m;
@@ -339,11 +342,39 @@ static int hide_dirs(void)
 	return 0;
 }
 
+/* cwd_may_be_carried() - a current directory in a private directory is
+ * carried in whole, with every socket in it. The attack: started from
+ * /run/user/UID (the session bus), /tmp/tmux-UID or /tmp/.X11-unix, the
+ * jail would carry the host's sockets in with it, under a prefix the Unix
+ * hooks allow. So never from /run/user, nor from a directory that holds a
+ * socket itself. Return: 0 or -EPERM (logged). */
+static int cwd_may_be_carried(const char *cwd)
+{
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	if (!strcmp(agentfs_private_dir(cwd), "/run/user"))
+		return log_err(-EPERM, "the current directory %s is in /run/user, where the "
+			       "session's sockets live; start the agent from elsewhere", cwd);
+	d = opendir(cwd);
+	if (!d)
+		return log_err(-errno, "cannot read the current directory %s: %s", cwd,
+			       strerror(errno));
+	while (!err && (de = readdir(d)))
+		if (de->d_type == DT_SOCK)
+			err = log_err(-EPERM, "the current directory %s holds the host's socket %s, "
+				      "which the agent would get with it; start it from "
+				      "elsewhere (or share-tmp = on)", cwd, de->d_name);
+	closedir(d);
+	return err;
+}
+
 int agentfs_setup(const struct agentfs *fs)
 {
 	struct carried carried[MAX_CARRIED];
 	char cwd[PATH_MAX];
-	bool have_cwd;
+	bool have_cwd, in_private;
 	size_t n = 0, i;
 	int err = 0;
 
@@ -353,8 +384,11 @@ int agentfs_setup(const struct agentfs *fs)
 	/* 1. What the private directories would hide, cloned now. The
 	 * current directory (a project in /tmp) keeps its path. */
 	have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
-	if (!fs->share_tmp && have_cwd && agentfs_private_dir(cwd) &&
-	    strcmp(cwd, agentfs_private_dir(cwd))) {
+	in_private = !fs->share_tmp && have_cwd && agentfs_private_dir(cwd);
+	if (in_private && strcmp(cwd, agentfs_private_dir(cwd))) {
+		err = cwd_may_be_carried(cwd);
+		if (err)
+			return err;
 		carried[n].tree = open_tree(AT_FDCWD, cwd,
 					    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (carried[n].tree < 0)
@@ -401,11 +435,14 @@ int agentfs_setup(const struct agentfs *fs)
 	/* The attack: `cd /tmp && ebpfjail run claude`. A process keeps its
 	 * current directory under a new mount: without this, the agent would
 	 * work in the host's /tmp, under its private one, by relative path.
-	 * The path is resolved again in the agent's view. */
-	if (!err && have_cwd && chdir(cwd))
+	 * The path is resolved again in the agent's view (only there: a
+	 * root-squashed home would refuse root). */
+	if (!err && in_private && chdir(cwd))
 		err = log_err(-errno, "cannot enter %s in the agent's view: %s", cwd, strerror(errno));
+	/* Unreachable or too long to name: it could be anywhere, the host's
+	 * /tmp included. */
 	if (!err && !have_cwd && chdir("/"))
-		err = -errno;
+		err = log_err(-errno, "cannot enter / in the agent's view: %s", strerror(errno));
 	for (i = 0; i < n; i++)
 		close(carried[i].tree);
 	return err;

@@ -84,6 +84,7 @@ static const char *const root_sockets[] = {
 	"/var/lib/incus/unix.socket",             /* Incus */
 	"/run/crio/crio.sock",                    /* CRI-O */
 	"/var/run/crio/crio.sock",                /* CRI-O */
+	"/run/buildkit/buildkitd.sock",           /* BuildKit (privileged builds) */
 };
 
 const char *const *builtin_root_sockets(size_t *n)

@@ -30,6 +30,7 @@
 
 #include "builtin.h"
 #include "config.h"
+#include "unixpolicy.h"
 #include "netaddr.h"
 
 /* Longest piece of offending text quoted in a message. */
@@ -492,28 +493,26 @@ static int check_socket_path(const char *path, char *why, size_t why_size)
 static int set_unix_socket(struct config *cfg, const char *value,
 			   const struct config_origin *origin, char *why, size_t why_size)
 {
-	const char *const *root;
 	struct config_name *s;
-	size_t i, n;
+	size_t i;
 
 	if (check_socket_path(value, why, why_size))
 		return -EINVAL;
+	/* Such a daemon starts a privileged container on request: the agent
+	 * would be root on the host, in no jail. The jail masks these
+	 * sockets; naming one cannot undo that, and must not seem to. */
+	if (unixpolicy_grants_root(value)) {
+		snprintf(why, why_size, "is the socket of a daemon that grants root to whoever can "
+			 "use it: the agent would leave the jail through it, so it is never reachable "
+			 "there");
+		return -EINVAL;
+	}
 	for (i = 0; i < cfg->n_unix_socket; i++)
 		if (!strcmp(cfg->unix_socket[i].name, value))
 			return 0;
 	s = append(&cfg->unix_socket, &cfg->n_unix_socket, sizeof(*s));
 	s->name = xstrdup(value);
 	s->origin = *origin;
-
-	/* Accepted (the user asked for it by name), but such a daemon starts
-	 * a privileged container on request: say what it hands the agent. */
-	root = builtin_root_sockets(&n);
-	for (i = 0; i < n; i++)
-		if (!strcmp(root[i], value))
-			diag(cfg, CONFIG_WARNING, origin,
-			     "unix-socket %s grants root to whoever can use it: the agent could "
-			     "leave the jail through it",
-			     root[i]);
 	return 0;
 }
 

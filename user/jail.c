@@ -334,9 +334,8 @@ static int install_unix_rules(struct jail *j)
 	struct unix_policy up;
 	int err;
 
-	err = unixpolicy_build(j->policy.agent_uid, j->policy.cfg->share_tmp,
-			       (const char *const *)j->unix_sockets, j->policy.cfg->n_unix_socket,
-			       &up);
+	err = unixpolicy_build(j->policy.agent_uid, (const char *const *)j->unix_sockets,
+			       j->policy.cfg->n_unix_socket, &up);
 	if (err)
 		return err;
 	err = loader_set_unix_rules(j->bpf, up.rules, up.n);
@@ -382,9 +381,15 @@ static int build_filters(struct jail *j, const char *root, loader_event_fn on_ev
 		j->policy.gateway = host.default_gateway;
 		err = jail_policy_install(&j->policy, &host);
 	}
-	if (!err)
-		err = install_unix_rules(j);
 	log_debug("policy: %zu rules", j->policy.rules.n);
+	if (!err) {
+		err = install_unix_rules(j);
+		if (err) {
+			err = fail(j, err, "cannot install the Unix socket rules (%s); run 'ebpfjail "
+				   "doctor'", strerror(-err));
+			goto out;
+		}
+	}
 	if (err == -E2BIG) {
 		err = fail(j, err, "the policy does not fit the BPF map (%u entries at most); use "
 			   "fewer allow-ip and block-cidr entries", POLICY_MAX_ENTRIES);

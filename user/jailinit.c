@@ -102,7 +102,8 @@ int jailinit_receive(int fd, struct jailinit_msg *m, pid_t *sender)
 	return 0;
 }
 
-/* reap() - every child that changed state; true once the agent is gone. */
+/* reap() - every child that changed state, the agent's reported.
+ * Return: true once the agent is gone. */
 static bool reap(int fd, pid_t agent)
 {
 	int status;
@@ -132,7 +133,7 @@ void jailinit_run(int fd, pid_t agent)
 	sigfillset(&all);
 	sfd = signalfd(-1, &all, SFD_CLOEXEC);
 	if (sfd < 0) {
-		log_err(0, "the agent's init cannot watch signals: %s", strerror(errno));
+		log_msg(LOG_ERR, "the agent's init cannot watch signals: %s", strerror(errno));
 		kill(agent, SIGKILL);
 		_exit(125);
 	}

@@ -25,8 +25,10 @@ struct jailinit_msg {
 
 /**
  * jailinit_channel() - the init's channel to the supervisor: a SEQPACKET
- * socket pair, close-on-exec, whose supervisor end (@fds[0], non-blocking)
- * receives the sender's credentials with every message
+ * socket pair, close-on-exec, whose supervisor end receives the sender's
+ * credentials with every message
+ * @fds: [0] the supervisor's end (read without blocking by
+ *       jailinit_receive()), [1] the init's and the agent's
  * Return: 0 or -errno.
  */
 int jailinit_channel(int fds[2]);
@@ -34,12 +36,15 @@ int jailinit_channel(int fds[2]);
 /**
  * jailinit_started() - the agent says it is about to exec (its pid travels
  * as the message's credentials, translated by the kernel)
+ * @fd: the channel's [1] end
  * Return: 0 or -errno.
  */
 int jailinit_started(int fd);
 
 /**
- * jailinit_receive() - one message from the channel
+ * jailinit_receive() - one message from the channel, without blocking
+ * @fd: the channel's [0] end
+ * @m: the message
  * @sender: the pid of the process that sent it, in the caller's namespace
  * Return: 0, -EAGAIN when none is waiting, -EPIPE when the init is gone,
  * -EPROTO for a message that is not one of ours.
@@ -49,8 +54,9 @@ int jailinit_receive(int fd, struct jailinit_msg *m, pid_t *sender);
 /**
  * jailinit_run() - be the init of the agent's PID namespace (or, without
  * one, the agent's parent all the same) until the agent is gone: forward
- * the signals the supervisor sends to the agent, reap orphans, report the
- * agent's stops, continues and end on @fd; then exit.
+ * the signals the supervisor sends to the agent, reap orphans (as PID 1),
+ * report the agent's stops, continues and end on @fd; then exit.
+ * @fd: the channel's [1] end
  * @agent: the agent's pid
  * Every signal must be blocked already. Does not return.
  */

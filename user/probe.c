@@ -326,6 +326,9 @@ enum probe_level probe_unix_hooks(struct probe_result *r)
 	on = !err && loader_has_unix_hooks(jail);
 	log_set_level(saved);
 	loader_close(jail);
+	if (err) /* run would refuse: so does doctor, with the cause */
+		return set(r, PROBE_FAIL, "unix hooks", "'ebpfjail doctor -v' shows the verifier's log",
+			   "the kernel refused the jail's programs: %s", strerror(-err));
 	if (on)
 		return set(r, PROBE_OK, "unix hooks", "",
 			   "every Unix socket path the agent connects to outside its own directories "

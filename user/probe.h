@@ -37,9 +37,15 @@ enum probe_level probe_apparmor(struct probe_result *r);
 enum probe_level probe_iproute2(struct probe_result *r);
 enum probe_level probe_callback_ports(struct probe_result *r, const struct config *cfg);
 enum probe_level probe_audit_log(struct probe_result *r, const struct config *cfg);
-/* What keeps the agent's processes in (docs/DESIGN.md, "Processes"). */
+/* What keeps the agent's processes in (docs/DESIGN.md, "Processes" and
+ * "Unix sockets"): probe_isolation() the namespaces, the filter, the
+ * private directories (a warning with share-tmp = on) and how many daemon
+ * sockets are masked now; probe_unix_hooks() whether the kernel has the
+ * cgroup Unix socket hooks and takes ours (a warning where it has none, a
+ * failure where it refuses them, as run does); probe_landlock() whether
+ * it has Landlock scopes (a warning where not). */
 enum probe_level probe_isolation(struct probe_result *r, const struct config *cfg);
-enum probe_level probe_landlock(struct probe_result *r);
 enum probe_level probe_unix_hooks(struct probe_result *r);
+enum probe_level probe_landlock(struct probe_result *r);
 
 #endif /* EBPFJAIL_PROBE_H */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "unixpolicy.h"
 
 bool unixpolicy_has_dotdot(const char *path)
@@ -111,17 +112,14 @@ static const struct unix_rule lookup_sockets[] = {
 };
 #define N_LOOKUP_SOCKETS (sizeof(lookup_sockets) / sizeof(lookup_sockets[0]))
 
-int unixpolicy_build(uid_t agent_uid, bool share_tmp, const char *const *sockets,
+int unixpolicy_build(uid_t agent_uid, const char *const *sockets,
 		     size_t n_sockets, struct unix_policy *out)
 {
 	char runtime[48];
 	size_t i;
 	int err = 0;
 
-	/* The same prefixes whether share-tmp is on or off (see above): the
-	 * flag is taken so the caller says which, and a change of mind here
-	 * has one place to go. */
-	(void)share_tmp;
+	/* The same prefixes whether share-tmp is on or off (see above). */
 	out->rules = NULL;
 	out->n = 0;
 	for (i = 0; i < n_sockets; i++)
@@ -154,9 +152,13 @@ bool unixpolicy_grants_root(const char *path)
 		"docker.sock",  "containerd.sock", "podman.sock",    "crio.sock",
 		"libvirt-sock", "virtqemud-sock",  "buildkitd.sock",
 	};
-	const char *base = strrchr(path, '/');
-	size_t i;
+	const char *base = strrchr(path, '/'), *const *paths;
+	size_t i, n;
 
+	paths = builtin_root_sockets(&n); /* the ones masked, by path */
+	for (i = 0; i < n; i++)
+		if (!strcmp(path, paths[i]))
+			return true;
 	base = base ? base + 1 : path;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(base, names[i]))

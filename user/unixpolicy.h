@@ -39,6 +39,7 @@ const char *unixpolicy_path_problem(const char *path, bool prefix);
 /**
  * unixpolicy_has_dotdot() - whether @path has a ".." component, as the
  * hook judges it (the same rule on both sides)
+ * Return: true if it has one.
  */
 bool unixpolicy_has_dotdot(const char *path);
 
@@ -52,8 +53,6 @@ int unixpolicy_key(const struct unix_rule *r, struct unix_key *key);
 /**
  * unixpolicy_build() - the jail's Unix socket rules
  * @agent_uid: whose runtime directory is the agent's (/run/user/UID/)
- * @share_tmp: share-tmp; the prefixes are the same either way (see
- *             unixpolicy.c for why)
  * @sockets: unix-socket paths (absolute), each an exact entry; may be NULL
  *           when @n_sockets is 0
  * @out: the rules; unixpolicy_free() them
@@ -62,7 +61,7 @@ int unixpolicy_key(const struct unix_rule *r, struct unix_key *key);
  * Return: 0, -EINVAL for a socket path unixpolicy_path_problem() refuses
  * (@out is then empty), or -ENOMEM.
  */
-int unixpolicy_build(uid_t agent_uid, bool share_tmp, const char *const *sockets,
+int unixpolicy_build(uid_t agent_uid, const char *const *sockets,
 		     size_t n_sockets, struct unix_policy *out);
 
 /** unixpolicy_free() - release @p's rules; an empty policy is fine */
@@ -70,10 +69,13 @@ void unixpolicy_free(struct unix_policy *p);
 
 /**
  * unixpolicy_grants_root() - a socket of a host daemon that hands its
- * caller root (docker, containerd, podman, libvirt, lxd, incus, cri-o):
- * the exit summary never suggests allowing one, as it never suggests a
- * cloud metadata address. Judged by the socket's file name and directory,
- * so /var/run/docker.sock and /run/user/1000/docker.sock count too.
+ * caller root, or (rootless) containers outside the jail (docker,
+ * containerd, podman, libvirt, lxd, incus, cri-o, buildkit): a unix-socket
+ * line may not name one, and the exit summary never suggests allowing one,
+ * as it never suggests a cloud metadata address. Judged by the paths the
+ * jail masks (builtin_root_sockets()) and by the socket's file name and
+ * directory, so /run/user/1000/docker.sock counts too.
+ * Return: whether @path is such a socket.
  */
 bool unixpolicy_grants_root(const char *path);
 

@@ -185,3 +185,28 @@ test_screen_sessions_are_hidden() {
 	expect_result unix:/tmp/s:0 ENOENT
 	[ "$(grep -c screen "$T/hits")" -eq 1 ] || fail "the agent reached a screen session: $(cat "$T/hits")"
 }
+
+# The attack: started from a directory of the host's sockets (/tmp/tmux-UID,
+# /tmp/.X11-unix, /run/user/UID), the jail would carry them in with the
+# current directory, under a prefix the Unix hooks allow. Refused.
+test_current_directory_with_host_sockets_is_refused() {
+	netsim_up
+	local dir
+	dir=$(mktemp -d /tmp/ebpfjail-cwd.XXXXXX)
+	chmod 755 "$dir"
+	LEFT=$dir
+	trap 'netsim_down; rm -rf "$LEFT"' EXIT
+	_unix_serve "$dir/default" tmux
+	cd "$dir"
+	jail -- "$T/probe" unix:default:0 "unix:$dir/default:0"
+	cd "$T"
+	expect_rc 125
+	expect_err "holds the host's socket default"
+	[ ! -s "$T/out" ] || fail "the agent ran: $(cat "$T/out")"
+	JAIL_SETUP="mount -t tmpfs tmpfs /run/user && mkdir -m 700 /run/user/4242 &&
+		chown 4242 /run/user/4242 && cd /run/user/4242" jail -- /bin/true
+	expect_rc 125
+	expect_err "is in /run/user"
+	expect_no_hit tmux
+	expect_no_leftovers
+}

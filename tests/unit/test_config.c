@@ -129,8 +129,8 @@ ParameterizedTestParameters(config, cases)
 		{ "unix-socket dots in names", VIA_FILE, "unix-socket = /run/.s/..x/x../.../a.b\n", 0, 0, "unix-socket = /run/.s/..x/x../.../a.b" },
 		{ "unix-socket comment", VIA_FILE, "unix-socket = /run/a.sock # db\n", 0, 0, "unix-socket = /run/a.sock                # t.conf:1" },
 		{ "unix-socket non-ascii", VIA_FILE, "unix-socket = /run/\xc3\xa9.sock\n", 0, 0, "unix-socket = /run/\xc3\xa9.sock" },
-		{ "unix-socket root warns", VIA_FILE, "unix-socket = /run/docker.sock\n", 0, 1, "unix-socket = /run/docker.sock " },
-		{ "unix-socket root dedup warns once", VIA_FILE, "unix-socket = /var/run/docker.sock\nunix-socket = /var/run/docker.sock\n", 0, 1, "unix-socket = /var/run/docker.sock       # t.conf:1\nshare" },
+		{ "unix-socket root refused", VIA_FILE, "unix-socket = /run/docker.sock\n", 1, 0, "t.conf:1: unix-socket = \"/run/docker.sock\": is the socket of a daemon that grants root" },
+		{ "unix-socket rootless docker refused", VIA_FILE, "unix-socket = /run/user/1000/docker.sock\n", 1, 0, "t.conf:1: unix-socket = \"/run/user/1000/docker.sock\": is the socket of a daemon that grants root" },
 		{ "unix-socket env list", VIA_ENV, "EBPFJAIL_UNIX_SOCKET=/run/a.sock  /run/b.sock", 0, 0, "/run/a.sock                # env EBPFJAIL_UNIX_SOCKET\nunix-socket = /run/b.sock   " },
 		{ "unix-socket env dedup", VIA_ENV, "EBPFJAIL_UNIX_SOCKET=/run/a.sock /run/a.sock", 0, 0, "unix-socket = /run/a.sock                # env EBPFJAIL_UNIX_SOCKET\nshare-tmp" },
 		{ "unix-socket env empty", VIA_ENV, "EBPFJAIL_UNIX_SOCKET=", 0, 0, "local-model-port = 1920                  # default\nshare-tmp" },
@@ -326,37 +326,43 @@ Test(config, unix_socket_length_limit)
 	}
 }
 
-/* Every socket of a daemon that grants root is accepted with one warning
- * that says what it hands the agent; other sockets pass in silence. */
-Test(config, unix_socket_root_daemons_warn)
+/* Every socket of a daemon that grants root is refused: the jail masks it,
+ * and naming it must not seem to hand it over; other sockets pass. */
+Test(config, unix_socket_root_daemons_refused)
 {
+	static const char *const root_by_name[] = {
+		"/run/user/1000/docker.sock", "/home/u/run/docker.sock", "/var/lib/lxd/unix.socket",
+	};
 	static const char *const quiet[] = {
 		"/run/dbus/system_bus_socket", "/run/docker.sock.bak", "/run/docker",
-		"/home/u/run/docker.sock", "/run/containerd/containerd.sock.ttrpc",
+		"/run/containerd/containerd.sock.ttrpc", "/run/user/1000/bus",
 	};
 	const char *const *root;
-	char line[256], want[256];
+	char line[256], want[320];
 	struct config cfg;
-	size_t i, n;
+	size_t i, n, n_root;
 
-	root = builtin_root_sockets(&n);
-	cr_assert_gt(n, 0);
-	for (i = 0; i < n; i++) {
-		snprintf(line, sizeof(line), "unix-socket = %s\n", root[i]);
+	root = builtin_root_sockets(&n_root);
+	cr_assert_gt(n_root, 0);
+	for (i = 0; i < n_root + 3; i++) {
+		const char *path = i < n_root ? root[i] : root_by_name[i - n_root];
+
+		snprintf(line, sizeof(line), "unix-socket = %s\n", path);
 		config_init(&cfg);
 		config_parse_buffer(&cfg, "t.conf", line, strlen(line));
-		cr_expect_eq(cfg.n_errors, 0, "%s: %s", root[i], cfg.n_diags ? cfg.diags[0].text : "");
-		cr_expect_eq(cfg.n_unix_socket, 1, "%s is accepted", root[i]);
-		cr_assert_eq(cfg.n_diags, 1, "%s: one warning", root[i]);
-		cr_expect_eq(cfg.diags[0].severity, CONFIG_WARNING);
+		cr_expect_eq(cfg.n_errors, 1, "%s is refused", path);
+		cr_expect_eq(cfg.n_unix_socket, 0, "%s is not kept", path);
+		cr_assert_eq(cfg.n_diags, 1, "%s: one message", path);
 		snprintf(want, sizeof(want),
-			 "t.conf:1: unix-socket %s grants root to whoever can use it: the agent "
-			 "could leave the jail through it",
-			 root[i]);
+			 "t.conf:1: unix-socket = \"%s\": is the socket of a daemon that grants root "
+			 "to whoever can use it: the agent would leave the jail through it, so it is "
+			 "never reachable there",
+			 path);
 		cr_expect_str_eq(cfg.diags[0].text, want);
 		config_free(&cfg);
 	}
-	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+	n = sizeof(quiet) / sizeof(quiet[0]);
+	for (i = 0; i < n; i++) {
 		snprintf(line, sizeof(line), "unix-socket = %s\n", quiet[i]);
 		config_init(&cfg);
 		config_parse_buffer(&cfg, "t.conf", line, strlen(line));
@@ -796,9 +802,9 @@ ParameterizedTestParameters(config_approval, new_keys)
 		{ "unix-socket another approved", true, "unix-socket = /run/b.sock\n",
 		  "unix-socket = /run/a.sock", 1, "unix-socket = /run/b.sock", false, 0,
 		  "a.conf:1: unix-socket = \"/run/b.sock\" loosens" },
-		{ "unix-socket root daemon unapproved", true, "unix-socket = /run/docker.sock\n", "", 1,
-		  "unix-socket = /run/docker.sock", false, 0,
-		  "a.conf:1: unix-socket = \"/run/docker.sock\" loosens" },
+		{ "unix-socket root daemon", true, "unix-socket = /run/docker.sock\n",
+		  "unix-socket = /run/docker.sock", 1, "", false, 0,
+		  "a.conf:1: unix-socket = \"/run/docker.sock\": is the socket of a daemon" },
 		{ "unix-socket root file", false, "unix-socket = /run/a.sock\n", "", 0, "", false, 1, "" },
 		{ "unix-socket invalid approved", true, "unix-socket = /run/a/\n", "unix-socket = /run/a/",
 		  1, "", false, 0, "a.conf:1: unix-socket = \"/run/a/\": ends in \"/\"" },

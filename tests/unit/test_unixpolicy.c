@@ -92,7 +92,7 @@ Test(unixpolicy, build)
 	struct unix_policy up;
 	size_t i;
 
-	cr_assert_eq(unixpolicy_build(1000, false, sockets, 2, &up), 0);
+	cr_assert_eq(unixpolicy_build(1000, sockets, 2, &up), 0);
 	cr_assert_eq(up.n, 9, "3 directories, 2 unix-socket paths, 4 lookup sockets");
 	cr_expect_str_eq(up.rules[0].path, "/tmp/");
 	cr_expect_str_eq(up.rules[1].path, "/dev/shm/");
@@ -112,7 +112,7 @@ Test(unixpolicy, build)
 	cr_expect_eq(up.n, 0);
 
 	/* share-tmp: the host's directories, under the same prefixes. */
-	cr_assert_eq(unixpolicy_build(0, true, NULL, 0, &up), 0);
+	cr_assert_eq(unixpolicy_build(0, NULL, 0, &up), 0);
 	cr_assert_eq(up.n, 7);
 	cr_expect_str_eq(up.rules[2].path, "/run/user/0/");
 	unixpolicy_free(&up);
@@ -124,10 +124,10 @@ Test(unixpolicy, build_refuses_bad_sockets)
 	const char *dotdot[] = { "/tmp/../run/docker.sock" };
 	struct unix_policy up = { 0 };
 
-	cr_expect_eq(unixpolicy_build(1000, false, relative, 2, &up), -EINVAL);
+	cr_expect_eq(unixpolicy_build(1000, relative, 2, &up), -EINVAL);
 	cr_expect_eq(up.n, 0);
 	cr_expect_null(up.rules);
-	cr_expect_eq(unixpolicy_build(1000, false, dotdot, 1, &up), -EINVAL);
+	cr_expect_eq(unixpolicy_build(1000, dotdot, 1, &up), -EINVAL);
 	cr_expect_eq(up.n, 0);
 }
 
