@@ -17,11 +17,10 @@
  *     mirrors a terminal stop, see supervisor.c, and returns the status).
  *     When the agent is gone the init exits, and the kernel kills whatever
  *     the agent left in the namespace.
- *   - a signal sent with kill() (the supervisor forwarding SIGTERM, SIGHUP,
- *     ...): passed on to the agent.
- *   - a signal from the kernel (the terminal's Ctrl-C, Ctrl-Z, SIGWINCH):
- *     dropped, since the terminal signalled the agent's process group, the
- *     agent included, itself.
+ *   - a signal the supervisor forwards (SIGTERM, SIGHUP, ... sent to it,
+ *     queued with JAILINIT_FORWARD): passed on to the agent.
+ *   - any other: dropped. The terminal's (Ctrl-C, Ctrl-Z, SIGWINCH) and a
+ *     kill() of the whole process group reached the agent itself.
  * The channel is a SEQPACKET socket pair: one message per event, and the
  * agent's first message (sent just before its exec) carries its pid as
  * credentials, which the kernel translates into the supervisor's numbering.
@@ -152,7 +151,7 @@ void jailinit_run(int fd, pid_t agent)
 		if (si.ssi_signo == SIGCHLD) {
 			if (reap(fd, agent))
 				_exit(0);
-		} else if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE) {
+		} else if (si.ssi_code == SI_QUEUE && si.ssi_int == JAILINIT_FORWARD) {
 			kill(agent, (int)si.ssi_signo);
 		}
 	}

@@ -18,6 +18,11 @@ enum jailinit_event {
 	JAILINIT_EXITED,      /* the agent is gone; status is its wait status */
 };
 
+/* A signal the supervisor passes on carries this value (sigqueue()): the
+ * init passes on those alone. A plain kill() that reached the init reached
+ * the agent too (a kill of the whole process group), and would double. */
+#define JAILINIT_FORWARD 0x6a61696c /* "jail" */
+
 struct jailinit_msg {
 	int32_t event;  /* enum jailinit_event */
 	int32_t status; /* JAILINIT_EXITED: the agent's wait status */

@@ -31,6 +31,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -109,7 +110,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 
 /* kernel_has_attach_type() - whether the kernel takes a cgroup sock_addr
  * program for @type: a program that allows everything, loaded and closed.
- * Kernels before 6.7 refuse the Unix types with EINVAL. */
+ * Kernels before 6.7 refuse the Unix types with EINVAL.
+ * Return: false only where the kernel said it has no such type. */
 static bool kernel_has_attach_type(enum bpf_attach_type type)
 {
 	const struct bpf_insn allow[] = {
@@ -120,13 +122,16 @@ static bool kernel_has_attach_type(enum bpf_attach_type type)
 	int fd;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_SOCK_ADDR, "jail_probe", "GPL", allow, 2, &opts);
-	if (fd < 0) {
-		log_debug("the kernel refuses cgroup sock_addr attach type %d: %s", (int)type,
-			  strerror(errno));
-		return false;
+	if (fd >= 0) {
+		close(fd);
+		return true;
 	}
-	close(fd);
-	return true;
+	log_debug("the kernel refuses cgroup sock_addr attach type %d: %s", (int)type,
+		  strerror(errno));
+	/* Only EINVAL says "no such attach type". Anything else (EPERM,
+	 * ENOMEM) is a failure of a kernel that may have it: the real load
+	 * then fails and says so, rather than the jail dropping its hooks. */
+	return errno != EINVAL;
 }
 
 /* load_unix_hooks() - in the loader child: the Unix socket programs, typed
@@ -217,6 +222,27 @@ static int start_unix_loader(struct jail_bpf *jail)
 	return 0;
 }
 
+/* How long the loader child may take: it parses the kernel's BTF and
+ * verifies two programs, some 10 ms here. */
+#define UNIX_LOADER_TIMEOUT_MS 10000
+
+/* close_passed_fds() - descriptors that came with @c but are not used (a
+ * message of the wrong shape): closed, not leaked. */
+static void close_passed_fds(const struct cmsghdr *c)
+{
+	size_t i, n;
+	int fd;
+
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len < CMSG_LEN(0))
+		return;
+	n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	for (i = 0; i < n; i++) {
+		memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+		close(fd);
+	}
+}
+
 /* collect_unix_hooks() - the loader child's answer, waited for if it is not
  * there yet, and the child reaped. Return: 0 (the program fds are ours), or
  * the -errno the programs did not load with (logged once). */
@@ -230,21 +256,35 @@ static int collect_unix_hooks(struct jail_bpf *jail)
 	struct cmsghdr *cmsg;
 	ssize_t n;
 
+	struct pollfd p = { .fd = jail->unix_sock, .events = POLLIN };
+
 	if (jail->unix_loader < 0)
 		return jail->unix_err;
-	do
-		n = recvmsg(jail->unix_sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(answer)) {
+	/* A loader stuck in libbpf must not hang `run` (or doctor). */
+	while (poll(&p, 1, UNIX_LOADER_TIMEOUT_MS) < 0 && errno == EINTR)
+		;
+	n = -1;
+	if (p.revents)
+		do
+			n = recvmsg(jail->unix_sock, &msg, MSG_CMSG_CLOEXEC);
+		while (n < 0 && errno == EINTR);
+	else
+		kill(jail->unix_loader, SIGKILL);
+	cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!p.revents) {
+		answer = -ETIMEDOUT;
+	} else if (n != (ssize_t)sizeof(answer) || (msg.msg_flags & MSG_CTRUNC)) {
 		answer = -ECHILD; /* the child died before it answered */
 	} else if (!answer) {
-		cmsg = CMSG_FIRSTHDR(&msg);
 		if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-		    cmsg->cmsg_len == CMSG_LEN(sizeof(jail->unix_prog_fd)))
+		    cmsg->cmsg_len == CMSG_LEN(sizeof(jail->unix_prog_fd))) {
 			memcpy(jail->unix_prog_fd, CMSG_DATA(cmsg), sizeof(jail->unix_prog_fd));
-		else
+			cmsg = NULL; /* ours now */
+		} else {
 			answer = -EIO; /* 0 without the fds */
+		}
 	}
+	close_passed_fds(cmsg);
 	jail->unix_err = answer;
 	close(jail->unix_sock);
 	jail->unix_sock = -1;

@@ -272,7 +272,7 @@ static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int 
 		 * Signals sent with kill() are for the agent; its init passes
 		 * them on. */
 		if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
-			kill(j->proc.init, sig);
+			sigqueue(j->proc.init, sig, (union sigval){ .sival_int = JAILINIT_FORWARD });
 		return 0;
 	}
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {

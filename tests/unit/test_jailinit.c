@@ -105,7 +105,7 @@ Test(jailinit, reports_stop_continue_and_end)
 		cr_expect_eq(sender, init);
 		/* What the supervisor sends the init goes on to the agent. */
 		if (m.event == JAILINIT_STOPPED)
-			kill(init, SIGCONT);
+			sigqueue(init, SIGCONT, (union sigval){ .sival_int = JAILINIT_FORWARD });
 	}
 	cr_expect(WIFEXITED(m.status) && WEXITSTATUS(m.status) == 7, "status %#x", m.status);
 	waitpid(init, NULL, 0);
