@@ -70,7 +70,8 @@ int loader_set_policy(struct jail_bpf *jail, const struct policy_rule *rules, si
 bool loader_has_unix_hooks(struct jail_bpf *jail);
 
 /**
- * loader_set_unix_rules() - replace the whole Unix socket policy, atomically
+ * loader_set_unix_rules() - replace the whole Unix socket policy (not in one
+ * step: see below)
  * @rules: the paths a Unix socket may connect or send to (unixpolicy_build()
  *         makes the jail's); every other pathname is denied
  * @n: how many, at most UNIX_POLICY_MAX_ENTRIES
