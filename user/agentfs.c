@@ -107,9 +107,11 @@ static int bind_readonly(const char *src, const char *dst, bool noexec)
 	return mount(NULL, dst, NULL, flags | (noexec ? MS_NOEXEC : 0), NULL) ? -errno : 0;
 }
 
-/* mkdir_parents() - every missing directory above @path, root's, 0755.
+/* mkdir_parents() - every missing directory above @path, the agent's and
+ * 0700, as the directories it stands for are the user's (ssh-agent's
+ * /tmp/ssh-XXXX, gpg's /run/user/UID/gnupg, which gpg checks).
  * Return: 0 or -errno. */
-static int mkdir_parents(const char *path)
+static int mkdir_parents(const struct agentfs *fs, const char *path)
 {
 	char buf[PATH_MAX];
 	char *p;
@@ -118,8 +120,12 @@ static int mkdir_parents(const char *path)
 		return -ENAMETOOLONG;
 	for (p = strchr(buf + 1, '/'); p; p = strchr(p + 1, '/')) {
 		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
+		if (!mkdir(buf, 0700)) {
+			if (chown(buf, fs->uid, fs->gid))
+				return -errno;
+		} else if (errno != EEXIST) {
 			return -errno;
+		}
 		*p = '/';
 	}
 	return 0;
@@ -189,9 +195,9 @@ static int carry_socket(const struct agentfs *fs, const char *path, struct carri
 
 /* place() - a carried tree at its own path inside the private directory.
  * Return: 0 or -errno (logged). */
-static int place(const struct carried *c)
+static int place(const struct agentfs *fs, const struct carried *c)
 {
-	int err = mkdir_parents(c->path), fd;
+	int err = mkdir_parents(fs, c->path), fd;
 
 	if (!err && c->dir && mkdir(c->path, 0755) && errno != EEXIST)
 		err = -errno;
@@ -418,7 +424,7 @@ int agentfs_setup(const struct agentfs *fs)
 	if (!err && !fs->share_tmp)
 		err = private_dirs_mount(fs);
 	for (i = 0; i < n && !err; i++)
-		err = place(&carried[i]);
+		err = place(fs, &carried[i]);
 	if (!err)
 		err = mask_sockets(fs);
 	if (!err && fs->resolv_conf) {
