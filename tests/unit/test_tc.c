@@ -388,10 +388,12 @@ static void send_byte(int fd)
 		_exit(80);
 }
 
-static int udp_bound(const char *addr)
+/* udp_bound() - a UDP socket on @addr:5000 whose receive gives up after
+ * @wait_ms. Return: the socket, or -1. */
+static int udp_bound(const char *addr, long wait_ms)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(5000) };
-	struct timeval tv = { .tv_sec = 0, .tv_usec = 500000 };
+	struct timeval tv = { .tv_sec = wait_ms / 1000, .tv_usec = (wait_ms % 1000) * 1000 };
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 
 	sin.sin_addr.s_addr = inet_addr(addr);
@@ -412,12 +414,15 @@ static void peer(int go, int ready, int report)
 	    system("ip link set lo up && ip addr add 203.0.113.1/24 dev veth1 && "
 		   "ip addr add 10.9.9.9/32 dev veth1 && ip link set veth1 up"))
 		_exit(71);
-	allowed = udp_bound("203.0.113.1");
-	blocked = udp_bound("10.9.9.9");
+	/* A loaded machine may take seconds to bring the link up and
+	 * resolve ARP: the allowed packets are waited for as long as that,
+	 * one by one; the blocked ones only briefly, once they are in. */
+	allowed = udp_bound("203.0.113.1", 5000);
+	blocked = udp_bound("10.9.9.9", 500);
 	if (allowed < 0 || blocked < 0)
 		_exit(72);
 	send_byte(ready);
-	while (recv(allowed, buf, sizeof(buf), 0) > 0)
+	while (got[0] < 3 && recv(allowed, buf, sizeof(buf), 0) > 0)
 		got[0]++;
 	while (recv(blocked, buf, sizeof(buf), 0) > 0)
 		got[1]++;
@@ -452,6 +457,9 @@ static void jail_side(int report)
 	send_byte(to_peer[1]);
 	if (wait_byte(from_peer[0]))
 		_exit(64);
+	/* Sent before the link is up, a datagram is dropped, not queued. */
+	for (i = 0; i < 100 && system("ip -o link show veth0 | grep -q 'state UP'"); i++)
+		usleep(50 * 1000);
 
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	for (i = 0; i < 3; i++) {
