@@ -12,9 +12,10 @@
  * it, and its exit status must still be its own.
  *
  * The init blocks every signal and reads them from a signalfd:
- *   - SIGCHLD: reap. Orphans of the agent are reaped and forgotten; the
- *     agent's stop, continue and end are sent to the supervisor (which
- *     mirrors a terminal stop, see supervisor.c, and returns the status).
+ *   - SIGCHLD: reap. Orphans of the agent (PID 1 inherits them) are
+ *     reaped and forgotten; the agent's stop, continue and end are sent to
+ *     the supervisor (which mirrors a terminal stop, see supervisor.c, and
+ *     returns the status).
  *     When the agent is gone the init exits, and the kernel kills whatever
  *     the agent left in the namespace.
  *   - a signal the supervisor forwards (SIGTERM, SIGHUP, ... sent to it,

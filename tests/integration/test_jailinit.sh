@@ -11,9 +11,12 @@ _state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || true; }
 test_agent_cannot_reach_the_users_other_processes() {
 	netsim_up
 	setpriv --reuid 4242 --regid 4242 --clear-groups sleep 60 </dev/null >/dev/null 2>&1 &
-	local victim=$!
+	local victim=$! i
 	VICTIM=$victim
 	trap 'kill $VICTIM 2>/dev/null || true; netsim_down' EXIT
+	# Until it is sleep: setpriv is not dumpable between its uid change
+	# and the exec, and refuses ptrace.
+	for i in $(seq 1 100); do [ "$(cat /proc/$victim/comm 2>/dev/null)" = sleep ] && break; sleep 0.05; done
 	# So the test is not vacuous: outside the jail, the same user can.
 	setpriv --reuid 4242 --regid 4242 --clear-groups "$T/probe" "sys:ptrace:$victim" >"$T/control"
 	grep -q "^sys:ptrace:$victim ok" "$T/control" || fail "the attack fails even unjailed: $(cat "$T/control")"

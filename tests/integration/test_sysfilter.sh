@@ -75,6 +75,9 @@ test_users_namespace_with_a_lan_route_cannot_be_joined() {
 	setpriv --reuid 4242 --regid 4242 --clear-groups nsenter --preserve-credentials -U -n -t "$USERNS" -- \
 		"$T/probe" tcp:10.23.0.2:22 >"$T/control"
 	grep -q ' ok ' "$T/control" || fail "the namespace does not reach the LAN: $(cat "$T/control")"
+	# The listener logs from a child of its own: wait for that line
+	# before clearing the log, or it lands after.
+	for i in $(seq 1 100); do grep -qx lan-ssh "$T/hits" && break; sleep 0.05; done
 	: >"$T/hits"
 	JAIL_SETUP="touch $T/userns $T/netns && mount --bind /proc/$USERNS/ns/user $T/userns &&
 		mount --bind /proc/$USERNS/ns/net $T/netns" \
