@@ -36,11 +36,12 @@
  * Each failure is fatal (the agent does not start), except a unix-socket
  * that does not exist now, which is a warning.
  */
-#include <dirent.h>
+#include <fts.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,31 +349,45 @@ static int hide_dirs(void)
 	return 0;
 }
 
+/* The most entries cwd_may_be_carried() reads: a project, not a home. */
+#define CARRY_SCAN_MAX 20000
+
 /* cwd_may_be_carried() - a current directory in a private directory is
  * carried in whole, with every socket in it. The attack: started from
- * /run/user/UID (the session bus), /tmp/tmux-UID or /tmp/.X11-unix, the
- * jail would carry the host's sockets in with it, under a prefix the Unix
- * hooks allow. So never from /run/user, nor from a directory that holds a
- * socket itself. Return: 0 or -EPERM (logged). */
+ * /run/user/UID (the session bus), /tmp/tmux-UID, /tmp/.X11-unix or a
+ * directory above one (TMUX_TMPDIR=/tmp/work), the jail would carry the
+ * host's sockets in with it, under a prefix the Unix hooks allow. So never
+ * from /run/user, nor from a tree that holds a socket anywhere (links not
+ * followed, other file systems not entered), nor from one too large to
+ * read through before the agent starts.
+ * Return: 0 or -EPERM (logged). */
 static int cwd_may_be_carried(const char *cwd)
 {
-	struct dirent *de;
+	char *const paths[] = { (char *)(uintptr_t)cwd, NULL };
+	unsigned int seen = 0;
+	FTSENT *e;
+	FTS *fts;
 	int err = 0;
-	DIR *d;
 
 	if (!strcmp(agentfs_private_dir(cwd), "/run/user"))
 		return log_err(-EPERM, "the current directory %s is in /run/user, where the "
 			       "session's sockets live; start the agent from elsewhere", cwd);
-	d = opendir(cwd);
-	if (!d)
+	fts = fts_open(paths, FTS_PHYSICAL | FTS_XDEV | FTS_NOCHDIR, NULL);
+	if (!fts)
 		return log_err(-errno, "cannot read the current directory %s: %s", cwd,
 			       strerror(errno));
-	while (!err && (de = readdir(d)))
-		if (de->d_type == DT_SOCK)
+	while (!err && (e = fts_read(fts))) {
+		if (++seen > CARRY_SCAN_MAX)
+			err = log_err(-EPERM, "the current directory %s is too large to check for the "
+				      "host's sockets before the agent gets it (more than %d entries); "
+				      "start it from a directory outside %s", cwd, CARRY_SCAN_MAX,
+				      agentfs_private_dir(cwd));
+		else if (e->fts_info == FTS_DEFAULT && S_ISSOCK(e->fts_statp->st_mode))
 			err = log_err(-EPERM, "the current directory %s holds the host's socket %s, "
-				      "which the agent would get with it; start it from "
-				      "elsewhere (or share-tmp = on)", cwd, de->d_name);
-	closedir(d);
+				      "which the agent would get with it; start it from elsewhere "
+				      "(or share-tmp = on)", cwd, e->fts_path);
+	}
+	fts_close(fts);
 	return err;
 }
 

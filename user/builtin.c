@@ -85,6 +85,15 @@ static const char *const root_sockets[] = {
 	"/run/crio/crio.sock",                    /* CRI-O */
 	"/var/run/crio/crio.sock",                /* CRI-O */
 	"/run/buildkit/buildkitd.sock",           /* BuildKit (privileged builds) */
+	/* Not container engines, but they act for their caller outside any
+	 * jail: PID 1's API (StartTransientUnit runs a command as root, on
+	 * the host's network) and the system bus (systemd, NetworkManager,
+	 * udisks, PackageKit, with polkit's allow_active for a logged-in
+	 * user). */
+	"/run/systemd/private",                   /* systemd (PID 1), root's */
+	"/run/systemd/io.systemd.Manager",        /* systemd (PID 1), Varlink */
+	"/run/dbus/system_bus_socket",            /* D-Bus system bus */
+	"/var/run/dbus/system_bus_socket",        /* D-Bus system bus */
 };
 
 const char *const *builtin_root_sockets(size_t *n)

@@ -30,8 +30,10 @@ const struct builtin_block *builtin_match(uint32_t addr);
 /**
  * builtin_root_sockets() - the usual paths of the Unix sockets of host daemons
  * that grant root to whoever can talk to them (docker, containerd, podman,
- * libvirt, lxd, incus, CRI-O), each as an absolute path in the canonical form
- * a unix-socket value must have (no ".", "..", "//" or trailing "/")
+ * libvirt, lxd, incus, CRI-O, BuildKit), or act for their caller outside any
+ * jail (systemd's private and Varlink sockets, the system bus), each as an
+ * absolute path in the canonical form a unix-socket value must have (no
+ * ".", "..", "//" or trailing "/"): masked in every jail
  * @n: set to the number of paths
  * Return: the paths, a constant array of @n.
  */

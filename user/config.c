@@ -503,8 +503,8 @@ static int set_unix_socket(struct config *cfg, const char *value,
 	 * sockets; naming one cannot undo that, and must not seem to. */
 	if (unixpolicy_grants_root(value)) {
 		snprintf(why, why_size, "is the socket of a daemon that grants root to whoever can "
-			 "use it: the agent would leave the jail through it, so it is never reachable "
-			 "there");
+			 "use it, or acts for them outside any jail: the agent would leave the jail "
+			 "through it, so it is never reachable there");
 		return -EINVAL;
 	}
 	for (i = 0; i < cfg->n_unix_socket; i++)

@@ -107,7 +107,9 @@ static int add(struct unix_policy *p, const char *path, bool prefix)
 static const struct unix_rule lookup_sockets[] = {
 	{ "/run/nscd/socket", false },                        /* nscd */
 	{ "/var/run/nscd/socket", false },                    /* nscd, as glibc spells it */
-	{ "/run/systemd/userdb/", true },                     /* nss-systemd (varlink) */
+	/* nss-systemd asks userdbd's multiplexer; not the directory: PID 1
+	 * serves its Varlink API on another socket there (DynamicUser). */
+	{ "/run/systemd/userdb/io.systemd.Multiplexer", false },
 	{ "/run/systemd/resolve/io.systemd.Resolve", false }, /* nss-resolve (varlink) */
 };
 #define N_LOOKUP_SOCKETS (sizeof(lookup_sockets) / sizeof(lookup_sockets[0]))

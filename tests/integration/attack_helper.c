@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/stat.h>
 
 /* userns-control PATH LINE: unshare a user namespace (full CapEff in it, no
  * exec), connect to PATH, send LINE, print the reply */
@@ -112,8 +113,79 @@ static int shm_read(int id)
 	return 0;
 }
 
+/* cgroup-mount: a user, mount and cgroup namespace of our own (uid 0
+ * mapped to itself: a root agent's euid), cgroup2 mounted afresh; what it
+ * shows, and cgroup v1 mounted there */
+static int cgroup_mount(void)
+{
+	const char *dir = "/tmp/atk-cg";
+	struct dirent *e;
+	char map[64];
+	DIR *d;
+	int fd;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWCGROUP)) {
+		printf("unshare %s\n", strerror(errno));
+		return 1;
+	}
+	fd = open("/proc/self/setgroups", O_WRONLY);
+	if (fd >= 0) { (void)!write(fd, "deny", 4); close(fd); }
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)getuid());
+	fd = open("/proc/self/uid_map", O_WRONLY);
+	if (fd < 0 || write(fd, map, strlen(map)) < 0) printf("uid_map %s\n", strerror(errno));
+	mkdir(dir, 0755);
+	if (mount("cgroup2", dir, "cgroup2", 0, NULL)) {
+		printf("cgroup2-mount %s\n", strerror(errno));
+	} else {
+		printf("cgroup2-mount ok\n");
+		if ((d = opendir(dir)))
+			while ((e = readdir(d)))
+				if (!strcmp(e->d_name, "ebpfjail") || strstr(e->d_name, ".slice") ||
+				    strstr(e->d_name, ".scope"))
+					printf("host-cgroup: %s\n", e->d_name);
+		umount2(dir, MNT_DETACH);
+	}
+	if (mount("cgroup", dir, "cgroup", 0, "none,name=systemd")) {
+		printf("cgroup1-mount %s\n", strerror(errno));
+		return 0;
+	}
+	printf("cgroup1-mount ok\n");
+	/* the host's whole name=systemd hierarchy? (the init never left its
+	 * root there, so the cgroup namespace is rooted at the host's root) */
+	if ((d = opendir(dir)))
+		while ((e = readdir(d)))
+			if (e->d_type == DT_DIR && e->d_name[0] != '.')
+				printf("v1-sees: %s\n", e->d_name);
+	snprintf(map, sizeof(map), "%s/atk-escape", dir);
+	printf("v1-mkdir %s\n", mkdir(map, 0755) ? strerror(errno) : "ok");
+	snprintf(map, sizeof(map), "%s/atk-escape/cgroup.procs", dir);
+	fd = open(map, O_WRONLY);
+	printf("v1-move %s\n", fd < 0 || write(fd, "0", 1) < 0 ? strerror(errno) : "ok");
+	snprintf(map, sizeof(map), "%s/atk-escape/notify_on_release", dir);
+	fd = open(map, O_WRONLY);
+	printf("v1-notify %s\n", fd < 0 || write(fd, "1", 1) < 0 ? strerror(errno) : "ok");
+	snprintf(map, sizeof(map), "%s/release_agent", dir);
+	fd = open(map, O_WRONLY);
+	printf("v1-release_agent %s\n", fd < 0 || write(fd, "/x", 2) < 0 ? strerror(errno) : "ok");
+	return 0;
+}
+
+/* sigqueue-init: signal PID 1 as the supervisor does, and plainly */
+static int sigqueue_init(void)
+{
+	union sigval v = { .sival_int = 0x6a61696c };
+
+	printf("sigqueue-init %s\n", sigqueue(1, SIGSTOP, v) ? strerror(errno) : "ok");
+	printf("kill-init %s\n", kill(1, SIGTERM) ? strerror(errno) : "ok");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "cgroup-mount"))
+		return cgroup_mount();
+	if (argc == 2 && !strcmp(argv[1], "sigqueue-init"))
+		return sigqueue_init();
 	if (argc == 3 && !strcmp(argv[1], "shm-poke"))
 		return shm_poke(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "shm-read"))

@@ -14,6 +14,14 @@ _unix_serve() {
 	fail "no socket at $1"
 }
 
+# _host_tmp_dir NAME: a directory of the host's /tmp (0755, so the agent's
+# user could reach it were /tmp not private), in DIR, removed at exit
+_host_tmp_dir() {
+	DIR=$(mktemp -d "/tmp/ebpfjail-$1.XXXXXX")
+	chmod 755 "$DIR"
+	trap 'netsim_down; rm -rf "$DIR"' EXIT
+}
+
 # The attack: the user's tmux server outside the jail runs what a client
 # asks (run-shell), as the user, with the host's network.
 test_users_tmux_server_is_out_of_reach() {
@@ -99,11 +107,8 @@ test_root_granting_daemon_socket_is_masked() {
 # unix-socket = PATH: that one socket of the host's /tmp, nothing beside it.
 test_unix_socket_carries_one_socket_into_the_jail() {
 	netsim_up
-	local dir
-	dir=$(mktemp -d /tmp/ebpfjail-agent.XXXXXX)
-	chmod 755 "$dir"
-	LEFT=$dir
-	trap 'netsim_down; rm -rf "$LEFT"' EXIT
+	_host_tmp_dir agent
+	local dir=$DIR
 	_unix_serve "$dir/agent.sock" ssh-agent
 	_unix_serve "$dir/other.sock" other
 	chown 4242 "$dir/agent.sock"
@@ -124,11 +129,8 @@ test_unix_socket_carries_one_socket_into_the_jail() {
 # share-tmp = on: the host's /tmp, as before ebpfjail had private ones.
 test_share_tmp_on_shares_the_hosts_tmp() {
 	netsim_up
-	local dir
-	dir=$(mktemp -d /tmp/ebpfjail-share.XXXXXX)
-	chmod 755 "$dir"
-	LEFT=$dir
-	trap 'netsim_down; rm -rf "$LEFT"' EXIT
+	_host_tmp_dir share
+	local dir=$DIR
 	_unix_serve "$dir/sock" shared
 	echo "share-tmp = on" >>"$T/jail.conf"
 	jail -- "$T/probe" "unix:$dir/sock:0"
@@ -139,10 +141,8 @@ test_share_tmp_on_shares_the_hosts_tmp() {
 # A project in /tmp keeps its path in the jail.
 test_project_in_tmp_keeps_its_path() {
 	netsim_up
-	local dir
-	dir=$(mktemp -d /tmp/ebpfjail-proj.XXXXXX)
-	LEFT=$dir
-	trap 'netsim_down; rm -rf "$LEFT"' EXIT
+	_host_tmp_dir proj
+	local dir=$DIR
 	echo hello >"$dir/file"
 	chown -R 4242 "$dir"
 	cd "$dir"
@@ -187,21 +187,25 @@ test_screen_sessions_are_hidden() {
 }
 
 # The attack: started from a directory of the host's sockets (/tmp/tmux-UID,
-# /tmp/.X11-unix, /run/user/UID), the jail would carry them in with the
-# current directory, under a prefix the Unix hooks allow. Refused.
+# /tmp/.X11-unix, /run/user/UID) or one above them (TMUX_TMPDIR=/tmp/work),
+# the jail would carry them in with the current directory, under a prefix
+# the Unix hooks allow. Refused.
 test_current_directory_with_host_sockets_is_refused() {
 	netsim_up
-	local dir
-	dir=$(mktemp -d /tmp/ebpfjail-cwd.XXXXXX)
-	chmod 755 "$dir"
-	LEFT=$dir
-	trap 'netsim_down; rm -rf "$LEFT"' EXIT
-	_unix_serve "$dir/default" tmux
+	_host_tmp_dir cwd
+	local dir=$DIR
+	mkdir "$dir/tmux-4242" "$dir/project"
+	_unix_serve "$dir/tmux-4242/default" tmux
 	cd "$dir"
-	jail -- "$T/probe" unix:default:0 "unix:$dir/default:0"
+	jail -- "$T/probe" unix:tmux-4242/default:0 "unix:$dir/tmux-4242/default:0"
 	cd "$T"
 	expect_rc 125
-	expect_err "holds the host's socket default"
+	expect_err "holds the host's socket $dir/tmux-4242/default"
+	[ ! -s "$T/out" ] || fail "the agent ran: $(cat "$T/out")"
+	cd "$dir/project" # beside the socket, not above it: fine
+	jail -- /bin/true
+	cd "$T"
+	expect_rc 0
 	[ ! -s "$T/out" ] || fail "the agent ran: $(cat "$T/out")"
 	JAIL_SETUP="mount -t tmpfs tmpfs /run/user && mkdir -m 700 /run/user/4242 &&
 		chown 4242 /run/user/4242 && cd /run/user/4242" jail -- /bin/true

@@ -282,3 +282,120 @@ test_attack_user_agent_cannot_leave_its_cgroup() {
 	jail -- sh -c "echo \$\$ >$cg/cgroup.procs; echo \$\$ >$cg/ebpfjail/cgroup.procs; grep '^0::' /proc/self/cgroup"
 	grep -qx "0::/" "$T/out" || fail "the agent left its cgroup: $(cat "$T/out")"
 }
+
+# --- second pass ------------------------------------------------------------
+
+# _standin PATH MODE OWNER: a socket at PATH (in the test's own /run) that
+# records a hit; for JAIL_SETUP
+_standin() {
+	echo "mkdir -p $(dirname "$1") && { socat UNIX-LISTEN:$1,fork,mode=$2,user=$3 SYSTEM:'echo standin >>$T/hits; echo standin' </dev/null >/dev/null 2>&1 & echo \$! >>$T/standin.pid; } &&
+		for i in \$(seq 1 100); do [ -S $1 ] && break; sleep 0.02; done"
+}
+
+# The attack: the unix hooks judge the string, and /tmp is the agent's own:
+# `ln -s /run/dbus/system_bus_socket /tmp/bus` and connect to /tmp/bus.
+# The kernel follows the link to the host's system bus (polkit's
+# allow_active actions, NetworkManager, udisks, PackageKit), which is no
+# user's socket, not masked and not in a private directory. A stand-in
+# socket at the system bus's path stands for dbus-daemon.
+test_attack_link_in_tmp_does_not_reach_the_system_bus() {
+	netsim_up
+	trap 'kill $(cat $T/standin.pid 2>/dev/null) 2>/dev/null || true; netsim_down' EXIT
+	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && $(_standin /run/dbus/system_bus_socket 666 root)" \
+		jail -- sh -c "ln -s /run/dbus/system_bus_socket /tmp/bus; '$T/probe' unix:/run/dbus/system_bus_socket:0 unix:/tmp/bus:0"
+	expect_result unix:/run/dbus/system_bus_socket:0 EPERM
+	[ "$(result unix:/tmp/bus:0)" != ok ] || fail "the agent reached the host's system bus through /tmp/bus: $(cat "$T/out")"
+	expect_no_hit standin
+}
+
+# The attack: a root agent (uid 0, no capabilities) owns every root-only
+# socket: systemd's /run/systemd/private (0600 root: `systemctl` talks to
+# PID 1 over it, StartTransientUnit runs anything as real root, outside the
+# jail, on the host's network), and the system bus as uid 0. A link from
+# /tmp passes the unix hooks; nothing masks them.
+test_attack_root_agent_link_does_not_reach_systemds_private_socket() {
+	netsim_up
+	trap 'kill $(cat $T/standin.pid 2>/dev/null) 2>/dev/null || true; netsim_down' EXIT
+	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && $(_standin /run/systemd/private 600 root)" \
+		jail --user root -- sh -c "ln -s /run/systemd/private /tmp/pid1; '$T/probe' unix:/tmp/pid1:0"
+	[ "$(result unix:/tmp/pid1:0)" != ok ] || fail "a root agent reached /run/systemd/private: $(cat "$T/out")"
+	expect_no_hit standin
+}
+
+# Not a test, a limitation (docs/DESIGN.md, "Unix sockets"): a root agent,
+# after the daemon of a masked socket restarted, reaches its new socket
+# through a link from /tmp (bare under the mask; dropping the daemon's group
+# does nothing for uid 0, which owns root:docker 0660). A root agent can
+# change every root-owned file as well; the peer check would close it.
+
+# The attack: `cd /tmp/work && ebpfjail run claude`. The check for the
+# host's sockets reads the current directory alone; one a level down
+# (TMUX_TMPDIR=/tmp/work: /tmp/work/tmux-UID/default, an editor's server
+# socket in /tmp/work/.cache) is carried in with the tree, under /tmp/,
+# which the unix hooks allow.
+test_attack_carried_cwd_does_not_bring_a_socket_from_a_subdirectory() {
+	netsim_up
+	local d
+	d=$(mktemp -d /tmp/ebpfjail-atk.XXXXXX)
+	LEFT=$d
+	mkdir "$d/tmux-4242"
+	chown -R 4242:4242 "$d"
+	socat UNIX-LISTEN:"$d/tmux-4242/default",fork,mode=777 SYSTEM:"echo host-sock >>$T/hits; echo host-sock" </dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	trap 'netsim_down; rm -rf "$LEFT"' EXIT
+	for i in $(seq 1 100); do [ -S "$d/tmux-4242/default" ] && break; sleep 0.02; done
+	cd "$d"
+	jail -- "$T/probe" "unix:$d/tmux-4242/default:0"
+	cd "$T"
+	[ "$(result "unix:$d/tmux-4242/default:0")" != ok ] || fail "the carried cwd brought the host's socket in: $(cat "$T/out")"
+	expect_no_hit host-sock
+}
+
+# The attack: a root agent on a hybrid host writes to a cgroup v1 hierarchy
+# (/sys/fs/cgroup/*: cgroup.procs out of the jail, release_agent,
+# notify_on_release), or mounts cgroup2 afresh in a user and cgroup
+# namespace of its own and kills the cgroup above its jail. Stopped: /sys
+# is read-only for it and a new cgroup2 mount is rooted in its own cgroup.
+test_attack_root_agent_cannot_reach_the_host_cgroups_another_way() {
+	netsim_up
+	_atk
+	local v1
+	v1=$(awk '$9 == "cgroup" { print $5; exit }' /proc/self/mountinfo)
+	jail --user root -- sh -c "
+		for f in $v1/cgroup.procs $v1/release_agent $v1/notify_on_release; do [ -e \$f ] && echo \$\$ >\$f 2>/dev/null && echo wrote:\$f; done
+		'$T/atk' cgroup-mount"
+	expect_no_out wrote:
+	expect_no_out "cgroup-kill-parent ok"
+	expect_no_out "host-cgroup:"
+	# cgroup v1's named hierarchy (name=systemd, no controller: mountable
+	# in a user namespace) in a cgroup namespace rooted where the init
+	# stood in it, the host's root: the host's whole tree, root's files.
+	expect_no_out "v1-mkdir ok"
+	expect_no_out "v1-move ok"
+}
+
+# The attack: the supervisor forwards its own signals to the init with
+# sigqueue(JAILINIT_FORWARD); the init passes any such signal on to the
+# agent, believing it came from the supervisor. A root agent queues one
+# itself (SIGSTOP, its own pid as the value), or plain signals PID 1.
+# Stopped: Landlock's signal scope (the init is outside the domain).
+test_attack_root_agent_cannot_signal_its_init() {
+	netsim_up
+	_atk
+	jail --user root -- "$T/atk" sigqueue-init
+	expect_out "sigqueue-init Operation not permitted"
+	expect_out "kill-init Operation not permitted"
+}
+
+# What crosses exec: only 0-2. A descriptor of the supervisor's (a BPF
+# map, the control socket, the host's network namespace) would be the way
+# out.
+test_attack_agent_gets_no_descriptor_beyond_stdio() {
+	netsim_up
+	jail --user root -- sh -c 'for f in /proc/self/fd/*; do echo "fd $f $(readlink $f)"; done'
+	expect_rc 0
+	local n
+	n=$(grep -c '^fd ' "$T/out")
+	[ "$n" -le 4 ] || fail "the agent has more descriptors than stdio: $(cat "$T/out")" # 0-2 and the glob's directory
+	! grep -E 'bpf-|net:\[|socket:|/control|cgroup' "$T/out" || fail "the agent inherited a descriptor: $(cat "$T/out")"
+}

@@ -103,8 +103,8 @@ Test(unixpolicy, build)
 	cr_expect_str_eq(up.rules[4].path, sockets[1]);
 	cr_expect(!up.rules[3].prefix && !up.rules[4].prefix, "unix-socket paths are exact");
 	cr_expect_str_eq(up.rules[5].path, "/run/nscd/socket");
-	cr_expect_str_eq(up.rules[7].path, "/run/systemd/userdb/");
-	cr_expect(up.rules[7].prefix, "userdb's directory is a prefix");
+	cr_expect_str_eq(up.rules[7].path, "/run/systemd/userdb/io.systemd.Multiplexer");
+	cr_expect(!up.rules[7].prefix, "userdb's multiplexer alone, not its directory");
 	cr_expect_neq(up.rules[3].path, sockets[0], "the policy's own copy");
 	for (i = 0; i < up.n; i++)
 		cr_expect_null(unixpolicy_path_problem(up.rules[i].path, up.rules[i].prefix));
