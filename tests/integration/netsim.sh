@@ -116,6 +116,10 @@ netsim_up() {
 	private_varlib
 	cp "$BUILD/probe" "$T/probe"
 	chmod 755 "$T/probe"
+	# For the agent to run: the build may be under /tmp (a clone there),
+	# which the agent sees as its own empty one.
+	cp "$EBPFJAIL" "$T/ebpfjail"
+	chmod 755 "$T/ebpfjail"
 }
 
 # _kill_tree PID: PID and everything below it (a background jail is a few

@@ -158,7 +158,7 @@ EOF
 # let it through.
 test_agent_run_as_root_cannot_change_its_jail() {
 	netsim_up
-	jail --user root -- sh -c "'$EBPFJAIL' reload; '$EBPFJAIL' allow 10.23.0.2; '$T/probe' tcp:10.23.0.2:22"
+	jail --user root -- sh -c "'$T/ebpfjail' reload; '$T/ebpfjail' allow 10.23.0.2; '$T/probe' tcp:10.23.0.2:22"
 	# Its PID namespace hides the supervisor, so it finds no jail; were
 	# it found, its control socket would refuse (no CAP_NET_ADMIN).
 	grep -qE "lacks CAP_NET_ADMIN|no jail is running" "$T/err" || fail "stderr: $(cat "$T/err")"

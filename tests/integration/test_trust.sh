@@ -66,11 +66,11 @@ test_agent_cannot_approve() {
 	netsim_up
 	_agent_conf
 	printf 'allow-ip = 10.23.0.2\n' >>"$T/agent/user.conf"
-	jail -- sh -c "'$EBPFJAIL' trust --config $T/agent/user.conf; echo rc=\$?"
+	jail -- sh -c "'$T/ebpfjail' trust --config $T/agent/user.conf; echo rc=\$?"
 	expect_rc 0
 	expect_out "rc=1"
 	expect_err "only root can approve a configuration"
-	jail --user root -- sh -c "'$EBPFJAIL' trust --user 4242 --config $T/agent/user.conf; echo rc=\$?"
+	jail --user root -- sh -c "'$T/ebpfjail' trust --user 4242 --config $T/agent/user.conf; echo rc=\$?"
 	expect_rc 0
 	expect_out "rc=1"
 	expect_err "only root can approve a configuration"
