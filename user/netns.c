@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -43,6 +44,7 @@ static __u64 own_cookie(void)
 
 int netns_create(struct netns *ns)
 {
+	pid_t self;
 	char path[64];
 	__u64 cookie = 0;
 	int pipefd[2], err = 0;
@@ -56,6 +58,7 @@ int netns_create(struct netns *ns)
 			       strerror(errno));
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
+	self = getpid();
 	ns->holder = fork();
 	if (ns->holder < 0) {
 		err = -errno;
@@ -63,7 +66,9 @@ int netns_create(struct netns *ns)
 	}
 	if (ns->holder == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
+		/* The supervisor died before the line above. Not "the parent
+		 * is 1": as a container's PID 1 the supervisor is. */
+		if (getppid() != self)
 			_exit(1);
 		/* Dumpable again (the supervisor is not): pasta's access to
 		 * /proc/HOLDER/ns/net is a ptrace-style check. Harmless: the
@@ -140,13 +145,51 @@ static int write_sysctl(const char *path, const char *value)
 	return err;
 }
 
-int netns_disable_ipv6(void)
+/* write_ipv6_off() - disable_ipv6 = 1 for every link and every new one,
+ * through /proc/sys. Return: 0 or -errno. */
+static int write_ipv6_off(void)
 {
-	/* /proc/sys/net follows the namespace of the process that opens it. */
 	int err = write_sysctl("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
 
 	if (!err)
 		err = write_sysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+	return err;
+}
+
+/* write_ipv6_off_in_fresh_proc() - the same from a child with a procfs of
+ * its own, in a mount namespace of its own: a container's /proc/sys is
+ * read-only, and must stay so (a writable one would hand an agent run as
+ * root the host's sysctls); a fresh procfs mount is writable, and the
+ * child (still in the jail's network namespace) writes the jail's.
+ * Return: 0 or -errno. */
+static int write_ipv6_off_in_fresh_proc(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+			_exit(126);
+		status = write_ipv6_off();
+		_exit(status == -ENOENT ? 2 : status ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 126)
+		return -EROFS;
+	return (int[]){ 0, -EIO, -ENOENT }[WEXITSTATUS(status) > 2 ? 1 : WEXITSTATUS(status)];
+}
+
+int netns_disable_ipv6(void)
+{
+	/* /proc/sys/net follows the namespace of the process that opens it. */
+	int err = write_ipv6_off();
+
+	if (err == -EROFS)
+		err = write_ipv6_off_in_fresh_proc();
 	if (err == -ENOENT)
 		return 0; /* a kernel without IPv6: nothing to disable */
 	if (err)

@@ -272,3 +272,30 @@ EOF
 	for p in $procs; do ! alive "$p" || fail "the dead jail's process $p survived the next run"; done
 	expect_no_leftovers
 }
+
+# Issue 16's two host-only reproducers. As a container's PID 1 (no
+# --init), the namespace holder took its parent, pid 1, for a dead one.
+test_supervisor_as_pid_1() {
+	netsim_up
+	run unshare --mount --propagation private -- sh -c 'mount --bind "$0/resolv.conf" /etc/resolv.conf &&
+		mount --bind "$0/varlib" /var/lib/ebpfjail &&
+		exec nsenter -t "$1" -n -- unshare --pid --fork --mount-proc env SUDO_UID=4242 SUDO_GID=4242 \
+			"$2" run --config "$0/jail.conf" -- "$0/probe" tcp:198.51.100.7:80 tcp:10.23.0.2:22' \
+		"$T" "$HOST" "$EBPFJAIL"
+	expect_rc 0
+	expect_result tcp:198.51.100.7:80 ok
+	expect_result tcp:10.23.0.2:22 EPERM
+	expect_no_leftovers
+}
+
+# Every container's /proc/sys is read-only: IPv6 is switched off in the
+# jail all the same, from a procfs of its own, and the host's stays so.
+test_read_only_proc_sys() {
+	netsim_up
+	JAIL_SETUP="mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys" \
+		jail -- sh -c "cat /proc/sys/net/ipv6/conf/all/disable_ipv6 /proc/sys/net/ipv6/conf/default/disable_ipv6; '$T/probe' tcp:198.51.100.7:80"
+	expect_rc 0
+	[ "$(head -n 2 "$T/out" | tr '\n' ' ')" = "1 1 " ] || fail "IPv6 in the jail: $(cat "$T/out")"
+	expect_result tcp:198.51.100.7:80 ok
+	expect_no_leftovers
+}
