@@ -38,7 +38,6 @@
 
 #define PROBE_UID 4242
 #define PROBE_COMM "jailprobe"
-#define MAX_EVENTS 64
 
 enum op {
 	OP_TCP_CONNECT,
@@ -121,17 +120,7 @@ static int cg_fd = -1;
 static struct jail_bpf *jail;
 static struct config cfg;
 static struct policy pol;
-static struct jail_event events[MAX_EVENTS];
-static unsigned int n_events, n_events_total;
-
-static int on_event(void *ctx, const struct jail_event *e)
-{
-	(void)ctx;
-	if (n_events < MAX_EVENTS)
-		events[n_events++] = *e;
-	n_events_total++;
-	return 0;
-}
+static struct test_events seen; /* the denials, as the loader hands them over */
 
 /* jail_netns() - the jail's namespace, with lo up and the test's
  * addresses on it, configured by a child (setns() wants one thread). */
@@ -159,7 +148,7 @@ static void jail_netns(void)
 static void setup(void)
 {
 	static const char conf[] = "allow-ip = 10.1.2.3:502\n";
-	struct loader_options opts = { .on_event = on_event };
+	struct loader_options opts = { .on_event = test_events_add, .ctx = &seen };
 	struct host_facts none = { .dns_forward = htonl(0xa9fe0101) /* 169.254.1.1 */ };
 
 	if (geteuid() != 0)
@@ -174,7 +163,7 @@ static void setup(void)
 	cr_assert_eq(loader_set_policy(jail, pol.rules, pol.n), 0);
 	cg_fd = test_cgroup_open("sock");
 	cr_assert_eq(loader_attach_cgroup(jail, cg_fd), 0);
-	n_events = n_events_total = 0;
+	seen.n = seen.total = 0;
 }
 
 static void teardown(void)
@@ -388,8 +377,8 @@ static void run_and_check(const struct probe *table, size_t n, void (*fn)(int ou
 		/* sendmmsg is denied twice: in the batch, then alone. */
 		denied += p->want_errno ? (p->op == OP_UDP_SENDMMSG_ALLOWED_THEN_DENIED ? 2 : 1) : 0;
 	}
-	cr_assert_eq(n_events_total, denied, "one event per denial: %u events, %u denials",
-		     n_events_total, denied);
+	cr_assert_eq(seen.total, denied, "one event per denial: %u events, %u denials",
+		     seen.total, denied);
 
 	for (i = 0; i < n; i++) {
 		const struct probe *p = &table[i];
@@ -399,7 +388,7 @@ static void run_and_check(const struct probe *table, size_t n, void (*fn)(int ou
 			continue;
 		if (p->op == OP_UDP_SENDMMSG_ALLOWED_THEN_DENIED)
 			e++; /* the batch's event; the retry's is checked below */
-		ev = &events[e++];
+		ev = &seen.e[e++];
 		cr_expect_eq(ev->pid, (uint32_t)pid, "probe %zu: pid %u", i, ev->pid);
 		cr_expect_eq(ev->uid, PROBE_UID, "probe %zu: uid %u", i, ev->uid);
 		cr_expect_str_eq(ev->comm, PROBE_COMM, "probe %zu", i);
@@ -490,8 +479,8 @@ Test(sock, flood_every_denial_logged_or_counted_lost)
 	cr_assert_eq(loader_read_counters(jail, c), 0);
 	cr_expect_eq(c[HOOK_SENDMSG4 * COUNTER_STRIDE + REASON_PRIVATE], FLOOD);
 	cr_expect_gt(c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_LOST], 0, "the flood overflowed");
-	cr_expect_eq(n_events_total + c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_LOST], FLOOD,
-		     "%u logged + %llu lost != %d denied", n_events_total,
+	cr_expect_eq(seen.total + c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_LOST], FLOOD,
+		     "%u logged + %llu lost != %d denied", seen.total,
 		     (unsigned long long)c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_LOST], FLOOD);
 }
 

@@ -36,7 +36,6 @@
 #define PROBE_UID 4242
 #define PROBE_COMM "unixprobe"
 #define MAX_PROBES 48
-#define MAX_EVENTS 64
 #define SUN_PATH_OFFSET offsetof(struct sockaddr_un, sun_path)
 
 enum unix_op {
@@ -64,17 +63,7 @@ static char abstract_name[64];
 static int cg_fd = -1, listeners[16], n_listeners;
 static struct netns ns = { .holder = -1, .fd = -1, .host_fd = -1 };
 static struct jail_bpf *jail;
-static struct jail_event events[MAX_EVENTS];
-static unsigned int n_events, n_events_total;
-
-static int on_event(void *ctx, const struct jail_event *e)
-{
-	(void)ctx;
-	if (n_events < MAX_EVENTS)
-		events[n_events++] = *e;
-	n_events_total++;
-	return 0;
-}
+static struct test_events seen; /* the denials, as the loader hands them over */
 
 /* listen_at() - a socket of @type bound to @path (abstract when @path[0]
  * is NUL, @len bytes), that uid 4242 may connect to */
@@ -133,7 +122,7 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 static void setup(void)
 {
 	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
-	struct loader_options opts = { .on_event = on_event };
+	struct loader_options opts = { .on_event = test_events_add, .ctx = &seen };
 	struct unix_rule rules[2];
 	char path[256];
 	int i;
@@ -174,7 +163,7 @@ static void setup(void)
 	rules[0] = (struct unix_rule){ .path = allowed, .prefix = true };
 	rules[1] = (struct unix_rule){ .path = exact, .prefix = false };
 	cr_assert_eq(loader_set_unix_rules(jail, rules, 2), 0);
-	n_events = n_events_total = 0;
+	seen.n = seen.total = 0;
 	n_probes = 0;
 }
 
@@ -280,15 +269,15 @@ static void run_and_check(void)
 			     p->want_errno ? strerror(p->want_errno) : "success");
 		denied += p->want_errno == EPERM;
 	}
-	cr_assert_eq(n_events_total, denied, "one event per denial: %u events, %u denials",
-		     n_events_total, denied);
+	cr_assert_eq(seen.total, denied, "one event per denial: %u events, %u denials",
+		     seen.total, denied);
 	for (i = 0; i < n_probes; i++) {
 		const struct unix_probe *p = &probes[i];
 		const struct jail_event *ev;
 
 		if (p->want_errno != EPERM)
 			continue;
-		ev = &events[e++];
+		ev = &seen.e[e++];
 		cr_expect_eq(ev->hook, p->hook, "probe %zu: hook %s", i, hook_name(ev->hook));
 		cr_expect_eq(ev->reason, REASON_UNIX, "probe %zu: reason %s", i,
 			     reason_name(ev->reason));

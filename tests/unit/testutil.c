@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* testutil.c - what the kernel tests share: a throwaway cgroup */
+/* testutil.c - what the kernel tests share: a throwaway cgroup, the
+ * events the loader hands over */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -66,4 +67,14 @@ int test_cgroup_open(const char *tag)
 	cg_fd = open(cg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(cg_fd, 0, "open %s: %s", cg_path, strerror(errno));
 	return cg_fd;
+}
+
+int test_events_add(void *ctx, const struct jail_event *e)
+{
+	struct test_events *t = ctx;
+
+	if (t->n < TEST_EVENTS_MAX)
+		t->e[t->n++] = *e;
+	t->total++;
+	return 0;
 }

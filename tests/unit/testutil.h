@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* testutil.h - what the kernel tests share: a throwaway cgroup */
+/* testutil.h - what the kernel tests share: a throwaway cgroup, the
+ * events the loader hands over */
 #ifndef EBPFJAIL_TESTUTIL_H
 #define EBPFJAIL_TESTUTIL_H
+
+#include <linux/types.h>
+
+#include "ebpfjail.h"
 
 /**
  * test_cgroup_open() - make a uniquely named cgroup for this test process
@@ -15,5 +20,21 @@ int test_cgroup_open(const char *tag);
 
 /** test_cgroup_close() - close the fd and remove the cgroup now */
 void test_cgroup_close(void);
+
+#define TEST_EVENTS_MAX 64
+
+/* What the socket hooks reported: the first TEST_EVENTS_MAX in @e, all of
+ * them counted in @total. */
+struct test_events {
+	struct jail_event e[TEST_EVENTS_MAX];
+	unsigned int n, total;
+};
+
+/**
+ * test_events_add() - a loader_event_fn for loader_options: @ctx is the
+ * struct test_events that keeps @e
+ * Return: 0 (keep going).
+ */
+int test_events_add(void *ctx, const struct jail_event *e);
 
 #endif /* EBPFJAIL_TESTUTIL_H */
