@@ -2,6 +2,7 @@
 /* cgroup.c - find the cgroup v2 hierarchy; make, fill and destroy jail cgroups */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ static void unescape(char *s)
 	*out = '\0';
 }
 
-int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size)
+int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size, char *mnt_root, size_t root_size)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -38,12 +39,15 @@ int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size)
 
 	/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER */
 	while (getline(&line, &cap, mountinfo) > 0) {
-		char *save = NULL, *field, *mountpoint = NULL;
+		char *save = NULL, *field, *mountpoint = NULL, *root = NULL;
 		int i;
 
 		field = strtok_r(line, " \n", &save);
-		for (i = 1; field && i < 5; i++)
+		for (i = 1; field && i < 5; i++) {
 			field = strtok_r(NULL, " \n", &save);
+			if (i == 3)
+				root = field;
+		}
 		mountpoint = field;
 		while (field && strcmp(field, "-"))
 			field = strtok_r(NULL, " \n", &save);
@@ -51,9 +55,13 @@ int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size)
 		if (!mountpoint || !field || strcmp(field, "cgroup2"))
 			continue;
 		unescape(mountpoint);
+		unescape(root);
 		ret = strlen(mountpoint) < size ? 0 : -ENAMETOOLONG;
 		if (!ret)
 			strcpy(buf, mountpoint);
+		if (!ret && mnt_root)
+			ret = (size_t)snprintf(mnt_root, root_size, "%s", root) < root_size ?
+				      0 : -ENAMETOOLONG;
 		break;
 	}
 	free(line);
@@ -67,20 +75,77 @@ int cgroup_v2_root(char *buf, size_t size)
 
 	if (!f)
 		return -errno;
-	ret = cgroup_parse_mountinfo(f, buf, size);
+	ret = cgroup_parse_mountinfo(f, buf, size, NULL, 0);
 	fclose(f);
 	return ret;
 }
 
-
-int cgroup_jail_create(const char *root, const char *id, char *path, size_t size, int *fd)
+int cgroup_own_dir(FILE *proc_cgroup, const char *mountpoint, const char *mnt_root, char *buf,
+		   size_t size)
 {
-	char parent[4096];
+	char *line = NULL, *path = NULL;
+	size_t cap = 0, n = strlen(mnt_root);
+	int ret = -ENOENT;
+
+	while (getline(&line, &cap, proc_cgroup) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "0::/", 4)) {
+			path = line + 3;
+			break;
+		}
+	}
+	/* "/" as the mount's root: it shows our cgroup namespace's root.
+	 * Another root (a bind mount of a subtree) must hold our cgroup, or
+	 * we have no directory of our own in this mount. */
+	if (path && !strcmp(mnt_root, "/"))
+		n = 0;
+	else if (path && (strncmp(path, mnt_root, n) || (path[n] != '/' && path[n] != '\0')))
+		path = NULL;
+	if (path) {
+		path += n;
+		ret = (size_t)snprintf(buf, size, "%s%s", mountpoint, strcmp(path, "/") ? path : "") <
+				      size ? 0 : -ENAMETOOLONG;
+	}
+	free(line);
+	return ret;
+}
+
+int cgroup_own(char *buf, size_t size)
+{
+	char point[PATH_MAX], root[PATH_MAX];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = cgroup_parse_mountinfo(f, point, sizeof(point), root, sizeof(root));
+	fclose(f);
+	if (ret)
+		return ret;
+	f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return -errno;
+	ret = cgroup_own_dir(f, point, root, buf, size);
+	fclose(f);
+	return ret;
+}
+
+int cgroup_jail_path(const char *base, const char *id, char *path, size_t size)
+{
+	return (size_t)snprintf(path, size, "%s/%s/%s", base, CGROUP_JAIL_PARENT, id) < size ?
+		       0 : -ENAMETOOLONG;
+}
+
+int cgroup_jail_create(const char *path, int *fd)
+{
+	char parent[PATH_MAX], *slash;
 	int tries, err = 0;
 
-	snprintf(parent, sizeof(parent), "%s/%s", root, CGROUP_JAIL_PARENT);
-	if ((size_t)snprintf(path, size, "%s/%s", parent, id) >= size)
-		return -ENAMETOOLONG;
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = '\0';
 	/* The parent goes with its last jail (cgroup_destroy()): one ending
 	 * right now may remove it between our two mkdirs, so try again. */
 	for (tries = 0; tries < 3; tries++) {

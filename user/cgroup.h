@@ -12,10 +12,12 @@
  * cgroup_parse_mountinfo() - the mount point of the first cgroup2 mount
  * @mountinfo: a /proc/PID/mountinfo stream
  * @buf: result, with the kernel's \040-style escapes decoded
+ * @mnt_root: result unless NULL: the mount's root within the hierarchy
+ *	(field 4; "/" unless a subtree was bind-mounted)
  *
  * Return: 0, -ENOENT when no cgroup2 file system is mounted, -ENAMETOOLONG.
  */
-int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size);
+int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size, char *mnt_root, size_t root_size);
 
 /**
  * cgroup_v2_root() - where cgroup v2 is mounted in this mount namespace
@@ -27,15 +29,37 @@ int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size);
 int cgroup_v2_root(char *buf, size_t size);
 
 
-#define CGROUP_JAIL_PARENT "ebpfjail"
+/**
+ * cgroup_own_dir() - the directory of this process's cgroup (pure)
+ * @proc_cgroup: a /proc/PID/cgroup stream (its "0::PATH" line is used)
+ * @mountpoint, @mnt_root: the cgroup2 mount, as cgroup_parse_mountinfo()
+ *
+ * Return: 0, -ENOENT when the mount does not hold our cgroup (no v2 line,
+ * or a bind-mounted subtree elsewhere), -ENAMETOOLONG.
+ */
+int cgroup_own_dir(FILE *proc_cgroup, const char *mountpoint, const char *mnt_root, char *buf,
+		   size_t size);
 
 /**
- * cgroup_jail_create() - make ROOT/ebpfjail/ID for one jail
- * @path: result, the cgroup's directory
+ * cgroup_own() - where this process's own cgroup is, in the cgroup2 mount
+ *
+ * Jails live under it, never at the mount's root: in a container that
+ * sees the host's tree (Docker's --cgroupns host), a jail stays inside its
+ * container's cgroup and resource limits. Return: 0 or -errno.
+ */
+int cgroup_own(char *buf, size_t size);
+
+#define CGROUP_JAIL_PARENT "ebpfjail"
+
+/** cgroup_jail_path() - BASE/ebpfjail/ID. Return: 0 or -ENAMETOOLONG. */
+int cgroup_jail_path(const char *base, const char *id, char *path, size_t size);
+
+/**
+ * cgroup_jail_create() - make PATH (from cgroup_jail_path()) and its parent
  * @fd: result, an O_DIRECTORY fd of it (for attaching programs)
  * Return: 0 or -errno (logged).
  */
-int cgroup_jail_create(const char *root, const char *id, char *path, size_t size, int *fd);
+int cgroup_jail_create(const char *path, int *fd);
 
 /** cgroup_add() - move @pid into the cgroup. Return: 0 or -errno. */
 int cgroup_add(int cg_fd, pid_t pid);

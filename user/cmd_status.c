@@ -131,7 +131,6 @@ int cmd_status(const struct command *cmd, int argc, char **argv)
 {
 	struct jail_status *list = NULL;
 	struct cli_options o;
-	char root[4096];
 	size_t n = 0, i;
 	bool dead = false;
 	int ret;
@@ -159,8 +158,8 @@ int cmd_status(const struct command *cmd, int argc, char **argv)
 		dead |= !list[i].alive;
 	/* Stale entries were shown as dead once; now they go (with whatever
 	 * their cgroup still holds). */
-	if (dead && cgroup_v2_root(root, sizeof(root)) == 0) {
-		jailstate_cleanup_dead(root);
+	if (dead) {
+		jailstate_cleanup_dead();
 		if (!o.json)
 			printf("(dead jails' leftovers removed)\n");
 	}

@@ -24,6 +24,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -347,7 +348,7 @@ static int install_unix_rules(struct jail *j)
 
 /* build_filters() - host facts, namespace and pasta, BPF programs and
  * policy, cgroup, then the routes and TC filter once pasta's tap is up */
-static int build_filters(struct jail *j, const char *root, loader_event_fn on_event)
+static int build_filters(struct jail *j, const char *cg_base, loader_event_fn on_event)
 {
 	struct loader_options lo = { .on_event = on_event, .ctx = j };
 	struct hostnet host;
@@ -400,11 +401,16 @@ static int build_filters(struct jail *j, const char *root, loader_event_fn on_ev
 			   strerror(-err));
 		goto out;
 	}
-	err = cgroup_jail_create(root, j->id, j->cg_path, sizeof(j->cg_path), &j->cg_fd);
+	/* Recorded before it exists: a cgroup no state names is never ours,
+	 * and the leftover sweep leaves it alone (another container's jail,
+	 * with the host's cgroup tree in view, must not be killed). */
+	err = cgroup_jail_path(cg_base, j->id, j->cg_path, sizeof(j->cg_path));
 	if (!err)
 		err = jailstate_set_cgroup(j->state_dir, j->cg_path);
+	if (!err)
+		err = cgroup_jail_create(j->cg_path, &j->cg_fd);
 	if (err) {
-		err = fail(j, err, "cannot set up the jail's cgroup under %s: %s", root,
+		err = fail(j, err, "cannot set up the jail's cgroup under %s: %s", cg_base,
 			   strerror(-err));
 		goto out;
 	}
@@ -425,7 +431,7 @@ out:
 int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_event)
 {
 	struct probe_result pr;
-	char root[4096];
+	char cg_base[PATH_MAX];
 	size_t i;
 	int err;
 
@@ -438,16 +444,16 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 	raise_nofile(j);
 	/* The same checks as `ebpfjail doctor`, so it never says ok about
 	 * what this refuses. */
-	if (probe_tun(&pr) == PROBE_FAIL || probe_cgroup(&pr, root, sizeof(root)) == PROBE_FAIL ||
+	if (probe_tun(&pr) == PROBE_FAIL || probe_cgroup(&pr, cg_base, sizeof(cg_base)) == PROBE_FAIL ||
 	    probe_pasta(&pr, false) == PROBE_FAIL)
 		return fail(j, -ENOENT, "%s; %s", pr.detail, pr.fix);
 
-	jailstate_cleanup_dead(root);
+	jailstate_cleanup_dead();
 	err = jailstate_create(j->id, getpid(), j->state_dir, sizeof(j->state_dir));
 	if (err)
 		return fail(j, err, "cannot create the jail's state under %s: %s", JAILSTATE_DIR,
 			    strerror(-err));
-	err = build_filters(j, root, on_event);
+	err = build_filters(j, cg_base, on_event);
 	if (err)
 		return err;
 	snprintf(j->resolv_conf, sizeof(j->resolv_conf), "%s/resolv.conf", j->state_dir);

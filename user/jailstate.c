@@ -147,12 +147,16 @@ static bool supervisor_alive(const char *dir)
 	return pid > 0 && start_time(pid) == started && started != 0;
 }
 
-void jailstate_cleanup_dead(const char *cgroup_root)
+void jailstate_cleanup_dead(void)
 {
-	char dir[512], cg[4400] = "", parent[4096];
+	char dir[512], cg[4400] = "";
 	struct dirent *de;
 	DIR *d;
 
+	/* Only what a state names: a cgroup under some ebpfjail/ directory
+	 * that no state here names may be another container's running jail
+	 * (its /run is its own, the cgroup tree may be shared). Its state is
+	 * written before its cgroup exists, so nothing of ours lacks one. */
 	d = opendir(JAILSTATE_DIR);
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
@@ -165,24 +169,6 @@ void jailstate_cleanup_dead(const char *cgroup_root)
 		    cgroup_destroy(cg) != 0)
 			continue; /* keep the state: the next run tries again */
 		jailstate_remove(dir);
-	}
-	if (d)
-		closedir(d);
-
-	/* Cgroups no state names: their run died before recording them. */
-	snprintf(parent, sizeof(parent), "%s/%s", cgroup_root, CGROUP_JAIL_PARENT);
-	d = opendir(parent);
-	while (d && (de = readdir(d))) {
-		struct stat st;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(dir, sizeof(dir), "%s/%s", JAILSTATE_DIR, de->d_name);
-		snprintf(cg, sizeof(cg), "%s/%s", parent, de->d_name);
-		if (stat(cg, &st) || !S_ISDIR(st.st_mode) || stat(dir, &st) == 0)
-			continue;
-		log_info("removing the leftover cgroup %s", cg);
-		cgroup_destroy(cg);
 	}
 	if (d)
 		closedir(d);

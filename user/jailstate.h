@@ -31,10 +31,10 @@ void jailstate_remove(const char *dir);
 
 /**
  * jailstate_cleanup_dead() - remove what jails whose supervisor died left:
- * their cgroups (processes killed) and state. Also cgroups under
- * ROOT/ebpfjail that no state names (a run killed between the two).
+ * their cgroups (processes killed) and state. Nothing else: a cgroup no
+ * state names is not ours to kill.
  */
-void jailstate_cleanup_dead(const char *cgroup_root);
+void jailstate_cleanup_dead(void);
 
 /* What `ebpfjail status` shows of a jail; written by its supervisor. */
 #define STATUS_RELAYS_MAX 16

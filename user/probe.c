@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* probe.c - the jail's prerequisites, checked: shared by `run` and `doctor` */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -152,20 +153,28 @@ enum probe_level probe_pasta(struct probe_result *r, bool want_version)
 			   "UDP and TCP" : "UDP (TCP 53 refused: this pasta does not forward it)");
 }
 
-enum probe_level probe_cgroup(struct probe_result *r, char *root, size_t size)
+enum probe_level probe_cgroup(struct probe_result *r, char *base, size_t size)
 {
-	char test[4200];
+	char mount[PATH_MAX], test[PATH_MAX + 64];
+	int err;
 
-	if (cgroup_v2_root(root, size))
+	if (cgroup_v2_root(mount, sizeof(mount)))
 		return set(r, PROBE_FAIL, "cgroup v2", "mount one: mount -t cgroup2 none /sys/fs/cgroup",
 			   "no cgroup v2 file system is mounted");
-	snprintf(test, sizeof(test), "%s/ebpfjail-doctor-%d", root, getpid());
+	err = cgroup_own(base, size);
+	if (err)
+		return set(r, PROBE_FAIL, "cgroup v2",
+			   "mount the cgroup v2 file system where this process's cgroup can be seen "
+			   "(in a container: its own cgroup namespace)",
+			   "this process's cgroup is not under %s: %s", mount, strerror(-err));
+	snprintf(test, sizeof(test), "%s/ebpfjail-doctor-%d", base, getpid());
 	if (mkdir(test, 0755))
 		return set(r, PROBE_FAIL, "cgroup v2",
 			   "run as root; in a container, mount the cgroup v2 file system read-write",
-			   "%s is not writable: %s", root, strerror(errno));
+			   "%s is not writable: %s", base, strerror(errno));
 	rmdir(test);
-	return set(r, PROBE_OK, "cgroup v2", "", "mounted at %s, writable", root);
+	return set(r, PROBE_OK, "cgroup v2", "", "mounted at %s; jails go under %s, writable", mount,
+		   base);
 }
 
 enum probe_level probe_bpf(struct probe_result *r)

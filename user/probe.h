@@ -28,7 +28,8 @@ enum probe_level probe_tun(struct probe_result *r);
 /* @version: also find pasta's version and say whether it is known to work
  * (doctor; run skips the few milliseconds) */
 enum probe_level probe_pasta(struct probe_result *r, bool version);
-enum probe_level probe_cgroup(struct probe_result *r, char *root, size_t size);
+/* @base: result, the cgroup jails are created under (cgroup_own()) */
+enum probe_level probe_cgroup(struct probe_result *r, char *base, size_t size);
 enum probe_level probe_bpf(struct probe_result *r);
 enum probe_level probe_bpffs(struct probe_result *r);
 enum probe_level probe_netns(struct probe_result *r);

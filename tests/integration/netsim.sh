@@ -185,11 +185,22 @@ agent_pid() {
 	fail "no agent is running"
 }
 
+# cgroup_mount: where cgroup2 is mounted (the type is the field after "-")
+cgroup_mount() {
+	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' \
+		/proc/self/mountinfo
+}
+
+# jails_cgroup: where this shell's jails get their cgroups (under its own)
+jails_cgroup() {
+	local own
+	own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	echo "$(cgroup_mount)${own%/}/ebpfjail"
+}
+
 # jail_procs: the running jail's processes as the host numbers them
 jail_procs() {
-	local cg
-	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-	cat "$cg"/ebpfjail/*/cgroup.procs
+	cat "$(jails_cgroup)"/*/cgroup.procs
 }
 
 # jail ...: jail_cmd with stdout in $T/out, stderr in $T/err, status in $rc
@@ -207,9 +218,9 @@ expect_no_hit() { ! grep -qx "$1" "$T/hits" || fail "$1 received a packet from t
 # Nothing of a jail may stay behind it: state, cgroup, pasta.
 expect_no_leftovers() {
 	local cg
-	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	cg=$(jails_cgroup)
 	[ -z "$(ls -A /run/ebpfjail 2>/dev/null)" ] || fail "left in /run/ebpfjail: $(ls /run/ebpfjail)"
-	[ -z "$(find "$cg/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
-		fail "cgroups left: $(find "$cg/ebpfjail" -mindepth 1 -maxdepth 1 -type d)"
+	[ -z "$(find "$cg" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
+		fail "cgroups left: $(find "$cg" -mindepth 1 -maxdepth 1 -type d)"
 	[ -z "$(pasta_pids)" ] || fail "pasta left running: $(pasta_pids)"
 }

@@ -63,7 +63,7 @@ test_attack_root_agent_cannot_allow_itself_from_a_user_namespace() {
 test_attack_root_agent_cannot_leave_its_cgroup() {
 	netsim_up
 	local cg
-	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	cg=$(cgroup_mount)
 	jail --user root -- sh -c "echo \$\$ >$cg/cgroup.procs; grep '^0::' /proc/self/cgroup; '$T/probe' tcp:10.23.0.2:22"
 	expect_rc 0
 	# Its cgroup namespace's root is its jail's cgroup, and it is still
@@ -80,7 +80,7 @@ test_attack_root_agent_cannot_leave_its_cgroup() {
 test_attack_root_agent_cannot_kill_a_host_cgroup() {
 	netsim_up
 	local cg
-	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	cg=$(cgroup_mount)
 	mkdir "$cg/ebpfjail-atk-victim.$$"
 	LEFT="$cg/ebpfjail-atk-victim.$$"
 	sleep 120 </dev/null >/dev/null 2>&1 &
@@ -278,8 +278,8 @@ EOS
 test_attack_user_agent_cannot_leave_its_cgroup() {
 	netsim_up
 	local cg
-	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-	jail -- sh -c "echo \$\$ >$cg/cgroup.procs; echo \$\$ >$cg/ebpfjail/cgroup.procs; grep '^0::' /proc/self/cgroup"
+	cg=$(cgroup_mount)
+	jail -- sh -c "echo \$\$ >$cg/cgroup.procs; echo \$\$ >$(jails_cgroup)/cgroup.procs; grep '^0::' /proc/self/cgroup"
 	grep -qx "0::/" "$T/out" || fail "the agent left its cgroup: $(cat "$T/out")"
 }
 

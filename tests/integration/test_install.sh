@@ -81,7 +81,7 @@ test_entrypoint_names_the_missing_flags() {
 	expect_err "no command to run"
 	# a container whose /sys/fs/cgroup is mounted read-only (Docker's default)
 	local cg
-	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	cg=$(cgroup_mount)
 	run unshare --mount --propagation private -- sh -c \
 		'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$1" true' \
 		"$cg" "$SRC/scripts/ebpfjail-entrypoint"

@@ -119,7 +119,7 @@ cat /etc/resolv.conf
 EOF
 	chmod 755 "$T/agent.sh"
 	local cg
-	cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	cg=$(cgroup_mount)
 	CG_ROOT=$cg jail --pass-env CG_ROOT -- sh "$T/agent.sh"
 	expect_rc 0
 	expect_no_out route-added
@@ -298,4 +298,48 @@ test_read_only_proc_sys() {
 	[ "$(head -n 2 "$T/out" | tr '\n' ' ')" = "1 1 " ] || fail "IPv6 in the jail: $(cat "$T/out")"
 	expect_result tcp:198.51.100.7:80 ok
 	expect_no_leftovers
+}
+
+# A jail's cgroup goes under the cgroup ebpfjail runs in, never at the
+# mount's root: with the host's cgroup tree in view (Docker's --cgroupns
+# host), a jail at the root escaped its container's cgroup and limits.
+test_jail_cgroup_lives_under_its_own_cgroup() {
+	netsim_up
+	local own jails
+	own="$(cgroup_mount)/ebpfjail-test-own.$$"
+	mkdir "$own"
+	OWN=$own
+	trap 'netsim_down; sleep 0.2; rmdir "$OWN/ebpfjail" "$OWN" 2>/dev/null || true' EXIT
+	( echo "$BASHPID" >"$own/cgroup.procs" && jail_cmd -- sleep 30 ) >"$T/out" 2>"$T/err" &
+	local job=$!
+	(agent_pid >/dev/null) || fail "the jail did not start: $(cat "$T/err")"
+	jails=$(find "$own/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true)
+	[ "$(echo "$jails" | grep -c . || true)" = 1 ] || fail "no jail cgroup under $own: '$jails'"
+	grep -qx "$jails" /run/ebpfjail/*/cgroup || fail "the state names $(cat /run/ebpfjail/*/cgroup), not $jails"
+	[ -z "$(find "$(cgroup_mount)/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
+		fail "a jail cgroup at the mount's root"
+	kill -TERM "$(supervisor_pid)"
+	wait "$job" 2>/dev/null || true
+	[ ! -e "$own/ebpfjail" ] || fail "left behind: $(find "$own/ebpfjail")"
+	[ -z "$(ls -A /run/ebpfjail 2>/dev/null)" ] || fail "left in /run/ebpfjail: $(ls /run/ebpfjail)"
+}
+
+# The leftover sweep ended another container's running agent: with the
+# host's cgroup tree shared, it found ebpfjail/ID with no state of its own
+# and killed it (137). Only what its own state names may go.
+test_leftover_sweep_spares_cgroups_it_has_no_state_for() {
+	netsim_up
+	OTHER="$(jails_cgroup)/0the0ther"
+	mkdir -p "$OTHER"
+	sleep 60 </dev/null >/dev/null 2>&1 &
+	VICTIM=$!
+	echo "$VICTIM" >"$OTHER/cgroup.procs"
+	trap 'kill $VICTIM 2>/dev/null || true; netsim_down; sleep 0.2; rmdir "$OTHER" "$(dirname "$OTHER")" 2>/dev/null || true' EXIT
+	jail -- /bin/true
+	expect_rc 0
+	alive "$VICTIM" || fail "the sweep killed a process of a cgroup it has no state for"
+	[ -d "$OTHER" ] || fail "the sweep removed a cgroup it has no state for"
+	# the same from `ebpfjail status`, which also sweeps dead jails
+	run "$EBPFJAIL" status
+	alive "$VICTIM" || fail "status killed a process of a cgroup it has no state for"
 }

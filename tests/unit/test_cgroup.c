@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_cgroup.c - finding the cgroup v2 mount in mountinfo (pure part) */
+/* test_cgroup.c - finding the cgroup v2 mount and our own cgroup in it (pure part) */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <criterion/criterion.h>
 
 #include "cgroup.h"
@@ -18,14 +19,76 @@ Test(cgroup, mountinfo)
 	FILE *f;
 
 	f = fmemopen(hybrid, sizeof(hybrid) - 1, "r");
-	cr_assert_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf)), 0);
+	cr_assert_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf), NULL, 0), 0);
 	cr_expect_str_eq(buf, "/sys/fs/cgroup/unified");
 	fclose(f);
 	f = fmemopen(escaped, sizeof(escaped) - 1, "r");
-	cr_assert_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf)), 0);
+	cr_assert_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf), NULL, 0), 0);
 	cr_expect_str_eq(buf, "/mnt/my cg");
 	fclose(f);
 	f = fmemopen(none, sizeof(none) - 1, "r");
-	cr_expect_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf)), -ENOENT);
+	cr_expect_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf), NULL, 0), -ENOENT);
 	fclose(f);
+}
+
+Test(cgroup, mountinfo_root_and_optional_fields)
+{
+	/* Podman's view: no optional field at all; the type follows "-". */
+	static char podman[] =
+		"1131 1123 0:38 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - cgroup2 cgroup rw\n";
+	/* A subtree bind-mounted, two optional fields. */
+	static char subtree[] = "77 30 0:38 /docker/abc /sys/fs/cgroup rw shared:10 master:3 - cgroup2 "
+				"cgroup2 rw\n";
+	char buf[64], root[64];
+	FILE *f;
+
+	f = fmemopen(podman, sizeof(podman) - 1, "r");
+	cr_assert_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf), root, sizeof(root)), 0);
+	cr_expect_str_eq(buf, "/sys/fs/cgroup");
+	cr_expect_str_eq(root, "/");
+	fclose(f);
+	f = fmemopen(subtree, sizeof(subtree) - 1, "r");
+	cr_assert_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf), root, sizeof(root)), 0);
+	cr_expect_str_eq(root, "/docker/abc");
+	fclose(f);
+}
+
+static int own(const char *proc_cgroup, const char *point, const char *root, char *buf, size_t size)
+{
+	char text[256];
+	FILE *f;
+	int ret;
+
+	snprintf(text, sizeof(text), "%s", proc_cgroup);
+	f = fmemopen(text, strlen(text), "r");
+	ret = cgroup_own_dir(f, point, root, buf, size);
+	fclose(f);
+	return ret;
+}
+
+Test(cgroup, own_dir)
+{
+	char buf[128];
+
+	/* hybrid host: the v1 lines come first */
+	cr_assert_eq(own("4:memory:/x\n0::/user.slice/session-2.scope\n", "/sys/fs/cgroup/unified", "/",
+			 buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/sys/fs/cgroup/unified/user.slice/session-2.scope");
+	/* the root cgroup, or a container's own cgroup namespace: no "/" at the end */
+	cr_assert_eq(own("0::/\n", "/sys/fs/cgroup", "/", buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/sys/fs/cgroup");
+	/* Docker --cgroupns host: the container's cgroup, never the mount's root */
+	cr_assert_eq(own("0::/docker/0123abcd\n", "/sys/fs/cgroup", "/", buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/sys/fs/cgroup/docker/0123abcd");
+	/* a subtree mounted: our cgroup relative to it */
+	cr_assert_eq(own("0::/docker/abc/inner\n", "/cg", "/docker/abc", buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/cg/inner");
+	cr_assert_eq(own("0::/docker/abc\n", "/cg", "/docker/abc", buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/cg");
+	/* ... but not a sibling that shares the prefix, nor a subtree we are not in */
+	cr_expect_eq(own("0::/docker/abcdef\n", "/cg", "/docker/abc", buf, sizeof(buf)), -ENOENT);
+	cr_expect_eq(own("0::/other\n", "/cg", "/docker/abc", buf, sizeof(buf)), -ENOENT);
+	/* no cgroup v2 line (a v1-only host) */
+	cr_expect_eq(own("1:name=systemd:/\n", "/cg", "/", buf, sizeof(buf)), -ENOENT);
+	cr_expect_eq(own("0::/a/very/long/path\n", "/cg", "/", buf, 8), -ENAMETOOLONG);
 }
