@@ -49,6 +49,7 @@
 #include "policy.h"
 #include "probe.h"
 #include "routes.h"
+#include "tapcheck.h"
 #include "unixpolicy.h"
 
 /* fail() - record the one line of a fail-closed refusal: the cause and the
@@ -227,10 +228,28 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 	}
 	if (!err)
 		err = loader_attach_tc(j->bpf, net.tap_ifindex);
-	netns_leave(&j->ns);
-	if (err)
+	if (err) {
+		netns_leave(&j->ns);
 		return fail(j, err, "cannot set up the jail's routes and TC filter: %s",
 			    strerror(-err));
+	}
+	/* The tap alone proves little: pasta creates it before it sandboxes
+	 * itself, and a pasta that then dies or hangs (Docker's default
+	 * seccomp profile) left an agent running with no network. */
+	err = tapcheck_gateway_answers(net.tap_ifindex, net.addr, net.gateway, 3000);
+	netns_leave(&j->ns);
+	if (err) {
+		char last[256] = "";
+		int status;
+
+		if (waitpid(j->pasta, &status, WNOHANG) == j->pasta)
+			j->pasta = -1;
+		jail_pasta_last_line(j, last, sizeof(last));
+		return fail(j, err, "pasta %s (\"%s\"); check 'pasta --version'; in a container, "
+			    "see README.md \"In a container\"",
+			    j->pasta < 0 ? "exited at start" : "does not answer on the jail's interface",
+			    last);
+	}
 	return 0;
 }
 

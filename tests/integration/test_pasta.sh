@@ -62,6 +62,32 @@ EOF
 	expect_no_leftovers
 }
 
+# pasta creates the jail's tap before it sandboxes itself: under Docker's
+# default seccomp profile it then died (or, another pasta, hung), and the
+# agent ran with no network. The agent starts only after pasta answered on
+# the tap. mute_pasta.c stands for such a pasta: it makes the tap and
+# never serves it, then hangs or exits.
+test_pasta_that_does_not_serve_its_tap_keeps_the_agent_from_starting() {
+	netsim_up
+	local how
+	mkdir -p "$T/bin" "$T/agent" && chown 4242 "$T/agent"
+	cc -O2 -o "$T/mute_pasta" "$SRC/tests/integration/mute_pasta.c" || fail "cannot build mute_pasta.c"
+	for how in hang exit; do
+		printf '#!/bin/sh\nexec %s %s "$@"\n' "$T/mute_pasta" "$how" >"$T/bin/pasta"
+		chmod 755 "$T/bin/pasta"
+		JAIL_PATH="$T/bin:$PATH" jail -- touch "$T/agent/ran"
+		expect_rc 125
+		[ ! -e "$T/agent/ran" ] || fail "$how: the agent ran with a pasta that does not serve"
+		if [ "$how" = hang ]; then
+			expect_err "pasta does not answer on the jail's interface (\"Failed to sandbox process, exiting\")"
+		else
+			expect_err "pasta exited at start (\"Failed to sandbox process, exiting\")"
+		fi
+		[ "$(grep -c . "$T/err")" -eq 1 ] || fail "$how: want one line: $(cat "$T/err")"
+		expect_no_leftovers
+	done
+}
+
 # doctor names the pasta it found, its version, and that it is known to work.
 test_doctor_names_pasta_and_its_version() {
 	local path version
