@@ -82,7 +82,7 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: all check unit integration fuzz fuzz-build bench bench-smoke demo clean man install uninstall
+.PHONY: all check unit integration check-containers fuzz fuzz-build bench bench-smoke demo clean man install uninstall
 all: $(OUT)/ebpfjail man
 
 $(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
@@ -171,6 +171,11 @@ integration: $(OUT)/ebpfjail $(OUT)/probe
 	if [ -z "$$dirs" ]; then current=$$(scripts/build-pasta.sh) || exit 1; dirs="system $$current"; fi; \
 	PASTA_DIRS="$$dirs" tests/integration/run.sh $(OUT)/ebpfjail
 
+# ebpfjail-entrypoint under real Podman and Docker, with the README's
+# Dockerfile and run lines (tests/containers/run.sh says how).
+check-containers: $(OUT)/ebpfjail $(OUT)/probe
+	$(Q)tests/containers/run.sh $(OUT)/ebpfjail
+
 # The main job: `ebpfjail run` in the simulated network, with a demo agent.
 demo: $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)scripts/demo.sh
@@ -180,12 +185,13 @@ bench-smoke: $(OUT)/bench/bench-connect $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)bench/run.sh --smoke --json $(OUT)/bench-smoke.json | sed 's/^/  bench    /'
 
 # Unit tests first (Criterion's summary), then the fuzzer and the benchmark
-# smoke run, then the integration suite, whose "N passed, M failed" line
-# ends the output.
+# smoke run, the container suite, then the integration suite, whose
+# "N passed, M failed" line ends the output.
 check: all
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory bench-smoke
+	$(Q)$(MAKE) --no-print-directory check-containers
 	$(Q)$(MAKE) --no-print-directory integration
 
 # Man pages: scdoc source in man/, roff in build/man/.

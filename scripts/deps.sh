@@ -22,6 +22,10 @@ packages=(
 	iproute2 util-linux procps curl socat iperf3 hyperfine tmux
 	# bubblewrap inside the jail (Claude Code's own sandbox uses it)
 	bubblewrap
+	# the container suite: the runtimes the README's commands name (runc:
+	# crun cannot raise RLIMIT_MEMLOCK without CAP_SYS_RESOURCE), Podman's
+	# CNI bridge, and the image's root file system from the Debian mirror
+	podman docker.io runc containernetworking-plugins mmdebstrap
 	# scripts/build-pasta.sh (a current pasta from Debian 13's source, so
 	# the suite runs with both), and `strings` to read pasta's version
 	xz-utils binutils

@@ -80,52 +80,66 @@ int cgroup_v2_root(char *buf, size_t size)
 	return ret;
 }
 
-int cgroup_own_dir(FILE *proc_cgroup, const char *mountpoint, const char *mnt_root, char *buf,
-		   size_t size)
+int cgroup_parse_self(FILE *proc_cgroup, char *buf, size_t size)
 {
-	char *line = NULL, *path = NULL;
-	size_t cap = 0, n = strlen(mnt_root);
+	char *line = NULL;
+	size_t cap = 0;
 	int ret = -ENOENT;
 
 	while (getline(&line, &cap, proc_cgroup) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		if (!strncmp(line, "0::/", 4)) {
-			path = line + 3;
+			ret = (size_t)snprintf(buf, size, "%s", line + 3) < size ? 0 : -ENAMETOOLONG;
 			break;
 		}
-	}
-	/* "/" as the mount's root: it shows our cgroup namespace's root.
-	 * Another root (a bind mount of a subtree) must hold our cgroup, or
-	 * we have no directory of our own in this mount. */
-	if (path && !strcmp(mnt_root, "/"))
-		n = 0;
-	else if (path && (strncmp(path, mnt_root, n) || (path[n] != '/' && path[n] != '\0')))
-		path = NULL;
-	if (path) {
-		path += n;
-		ret = (size_t)snprintf(buf, size, "%s%s", mountpoint, strcmp(path, "/") ? path : "") <
-				      size ? 0 : -ENAMETOOLONG;
 	}
 	free(line);
 	return ret;
 }
 
+int cgroup_own_dir(const char *own, const char *mountpoint, const char *mnt_root, char *buf,
+		   size_t size)
+{
+	size_t n = strlen(mnt_root);
+
+	/* "/" as the mount's root: it shows our cgroup namespace's root.
+	 * Another root (a bind mount of a subtree, or "/.." for a mount made
+	 * in another cgroup namespace) must hold our cgroup, or we have no
+	 * directory of our own in this mount. */
+	if (!strcmp(mnt_root, "/"))
+		n = 0;
+	else if (strncmp(own, mnt_root, n) || (own[n] != '/' && own[n] != '\0'))
+		return -ENOENT;
+	own += n;
+	return (size_t)snprintf(buf, size, "%s%s", mountpoint, strcmp(own, "/") ? own : "") < size ?
+		       0 : -ENAMETOOLONG;
+}
+
 int cgroup_own(char *buf, size_t size)
 {
-	char point[PATH_MAX], root[PATH_MAX];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char own[PATH_MAX], point[PATH_MAX], root[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+	FILE *f;
 	int ret;
 
-	if (!f)
-		return -errno;
-	ret = cgroup_parse_mountinfo(f, point, sizeof(point), root, sizeof(root));
-	fclose(f);
-	if (ret)
-		return ret;
 	f = fopen("/proc/self/cgroup", "re");
 	if (!f)
 		return -errno;
-	ret = cgroup_own_dir(f, point, root, buf, size);
+	ret = cgroup_parse_self(f, own, sizeof(own));
+	fclose(f);
+	if (ret)
+		return ret;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	/* Every cgroup2 mount, the last that holds our cgroup winning: a
+	 * later mount on the same point (a container's own, made in its
+	 * cgroup namespace) hides an earlier one. */
+	ret = -ENOENT;
+	while (cgroup_parse_mountinfo(f, point, sizeof(point), root, sizeof(root)) == 0)
+		if (cgroup_own_dir(own, point, root, dir, sizeof(dir)) == 0 && stat(dir, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			ret = (size_t)snprintf(buf, size, "%s", dir) < size ? 0 : -ENAMETOOLONG;
 	fclose(f);
 	return ret;
 }

@@ -9,8 +9,9 @@
 #include <sys/types.h>
 
 /**
- * cgroup_parse_mountinfo() - the mount point of the first cgroup2 mount
- * @mountinfo: a /proc/PID/mountinfo stream
+ * cgroup_parse_mountinfo() - the mount point of the next cgroup2 mount
+ * @mountinfo: a /proc/PID/mountinfo stream (read up to that mount's line:
+ *	call again for the one after)
  * @buf: result, with the kernel's \040-style escapes decoded
  * @mnt_root: result unless NULL: the mount's root within the hierarchy
  *	(field 4; "/" unless a subtree was bind-mounted)
@@ -30,14 +31,21 @@ int cgroup_v2_root(char *buf, size_t size);
 
 
 /**
- * cgroup_own_dir() - the directory of this process's cgroup (pure)
- * @proc_cgroup: a /proc/PID/cgroup stream (its "0::PATH" line is used)
- * @mountpoint, @mnt_root: the cgroup2 mount, as cgroup_parse_mountinfo()
- *
- * Return: 0, -ENOENT when the mount does not hold our cgroup (no v2 line,
- * or a bind-mounted subtree elsewhere), -ENAMETOOLONG.
+ * cgroup_parse_self() - our cgroup v2 path, from a /proc/PID/cgroup stream
+ * (its "0::PATH" line; pure)
+ * Return: 0, -ENOENT without one (a v1-only host), -ENAMETOOLONG.
  */
-int cgroup_own_dir(FILE *proc_cgroup, const char *mountpoint, const char *mnt_root, char *buf,
+int cgroup_parse_self(FILE *proc_cgroup, char *buf, size_t size);
+
+/**
+ * cgroup_own_dir() - the directory of cgroup @own in one cgroup2 mount (pure)
+ * @mountpoint, @mnt_root: the mount, as cgroup_parse_mountinfo() gives it
+ *
+ * Return: 0, -ENOENT when the mount does not hold that cgroup (a
+ * bind-mounted subtree elsewhere, a mount of another cgroup namespace),
+ * -ENAMETOOLONG.
+ */
+int cgroup_own_dir(const char *own, const char *mountpoint, const char *mnt_root, char *buf,
 		   size_t size);
 
 /**

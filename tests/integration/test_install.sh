@@ -90,6 +90,45 @@ test_entrypoint_names_the_missing_flags() {
 	expect_err "--cgroupns"
 }
 
+# Rootless Podman: in a user namespace every capability looks present.
+# The entrypoint must say that BPF cannot work there, not name flags.
+test_entrypoint_names_a_user_namespace_plainly() {
+	run unshare --user --map-root-user -- "$SRC/scripts/ebpfjail-entrypoint" true
+	expect_rc 125
+	expect_err "runs in a user namespace"
+	expect_err "rootful Podman or Docker"
+	! grep -q "add:" "$T/err" || fail "it names flags that would not help: $(cat "$T/err")"
+}
+
+# Docker and Podman mount a container's own cgroup namespace read-only;
+# the entrypoint makes that mount writable (it shows only the container's
+# subtree) and the jail's cgroup goes inside the container's. A cgroup of
+# the test's, its own cgroup namespace and a fresh read-only cgroup2 mount
+# stand for the container.
+test_entrypoint_in_its_own_read_only_cgroup_namespace() {
+	netsim_up
+	local box
+	box="$(cgroup_mount)/ebpfjail-test-box.$$"
+	mkdir "$box"
+	BOX=$box
+	trap 'netsim_down; sleep 0.2; rmdir "$BOX/ebpfjail" "$BOX" 2>/dev/null || true' EXIT
+	mkdir -p "$T/bin" && ln -s "$EBPFJAIL" "$T/bin/ebpfjail"
+	run sh -c 'echo $$ >"$3/cgroup.procs" && exec unshare --cgroup --mount --propagation private -- sh -c '"'"'
+		t=$0 host=$1 src=$2 cg=$3
+		umount -l "$cg" && mount -t cgroup2 none "$cg" && mount -o remount,bind,ro "$cg" &&
+		! mkdir "$cg/probe-rw" 2>/dev/null &&
+		mount --bind "$t/resolv.conf" /etc/resolv.conf &&
+		exec nsenter -t "$host" -n -- env PATH="$t/bin:$PATH" EBPFJAIL_USER=4242 \
+			EBPFJAIL_AUDIT_LOG="$t/audit.jsonl" EBPFJAIL_LOCAL_MODEL_PORT=0 \
+			"$src/scripts/ebpfjail-entrypoint" "$t/probe" tcp:10.23.0.2:22 tcp:198.51.100.7:80'"'"' "$0" "$1" "$2" "$4"' \
+		"$T" "$HOST" "$SRC" "$box" "$(cgroup_mount)"
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 EPERM
+	expect_result tcp:198.51.100.7:80 ok
+	[ ! -e "$box/ebpfjail" ] || fail "left in the box: $(find "$box/ebpfjail")"
+	expect_no_leftovers
+}
+
 test_entrypoint_runs_the_command_in_the_jail() {
 	netsim_up
 	mkdir -p "$T/bin" && ln -s "$EBPFJAIL" "$T/bin/ebpfjail"

@@ -55,15 +55,15 @@ Test(cgroup, mountinfo_root_and_optional_fields)
 
 static int own(const char *proc_cgroup, const char *point, const char *root, char *buf, size_t size)
 {
-	char text[256];
+	char text[256], self[128];
 	FILE *f;
 	int ret;
 
 	snprintf(text, sizeof(text), "%s", proc_cgroup);
 	f = fmemopen(text, strlen(text), "r");
-	ret = cgroup_own_dir(f, point, root, buf, size);
+	ret = cgroup_parse_self(f, self, sizeof(self));
 	fclose(f);
-	return ret;
+	return ret ? ret : cgroup_own_dir(self, point, root, buf, size);
 }
 
 Test(cgroup, own_dir)
@@ -88,7 +88,26 @@ Test(cgroup, own_dir)
 	/* ... but not a sibling that shares the prefix, nor a subtree we are not in */
 	cr_expect_eq(own("0::/docker/abcdef\n", "/cg", "/docker/abc", buf, sizeof(buf)), -ENOENT);
 	cr_expect_eq(own("0::/other\n", "/cg", "/docker/abc", buf, sizeof(buf)), -ENOENT);
+	/* the host's mount seen from a container's cgroup namespace */
+	cr_expect_eq(own("0::/\n", "/sys/fs/cgroup", "/../..", buf, sizeof(buf)), -ENOENT);
 	/* no cgroup v2 line (a v1-only host) */
 	cr_expect_eq(own("1:name=systemd:/\n", "/cg", "/", buf, sizeof(buf)), -ENOENT);
 	cr_expect_eq(own("0::/a/very/long/path\n", "/cg", "/", buf, 8), -ENAMETOOLONG);
+}
+
+Test(cgroup, mountinfo_next_mount)
+{
+	/* the host's mount, then the container's own on the same point */
+	static char stacked[] = "41 30 0:38 /../.. /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+				"25 1 0:23 / /sys rw - sysfs sysfs rw\n"
+				"90 41 0:38 / /sys/fs/cgroup ro - cgroup2 none rw\n";
+	char buf[64], root[64];
+	FILE *f = fmemopen(stacked, sizeof(stacked) - 1, "r");
+
+	cr_assert_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf), root, sizeof(root)), 0);
+	cr_expect_str_eq(root, "/../..");
+	cr_assert_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf), root, sizeof(root)), 0);
+	cr_expect_str_eq(root, "/");
+	cr_expect_eq(cgroup_parse_mountinfo(f, buf, sizeof(buf), root, sizeof(root)), -ENOENT);
+	fclose(f);
 }

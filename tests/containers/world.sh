@@ -1,0 +1,266 @@
+# world.sh - the container suite's world: engines, image, servers, README lines
+# (sourced by run.sh, once to bring it up, then by every test)
+
+CACHE=/var/cache/ebpfjail/containers
+IMAGE=localhost/ebpfjail-test:latest
+INTERNET=203.0.113.10 # the simulated internet: an echo server on port 80
+LAN=192.168.77.5      # a private address: a server that records each hit
+
+cgroup_mount() {
+	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' \
+		/proc/self/mountinfo
+}
+
+# readme_section TITLE: the README's "## TITLE" section
+readme_section() { awk -v t="## $1" '$0 == t { on = 1; next } on && /^## / { exit } on' "$SRC/README.md"; }
+
+# readme_block TITLE LANG: the first ```LANG block of that section
+readme_block() {
+	readme_section "$1" | awk -v l='```'"$2" '$0 == l { on = 1; next } on && /^```/ { exit } on'
+}
+
+# readme_run ENGINE: that engine's `run` line from the README, continuation
+# lines joined, with "-it" dropped (no terminal here) and "IMAGE" last;
+# printed without IMAGE, so a test can add its own flags before it
+readme_run() {
+	readme_block "In a container (Podman or Docker)" sh | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' |
+		awk -v e="$1" '$1 == e && $2 == "run"' | sed -e 's/ -it / /' -e 's/  */ /g' -e 's/ IMAGE *$//'
+}
+
+# readme_packages: what the README's Dockerfile installs with apt-get
+readme_packages() {
+	readme_block "In a container (Podman or Docker)" dockerfile | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' |
+		sed -n 's/.*apt-get install -y \(--no-install-recommends \)\{0,1\}\([^&]*\).*/\2/p' | tr -s ' ' '\n' |
+		grep -v '^$' | sort -u | paste -sd, -
+}
+
+# base_rootfs: a cached Debian 12 root file system with those packages
+base_rootfs() {
+	local pkgs sum tar
+	pkgs=$(readme_packages)
+	[ -n "$pkgs" ] || { echo "the README's Dockerfile installs no packages" >&2; return 1; }
+	sum=$(echo "$pkgs" | sha256sum | cut -c1-12)
+	tar="$CACHE/debian12-$sum.tar"
+	if [ ! -s "$tar" ]; then
+		mkdir -p "$CACHE"
+		echo "# building the base image ($pkgs) with mmdebstrap" >&2
+		rm -f "$tar.partial.tar"
+		mmdebstrap --quiet --variant=minbase --include="$pkgs" bookworm "$tar.partial.tar" >&2 || return 1
+		mv "$tar.partial.tar" "$tar"
+	fi
+	echo "$tar"
+}
+
+# The README's Dockerfile, with its RUN line taken out: the base image
+# already holds exactly what it installs (there is no mirror in the world).
+test_dockerfile() {
+	readme_block "In a container (Podman or Docker)" dockerfile | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' |
+		grep -v '^RUN '
+}
+
+engine_config() {
+	local nofile nproc memlock
+	# This machine's root has no CAP_SYS_RESOURCE: the engines' default
+	# rlimits (above ours) cannot be set, and crun raises RLIMIT_MEMLOCK
+	# for its own BPF device filter. runc, and our limits, work.
+	nofile=$(ulimit -Hn) nproc=$(ulimit -Hu) memlock=$(($(ulimit -Hl) * 1024))
+	[ "$nproc" = unlimited ] || [ "$nproc" -gt 32768 ] && nproc=32768 # podman lowers it to this
+	mkdir -p "$W/podman"
+	cat >"$W/podman/containers.conf" <<EOF
+[containers]
+default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc", "memlock=$memlock:$memlock"]
+# no pids controller on cgroup2 on a hybrid host (it is bound to v1)
+pids_limit = 0
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+tmp_dir = "$W/podman/tmp"
+EOF
+	cat >"$W/podman/storage.conf" <<EOF
+[storage]
+driver = "overlay"
+graphroot = "$W/podman/root"
+runroot = "$W/podman/run"
+EOF
+	export CONTAINERS_CONF="$W/podman/containers.conf" CONTAINERS_STORAGE_CONF="$W/podman/storage.conf"
+	export DOCKER_HOST="unix://$W/docker.sock" DOCKER_BUILDKIT=0
+	# Debian's docker client (20.10, like the daemon), whatever else is on PATH
+	mkdir -p "$W/bin" && ln -sf /usr/bin/docker "$W/bin/docker"
+	export PATH="$W/bin:$PATH"
+}
+
+start_dockerd() {
+	local i
+	dockerd --data-root "$W/docker" --exec-root "$W/dx" --host "$DOCKER_HOST" --pidfile "$W/docker.pid" \
+		--iptables=false --ip6tables=false --default-ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" \
+		>"$W/dockerd.log" 2>&1 &
+	echo $! >"$W/dockerd.pid.0"
+	for i in $(seq 1 100); do docker info >/dev/null 2>&1 && return 0; sleep 0.2; done
+	echo "dockerd did not come up in 20 s: $(tail -n 5 "$W/dockerd.log")" >&2
+	return 1
+}
+
+build_images() {
+	local tar=$EBPFJAIL_CTR_BASE ctx=$W/ctx
+	mkdir -p "$ctx"
+	cp "$EBPFJAIL" "$ctx/ebpfjail"
+	cp "$SRC/scripts/ebpfjail-entrypoint" "$ctx/ebpfjail-entrypoint"
+	test_dockerfile >"$ctx/Dockerfile"
+	grep -q '^FROM debian:12$' "$ctx/Dockerfile" || { echo "the README's Dockerfile is not FROM debian:12" >&2; return 1; }
+	podman import -q "$tar" docker.io/library/debian:12 >/dev/null &&
+		podman build -q -t "$IMAGE" "$ctx" >/dev/null || return 1
+	docker import "$tar" debian:12 >/dev/null &&
+		docker build -q -t "$IMAGE" "$ctx" >/dev/null || return 1
+}
+
+# _serve ADDR PORT NAME CMD: a server in the world
+_serve() {
+	socat "TCP-LISTEN:$2,bind=$1,reuseaddr,fork" "$4" </dev/null >/dev/null 2>&1 &
+	echo $! >>"$W/servers"
+}
+
+world_up() {
+	W=$(mktemp -d /var/tmp/ebpfjail-ctr.XXXXXX)
+	export W
+	if [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]; then
+		mount -t cgroup2 none /sys/fs/cgroup || return 1
+	fi
+	# The engines' and CNI's own state: in this mount namespace only.
+	mount -t tmpfs none /run && mkdir -p /var/lib/cni && mount -t tmpfs none /var/lib/cni || return 1
+	ip link set lo up
+	ip addr add "$INTERNET/32" dev lo && ip addr add "$LAN/32" dev lo || return 1
+	: >"$W/hits"
+	_serve "$INTERNET" 80 internet EXEC:cat
+	_serve "$LAN" 80 lan "SYSTEM:echo lan >>$W/hits"
+	# the containers' gateways (10.88.0.1, 172.17.0.1): any address, port 81
+	_serve 0.0.0.0 81 gateway "SYSTEM:echo gateway >>$W/hits"
+	engine_config
+	start_dockerd || return 1
+	build_images || return 1
+	# what the host runs before any jail: compared by expect_host_clean
+	bpf_programs >"$W/progs.before" || return 1
+	net_namespaces >"$W/netns.before"
+}
+
+world_down() {
+	local p i
+	podman rm -af -t 0 >/dev/null 2>&1 || true
+	docker ps -aq 2>/dev/null | xargs -r docker rm -f >/dev/null 2>&1 || true
+	if [ -s "$W/docker.pid" ]; then
+		kill "$(cat "$W/docker.pid")" 2>/dev/null || true
+		for i in $(seq 1 100); do [ -e "$W/docker.pid" ] || break; sleep 0.1; done
+	fi
+	if [ -s "$W/servers" ]; then kill $(cat "$W/servers") 2>/dev/null || true; fi
+	# containerd and its shims, if dockerd left them
+	for p in $(pgrep -f "$W" || true); do kill -KILL "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	grep -F " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r | xargs -r umount -l 2>/dev/null
+	rm -rf "$W"
+}
+
+# --- what tests use -------------------------------------------------------
+
+# bpf_programs: the cgroup and TC programs loaded on the machine
+bpf_programs() {
+	bpftool prog show 2>/dev/null | awk '$2 ~ /^(cgroup_sock_addr|sched_cls|cgroup_sock):?$/ { print $1 }' | sort
+}
+
+# net_namespaces: every network namespace a process is in
+net_namespaces() { lsns -t net -n -o NS | sort -u; }
+
+# expect_host_clean: nothing of any jail is left: pasta, jail cgroups, BPF
+# programs, the jails' network namespaces (bounded wait: the engines tear
+# a killed container down asynchronously)
+expect_host_clean() {
+	local i left
+	for i in $(seq 1 100); do
+		left=""
+		[ -z "$(pasta_pids)" ] || left="$left pasta:$(pasta_pids | tr '\n' ' ')"
+		[ -z "$(find /sys/fs/cgroup -type d -name ebpfjail 2>/dev/null)" ] ||
+			left="$left cgroups:$(find /sys/fs/cgroup -type d -name ebpfjail)"
+		[ "$(bpf_programs)" = "$(cat "$W/progs.before")" ] || left="$left bpf:$(bpf_programs | tr '\n' ' ')"
+		[ "$(net_namespaces)" = "$(cat "$W/netns.before")" ] ||
+			left="$left netns:$(net_namespaces | grep -vxF -f "$W/netns.before" | tr '\n' ' ')"
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	fail "left on the host after ${1:-the run}:$left"
+}
+
+# ctr ENGINE NAME [FLAGS...] -- COMMAND...: the README's run line for ENGINE,
+# with FLAGS added, as container NAME, in the background; its output in
+# $T/NAME.out and .err, its exit status in $T/NAME.rc when it ends. The
+# agent's workspace is $T/ws, owned by the agent's uid (4242), with the
+# probe in it.
+ctr() {
+	local engine=$1 name=$2 flags
+	shift 2
+	local extra=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do extra+=("$1"); shift; done
+	shift
+	flags=$(readme_run "$engine")
+	[ -n "$flags" ] || fail "README has no '$engine run' line"
+	workspace
+	(
+		set +e # the status is the point
+		cd "$T/ws" &&
+			eval "$flags --name $name \"\${extra[@]}\" \"\$IMAGE\" \"\$@\"" >"$T/$name.out" 2>"$T/$name.err" </dev/null
+		echo $? >"$T/$name.rc"
+	) &
+	echo "$engine $name" >>"$T/containers"
+}
+
+workspace() {
+	[ -d "$T/ws" ] && return 0
+	mkdir -p "$T/ws"
+	cp "$(dirname "$EBPFJAIL")/probe" "$T/ws/probe"
+	chmod 755 "$T/ws/probe" "$T"
+	chown -R 4242:4242 "$T/ws"
+}
+
+# wait_file FILE [SECONDS]: until FILE exists and is not empty
+wait_file() {
+	local i
+	for i in $(seq 1 $((${2:-30} * 10))); do [ -s "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+# wait_exists FILE [SECONDS]: until FILE exists
+wait_exists() {
+	local i
+	for i in $(seq 1 $((${2:-30} * 10))); do [ -e "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+# wait_ended NAME [SECONDS]: until the container's run returned; status in $rc
+wait_ended() {
+	wait_file "$T/$1.rc" "${2:-30}" || fail "$1 still runs: $(cat "$T/$1.err")"
+	rc=$(cat "$T/$1.rc")
+}
+
+# result FILE SPEC: what the probe printed for SPEC
+result_in() { awk -v s="$2" '$1 == s { print $2 }' "$1"; }
+expect_result_in() {
+	local got
+	got=$(result_in "$1" "$2")
+	[ "$got" = "$3" ] || fail "$2: got '${got:-nothing}', want $3 ($(tr '\n' ';' <"$1"))"
+}
+
+# a denial "at once": the probe's time, in microseconds, under 0.5 s
+expect_at_once() {
+	local us
+	us=$(awk -v s="$2" '$1 == s { print $3 }' "$1")
+	[ -n "$us" ] && [ "$us" -lt 500000 ] || fail "$2 took ${us:-?} us"
+}
+
+ctr_pid() { "$1" inspect -f '{{.State.Pid}}' "$2"; }
+
+test_down() {
+	local engine name
+	if [ -s "$T/containers" ]; then
+		while read -r engine name; do "$engine" rm -f "$name" >/dev/null 2>&1 || true; done <"$T/containers"
+	fi
+	if [ -s "$T/pids" ]; then kill $(cat "$T/pids") 2>/dev/null || true; fi
+	wait 2>/dev/null || true
+}
