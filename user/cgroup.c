@@ -4,12 +4,15 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include "cgroup.h"
 #include "log.h"
@@ -111,14 +114,56 @@ int cgroup_own_dir(const char *own, const char *mountpoint, const char *mnt_root
 	else if (strncmp(own, mnt_root, n) || (own[n] != '/' && own[n] != '\0'))
 		return -ENOENT;
 	own += n;
+	/* ".." where our cgroup lies outside our cgroup namespace's root */
+	if (strstr(own, "/../") || (strlen(own) >= 3 && !strcmp(own + strlen(own) - 3, "/..")))
+		return -ENOENT;
 	return (size_t)snprintf(buf, size, "%s%s", mountpoint, strcmp(own, "/") ? own : "") < size ?
 		       0 : -ENAMETOOLONG;
 }
 
+/* holds_self() - is DIR a cgroup2 directory that lists this process?
+ * /proc/self/cgroup is not escaped (a v1 name with a newline can forge a
+ * "0::" line) and a mount can hide another: only the kernel's own list
+ * of members is trusted. */
+static bool holds_self(const char *dir)
+{
+	struct statfs fs;
+	bool found = false;
+	int fd, procs, pid;
+	FILE *f;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	procs = fstatfs(fd, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC ?
+			openat(fd, "cgroup.procs", O_RDONLY | O_CLOEXEC) : -1;
+	close(fd);
+	f = procs >= 0 ? fdopen(procs, "re") : NULL;
+	if (!f) {
+		if (procs >= 0)
+			close(procs);
+		return false;
+	}
+	while (!found && fscanf(f, "%d", &pid) == 1)
+		found = pid == getpid();
+	fclose(f);
+	return found;
+}
+
+/* root_owned() - is DIR/cgroup.procs root's (not a delegated subtree's) */
+static bool root_owned(const char *dir)
+{
+	char procs[PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	return stat(procs, &st) == 0 && st.st_uid == 0;
+}
+
 int cgroup_own(char *buf, size_t size)
 {
-	char own[PATH_MAX], point[PATH_MAX], root[PATH_MAX], dir[PATH_MAX];
-	struct stat st;
+	char own[PATH_MAX], point[PATH_MAX], root[PATH_MAX], dir[PATH_MAX], top[PATH_MAX] = "";
+	size_t len;
 	FILE *f;
 	int ret;
 
@@ -132,16 +177,32 @@ int cgroup_own(char *buf, size_t size)
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return -errno;
-	/* Every cgroup2 mount, the last that holds our cgroup winning: a
-	 * later mount on the same point (a container's own, made in its
-	 * cgroup namespace) hides an earlier one. */
+	/* Every cgroup2 mount: the last one whose directory for our cgroup
+	 * really lists us (a container's own mount hides the host's). */
 	ret = -ENOENT;
-	while (cgroup_parse_mountinfo(f, point, sizeof(point), root, sizeof(root)) == 0)
-		if (cgroup_own_dir(own, point, root, dir, sizeof(dir)) == 0 && stat(dir, &st) == 0 &&
-		    S_ISDIR(st.st_mode))
-			ret = (size_t)snprintf(buf, size, "%s", dir) < size ? 0 : -ENAMETOOLONG;
+	while (cgroup_parse_mountinfo(f, point, sizeof(point), root, sizeof(root)) == 0) {
+		if (cgroup_own_dir(own, point, root, dir, sizeof(dir)) || !holds_self(dir))
+			continue;
+		ret = (size_t)snprintf(buf, size, "%s", dir) < size ? 0 : -ENAMETOOLONG;
+		snprintf(top, sizeof(top), "%s", point);
+	}
 	fclose(f);
-	return ret;
+	if (ret)
+		return ret;
+	/* Up to the nearest cgroup root owns. Below a cgroup a user owns (a
+	 * desktop session's delegated user@UID.service), that user's other
+	 * processes could move the agent out of its jail's cgroup, away from
+	 * the socket hooks: the kernel checks only write access to the
+	 * destination's and the common ancestor's cgroup.procs. */
+	len = strlen(top);
+	while (strlen(buf) > len && !root_owned(buf)) {
+		char *slash = strrchr(buf, '/');
+
+		if (!slash || (size_t)(slash - buf) < len)
+			break;
+		*slash = '\0';
+	}
+	return root_owned(buf) ? 0 : -EACCES;
 }
 
 int cgroup_jail_path(const char *base, const char *id, char *path, size_t size)

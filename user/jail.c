@@ -239,11 +239,19 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 	err = tapcheck_gateway_answers(net.tap_ifindex, net.addr, net.gateway, 3000);
 	netns_leave(&j->ns);
 	if (err) {
+		struct timespec step = { 0, 10 * 1000 * 1000 };
 		char last[256] = "";
-		int status;
+		int i, status;
 
-		if (waitpid(j->pasta, &status, WNOHANG) == j->pasta)
-			j->pasta = -1;
+		/* A pasta that dies takes its tap with it (the check fails at
+		 * once) before it can be reaped: give it a moment (at most
+		 * 1 s) to be seen exiting, for the right message. */
+		for (i = 0; i < 100 && j->pasta > 0; i++) {
+			if (waitpid(j->pasta, &status, WNOHANG) == j->pasta)
+				j->pasta = -1;
+			else
+				nanosleep(&step, NULL);
+		}
 		jail_pasta_last_line(j, last, sizeof(last));
 		return fail(j, err, "pasta %s (\"%s\"); check 'pasta --version'; in a container, "
 			    "see README.md \"In a container\"",
@@ -426,8 +434,13 @@ static int build_filters(struct jail *j, const char *cg_base, loader_event_fn on
 	err = cgroup_jail_path(cg_base, j->id, j->cg_path, sizeof(j->cg_path));
 	if (!err)
 		err = jailstate_set_cgroup(j->state_dir, j->cg_path);
-	if (!err)
+	if (!err) {
 		err = cgroup_jail_create(j->cg_path, &j->cg_fd);
+		/* Not ours (EEXIST) or not made: never destroyed by us (the
+		 * state is removed with the jail). */
+		if (err)
+			j->cg_path[0] = '\0';
+	}
 	if (err) {
 		err = fail(j, err, "cannot set up the jail's cgroup under %s: %s", cg_base,
 			   strerror(-err));

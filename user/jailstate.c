@@ -59,6 +59,14 @@ static unsigned long long start_time(pid_t pid)
 	return t;
 }
 
+/* pid_ns() - the inode of our PID namespace, or 0 */
+static unsigned long long pid_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) ? 0 : (unsigned long long)st.st_ino;
+}
+
 static int write_file(const char *dir, const char *name, const char *text)
 {
 	char path[512];
@@ -101,7 +109,7 @@ int jailstate_create(const char *id, pid_t supervisor, char *dir, size_t size)
 	snprintf(dir, size, "%s/%s", JAILSTATE_DIR, id);
 	if (mkdir(tmp, 0700))
 		return -errno;
-	snprintf(text, sizeof(text), "%d %llu\n", supervisor, start_time(supervisor));
+	snprintf(text, sizeof(text), "%d %llu %llu\n", supervisor, start_time(supervisor), pid_ns());
 	err = write_file(tmp, "supervisor", text);
 	if (!err && rename(tmp, dir))
 		err = -errno;
@@ -135,15 +143,22 @@ void jailstate_remove(const char *dir)
 		log_warn("cannot remove %s: %s", dir, strerror(errno));
 }
 
+/* supervisor_alive() - may DIR's jail still run? A supervisor of another
+ * PID namespace (a /run shared with a container) cannot be looked up
+ * here: its jail counts as alive, never ours to remove. */
 static bool supervisor_alive(const char *dir)
 {
-	char text[64];
-	unsigned long long started;
-	int pid;
+	char text[96];
+	unsigned long long started, ns = 0;
+	int pid, n;
 
-	if (read_file(dir, "supervisor", text, sizeof(text)) ||
-	    sscanf(text, "%d %llu", &pid, &started) != 2)
+	if (read_file(dir, "supervisor", text, sizeof(text)))
 		return false;
+	n = sscanf(text, "%d %llu %llu", &pid, &started, &ns);
+	if (n < 2)
+		return false;
+	if (n == 3 && ns != pid_ns())
+		return true;
 	return pid > 0 && start_time(pid) == started && started != 0;
 }
 

@@ -60,9 +60,12 @@ int tapcheck_gateway_answers(int ifindex, uint32_t addr, uint32_t gateway, int t
 	fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_ARP));
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&ll, sizeof(ll)) || getsockname(fd, (struct sockaddr *)&ll, &len) ||
-	    ll.sll_halen != ETH_ALEN) {
-		err = errno ? -errno : -EINVAL;
+	if (bind(fd, (struct sockaddr *)&ll, sizeof(ll)) || getsockname(fd, (struct sockaddr *)&ll, &len)) {
+		err = -errno;
+		goto out;
+	}
+	if (ll.sll_halen != ETH_ALEN) {
+		err = -EINVAL; /* not an Ethernet (tap) device */
 		goto out;
 	}
 	tapcheck_request(&req, ll.sll_addr, addr, gateway);

@@ -343,3 +343,33 @@ test_leftover_sweep_spares_cgroups_it_has_no_state_for() {
 	run "$EBPFJAIL" status
 	alive "$VICTIM" || fail "status killed a process of a cgroup it has no state for"
 }
+
+# Run from a cgroup its user owns (a desktop session's delegated
+# user@UID.service), a jail under it could be emptied by that user: a
+# process of theirs outside the jail moves the agent into a cgroup of
+# theirs (the kernel checks write access to the destination's and the
+# common ancestor's cgroup.procs only), away from the socket hooks. The
+# jail goes under the nearest cgroup root owns instead.
+test_jail_cgroup_never_under_a_cgroup_its_user_owns() {
+	netsim_up
+	local base user jails agent
+	base="$(cgroup_mount)/ebpfjail-test-deleg.$$"
+	user="$base/user@4242.service"
+	mkdir -p "$user"
+	chown 4242 "$user" "$user/cgroup.procs" "$user/cgroup.threads" "$user/cgroup.subtree_control"
+	BASE=$base
+	trap 'netsim_down; sleep 0.2; rmdir "$BASE/user@4242.service/ebpfjail" "$BASE/user@4242.service" "$BASE/ebpfjail" "$BASE" 2>/dev/null || true' EXIT
+	( echo "$BASHPID" >"$user/cgroup.procs" && jail_cmd -- sleep 30 ) >"$T/out" 2>"$T/err" &
+	local job=$!
+	agent=$( (agent_pid) ) || fail "the jail did not start: $(cat "$T/err")"
+	jails=$(find "$base/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true)
+	[ "$(echo "$jails" | grep -c . || true)" = 1 ] || fail "no jail cgroup under $base: '$jails'"
+	[ ! -e "$user/ebpfjail" ] || fail "a jail cgroup under the user's own cgroup"
+	# the attack: the user moves the agent into the cgroup they own
+	setpriv --reuid 4242 --regid 4242 --clear-groups sh -c "echo $agent >'$user/cgroup.procs'" 2>/dev/null &&
+		fail "the user moved the agent out of its jail's cgroup"
+	grep -qx "$agent" "$jails/cgroup.procs" || grep -q . "$jails"/*/cgroup.procs 2>/dev/null ||
+		fail "the agent is not in its jail's cgroup any more"
+	kill -TERM "$(supervisor_pid)"
+	wait "$job" 2>/dev/null || true
+}
