@@ -236,7 +236,7 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 	/* The tap alone proves little: pasta creates it before it sandboxes
 	 * itself, and a pasta that then dies or hangs (Docker's default
 	 * seccomp profile) left an agent running with no network. */
-	err = tapcheck_gateway_answers(net.tap_ifindex, net.addr, net.gateway, 3000);
+	err = tapcheck_gateway_answers(PASTA_IFNAME, net.tap_ifindex, net.gateway, 3000);
 	netns_leave(&j->ns);
 	if (err) {
 		struct timespec step = { 0, 10 * 1000 * 1000 };
@@ -253,6 +253,9 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 				nanosleep(&step, NULL);
 		}
 		jail_pasta_last_line(j, last, sizeof(last));
+		if (j->pasta > 0 && err != -ETIMEDOUT)
+			return fail(j, err, "cannot check that pasta serves the jail's interface: %s",
+				    strerror(-err));
 		return fail(j, err, "pasta %s (\"%s\"); check 'pasta --version'; in a container, "
 			    "see README.md \"In a container\"",
 			    j->pasta < 0 ? "exited at start" : "does not answer on the jail's interface",

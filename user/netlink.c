@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 #include <linux/fib_rules.h>
+#include <linux/neighbour.h>
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -322,5 +323,23 @@ int nl_route_add_default(int ifindex, uint32_t gateway)
 	rtm->rtm_flags = RTNH_F_ONLINK;
 	mnl_attr_put_u32(nlh, RTA_GATEWAY, gateway);
 	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
+	return talk(nlh, NULL, NULL);
+}
+
+int nl_neigh_use(int ifindex, uint32_t addr)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *ndm;
+
+	nlh->nlmsg_type = RTM_NEWNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE;
+	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
+	ndm->ndm_family = AF_INET;
+	ndm->ndm_ifindex = ifindex;
+	/* NTF_USE: the kernel resolves the entry as if a packet needed it
+	 * (neigh_event_send()), and nothing but ARP is sent. */
+	ndm->ndm_flags = NTF_USE;
+	mnl_attr_put_u32(nlh, NDA_DST, addr);
 	return talk(nlh, NULL, NULL);
 }

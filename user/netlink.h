@@ -66,4 +66,11 @@ int nl_route_delete(const struct nl_route *route);
  */
 int nl_route_add_default(int ifindex, uint32_t gateway);
 
+/**
+ * nl_neigh_use() - have the kernel resolve @addr's hardware address on
+ * @ifindex now (an ARP request), as a packet to it would
+ * Return: 0 or -errno.
+ */
+int nl_neigh_use(int ifindex, uint32_t addr);
+
 #endif /* EBPFJAIL_NETLINK_H */

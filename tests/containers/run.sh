@@ -17,8 +17,9 @@
 # tests/integration/run.sh.
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-export EBPFJAIL=$(realpath "${1:?usage: run.sh BINARY [PATTERN]}")
-export SRC=$(cd "$here/../.." && pwd)
+EBPFJAIL=$(realpath "${1:?usage: run.sh BINARY [PATTERN]}") || exit 1
+SRC=$(cd "$here/../.." && pwd)
+export EBPFJAIL SRC
 pattern=${2:-}
 
 [ "$(id -u)" = 0 ] || { echo "container suite: run it as root"; exit 1; }
@@ -32,16 +33,15 @@ if [ -z "${EBPFJAIL_CTR_WORLD:-}" ]; then
 	EBPFJAIL_CTR_BASE=$(base_rootfs) || { echo "FAIL    container suite: no base image"; exit 1; }
 	export EBPFJAIL_CTR_BASE
 	cgroups_before=$(mktemp)
-	find "$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' \
-		/proc/self/mountinfo)" -type d >"$cgroups_before"
+	find "$(cgroup_mount)" -type d >"$cgroups_before"
 	EBPFJAIL_CTR_WORLD=1 unshare --mount --net --propagation private -- "$0" "$@"
 	rc=$?
 	# The engines' cgroups (libpod_parent/, docker/) outlive the world:
-	# remove every one this run made, deepest first.
-	cg=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' \
-		/proc/self/mountinfo)
-	find "$cg" -depth -type d | grep -vxF -f "$cgroups_before" | while read -r d; do rmdir "$d" 2>/dev/null || true; done
-	left=$(find "$cg" -type d | grep -vxF -f "$cgroups_before" || true)
+	# remove those this run made, deepest first, and nothing else.
+	cg=$(cgroup_mount)
+	find "$cg/libpod_parent" "$cg/docker" -depth -type d 2>/dev/null | grep -vxF -f "$cgroups_before" |
+		while read -r d; do rmdir "$d" 2>/dev/null || true; done
+	left=$(find "$cg/libpod_parent" "$cg/docker" -type d 2>/dev/null | grep -vxF -f "$cgroups_before" || true)
 	rm -f "$cgroups_before"
 	if [ -n "$left" ]; then
 		echo "FAIL    the container suite left cgroups on the host: $left"

@@ -63,11 +63,17 @@ engine_config() {
 	# This machine's root has no CAP_SYS_RESOURCE: the engines' default
 	# rlimits (above ours) cannot be set, and crun raises RLIMIT_MEMLOCK
 	# for its own BPF device filter. runc, and our limits, work.
-	nofile=$(ulimit -Hn) nproc=$(ulimit -Hu) memlock=$(($(ulimit -Hl) * 1024))
-	[ "$nproc" = unlimited ] || [ "$nproc" -gt 32768 ] && nproc=32768 # podman lowers it to this
+	nofile=$(ulimit -Hn) nproc=$(ulimit -Hu) memlock=$(ulimit -Hl)
+	[ "$nofile" = unlimited ] && nofile=1048576
+	{ [ "$nproc" = unlimited ] || [ "$nproc" -gt 32768 ]; } && nproc=32768 # podman lowers it to this
+	if [ "$memlock" = unlimited ]; then memlock=-1; else memlock=$((memlock * 1024)); fi
 	mkdir -p "$W/podman"
+	# CONTAINERS_CONF replaces the distribution's file: its default
+	# capabilities (no NET_RAW on Debian 12) are carried over, so the
+	# README's line gets what a user's Podman gives.
 	cat >"$W/podman/containers.conf" <<EOF
 [containers]
+$(awk '/^default_capabilities = \[/ { on = 1 } on { print } on && /^\]/ { exit }' /usr/share/containers/containers.conf)
 default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc", "memlock=$memlock:$memlock"]
 # no pids controller on cgroup2 on a hybrid host (it is bound to v1)
 pids_limit = 0
