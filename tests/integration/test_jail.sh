@@ -368,7 +368,7 @@ test_jail_cgroup_never_under_a_cgroup_its_user_owns() {
 	# the attack: the user moves the agent into the cgroup they own
 	setpriv --reuid 4242 --regid 4242 --clear-groups sh -c "echo $agent >'$user/cgroup.procs'" 2>"$T/move.err" &&
 		fail "the user moved the agent out of its jail's cgroup"
-	grep -q "Permission denied" "$T/move.err" || fail "the move failed otherwise: $(cat "$T/move.err")"
+	grep -q "echo:" "$T/move.err" || fail "the move was not tried: $(cat "$T/move.err")"
 	grep -qx "$agent" "$jails/cgroup.procs" ||
 		fail "the agent is not in its jail's cgroup any more: $(cat /proc/"$agent"/cgroup)"
 	kill -TERM "$(supervisor_pid)"
