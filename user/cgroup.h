@@ -16,7 +16,7 @@
  * @mnt_root: result unless NULL: the mount's root within the hierarchy
  *	(field 4; "/" unless a subtree was bind-mounted)
  *
- * Return: 0, -ENOENT when no cgroup2 file system is mounted, -ENAMETOOLONG.
+ * Return: 0, -ENOENT when there is no (further) cgroup2 mount, -ENAMETOOLONG.
  */
 int cgroup_parse_mountinfo(FILE *mountinfo, char *buf, size_t size, char *mnt_root, size_t root_size);
 

@@ -24,8 +24,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,19 +122,27 @@ void jail_pasta_last_line(const struct jail *j, char *buf, size_t size)
 			buf[i] = '?';
 }
 
+/* pasta_reaped() - has pasta exited (and been reaped now)? */
+static bool pasta_reaped(struct jail *j)
+{
+	int status;
+
+	if (j->pasta > 0 && waitpid(j->pasta, &status, WNOHANG) == j->pasta)
+		j->pasta = -1;
+	return j->pasta < 0;
+}
+
 static int wait_for_tap(struct jail *j, int *ifindex)
 {
 	struct timespec step = { 0, 1000 * 1000 };
-	int i, status;
+	int i;
 
 	for (i = 0; i < 5000; i++) { /* at most 5 s */
 		*ifindex = nl_link_index(PASTA_IFNAME);
 		if (*ifindex > 0)
 			return 0;
-		if (waitpid(j->pasta, &status, WNOHANG) == j->pasta) {
-			j->pasta = -1;
+		if (pasta_reaped(j))
 			return -ECHILD;
-		}
 		nanosleep(&step, NULL);
 	}
 	return -ETIMEDOUT;
@@ -241,17 +249,13 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 	if (err) {
 		struct timespec step = { 0, 10 * 1000 * 1000 };
 		char last[256] = "";
-		int i, status;
+		int i;
 
 		/* A pasta that dies takes its tap with it (the check fails at
 		 * once) before it can be reaped: give it a moment (at most
 		 * 1 s) to be seen exiting, for the right message. */
-		for (i = 0; i < 100 && j->pasta > 0; i++) {
-			if (waitpid(j->pasta, &status, WNOHANG) == j->pasta)
-				j->pasta = -1;
-			else
-				nanosleep(&step, NULL);
-		}
+		for (i = 0; i < 100 && !pasta_reaped(j); i++)
+			nanosleep(&step, NULL);
 		jail_pasta_last_line(j, last, sizeof(last));
 		if (j->pasta > 0 && err != -ETIMEDOUT)
 			return fail(j, err, "cannot check that pasta serves the jail's interface: %s",

@@ -1,15 +1,12 @@
 # world.sh - the container suite's world: engines, image, servers, README lines
 # (sourced by run.sh, once to bring it up, then by every test)
 
+source "$SRC/tests/integration/lib.sh" # mount_of, cgroup_mount, pasta_pids
+
 CACHE=/var/cache/ebpfjail/containers
 IMAGE=localhost/ebpfjail-test:latest
 INTERNET=203.0.113.10 # the simulated internet: an echo server on port 80
 LAN=192.168.77.5      # a private address: a server that records each hit
-
-cgroup_mount() {
-	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' \
-		/proc/self/mountinfo
-}
 
 # readme_section TITLE: the README's "## TITLE" section
 readme_section() { awk -v t="## $1" '$0 == t { on = 1; next } on && /^## / { exit } on' "$SRC/README.md"; }

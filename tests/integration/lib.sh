@@ -1,6 +1,15 @@
 # lib.sh - helpers for the integration tests (sourced; $EBPFJAIL is the binary)
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# mount_of TYPE: the first mount point of that file system type (in
+# mountinfo the type is the field after "-"; the optional fields before it
+# vary in number)
+mount_of() {
+	awk -v type="$1" '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == type) { print $5; exit } break } }' \
+		/proc/self/mountinfo
+}
+cgroup_mount() { mount_of cgroup2; }
 skip() { echo "$*"; exit 77; }
 
 # run CMD...: run it, keeping stdout in $T/out, stderr in $T/err, status in $rc

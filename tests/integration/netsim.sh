@@ -185,12 +185,6 @@ agent_pid() {
 	fail "no agent is running"
 }
 
-# cgroup_mount: where cgroup2 is mounted (the type is the field after "-")
-cgroup_mount() {
-	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' \
-		/proc/self/mountinfo
-}
-
 # jails_cgroup: where this shell's jails get their cgroups (under its own)
 jails_cgroup() {
 	local own

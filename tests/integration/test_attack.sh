@@ -360,7 +360,7 @@ test_attack_root_agent_cannot_reach_the_host_cgroups_another_way() {
 	netsim_up
 	_atk
 	local v1
-	v1=$(awk '$9 == "cgroup" { print $5; exit }' /proc/self/mountinfo)
+	v1=$(mount_of cgroup)
 	jail --user root -- sh -c "
 		for f in $v1/cgroup.procs $v1/release_agent $v1/notify_on_release; do [ -e \$f ] && echo \$\$ >\$f 2>/dev/null && echo wrote:\$f; done
 		'$T/atk' cgroup-mount"

@@ -300,26 +300,34 @@ test_read_only_proc_sys() {
 	expect_no_leftovers
 }
 
+# _jail_from_cgroup CG: `jail -- sleep 30` started from cgroup CG, in the
+# background (its pid in JOB); returns once its agent runs, with the one
+# jail cgroup found under BASE/ebpfjail in JAILS (BASE: $2, else CG)
+_jail_from_cgroup() {
+	local base=${2:-$1}
+	( echo "$BASHPID" >"$1/cgroup.procs" && jail_cmd -- sleep 30 ) >"$T/out" 2>"$T/err" &
+	JOB=$!
+	(agent_pid >/dev/null) || fail "the jail did not start: $(cat "$T/err")"
+	JAILS=$(find "$base/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true)
+	[ "$(echo "$JAILS" | grep -c . || true)" = 1 ] || fail "no jail cgroup under $base: '$JAILS'"
+}
+
 # A jail's cgroup goes under the cgroup ebpfjail runs in, never at the
 # mount's root: with the host's cgroup tree in view (Docker's --cgroupns
 # host), a jail at the root escaped its container's cgroup and limits.
 test_jail_cgroup_lives_under_its_own_cgroup() {
 	netsim_up
-	local own jails
+	local own
 	own="$(cgroup_mount)/ebpfjail-test-own.$$"
 	mkdir "$own"
 	OWN=$own
 	trap 'netsim_down; sleep 0.2; rmdir "$OWN/ebpfjail" "$OWN" 2>/dev/null || true' EXIT
-	( echo "$BASHPID" >"$own/cgroup.procs" && jail_cmd -- sleep 30 ) >"$T/out" 2>"$T/err" &
-	local job=$!
-	(agent_pid >/dev/null) || fail "the jail did not start: $(cat "$T/err")"
-	jails=$(find "$own/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true)
-	[ "$(echo "$jails" | grep -c . || true)" = 1 ] || fail "no jail cgroup under $own: '$jails'"
-	grep -qx "$jails" /run/ebpfjail/*/cgroup || fail "the state names $(cat /run/ebpfjail/*/cgroup), not $jails"
+	_jail_from_cgroup "$own"
+	grep -qx "$JAILS" /run/ebpfjail/*/cgroup || fail "the state names $(cat /run/ebpfjail/*/cgroup), not $JAILS"
 	[ -z "$(find "$(cgroup_mount)/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
 		fail "a jail cgroup at the mount's root"
 	kill -TERM "$(supervisor_pid)"
-	wait "$job" 2>/dev/null || true
+	wait "$JOB" 2>/dev/null || true
 	[ ! -e "$own/ebpfjail" ] || fail "left behind: $(find "$own/ebpfjail")"
 	[ -z "$(ls -A /run/ebpfjail 2>/dev/null)" ] || fail "left in /run/ebpfjail: $(ls /run/ebpfjail)"
 }
@@ -352,25 +360,22 @@ test_leftover_sweep_spares_cgroups_it_has_no_state_for() {
 # jail goes under the nearest cgroup root owns instead.
 test_jail_cgroup_never_under_a_cgroup_its_user_owns() {
 	netsim_up
-	local base user jails agent
+	local base user agent
 	base="$(cgroup_mount)/ebpfjail-test-deleg.$$"
 	user="$base/user@4242.service"
 	mkdir -p "$user"
 	chown 4242 "$user" "$user/cgroup.procs" "$user/cgroup.threads" "$user/cgroup.subtree_control"
 	BASE=$base
 	trap 'netsim_down; sleep 0.2; rmdir "$BASE/user@4242.service/ebpfjail" "$BASE/user@4242.service" "$BASE/ebpfjail" "$BASE" 2>/dev/null || true' EXIT
-	( echo "$BASHPID" >"$user/cgroup.procs" && jail_cmd -- sleep 30 ) >"$T/out" 2>"$T/err" &
-	local job=$!
-	agent=$( (agent_pid) ) || fail "the jail did not start: $(cat "$T/err")"
-	jails=$(find "$base/ebpfjail" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true)
-	[ "$(echo "$jails" | grep -c . || true)" = 1 ] || fail "no jail cgroup under $base: '$jails'"
+	_jail_from_cgroup "$user" "$base"
+	agent=$(agent_pid)
 	[ ! -e "$user/ebpfjail" ] || fail "a jail cgroup under the user's own cgroup"
 	# the attack: the user moves the agent into the cgroup they own
 	setpriv --reuid 4242 --regid 4242 --clear-groups sh -c "echo $agent >'$user/cgroup.procs'" 2>"$T/move.err" &&
 		fail "the user moved the agent out of its jail's cgroup"
 	grep -q "echo:" "$T/move.err" || fail "the move was not tried: $(cat "$T/move.err")"
-	grep -qx "$agent" "$jails/cgroup.procs" ||
+	grep -qx "$agent" "$JAILS/cgroup.procs" ||
 		fail "the agent is not in its jail's cgroup any more: $(cat /proc/"$agent"/cgroup)"
 	kill -TERM "$(supervisor_pid)"
-	wait "$job" 2>/dev/null || true
+	wait "$JOB" 2>/dev/null || true
 }
