@@ -443,10 +443,13 @@ static int build_filters(struct jail *j, const char *cg_base, loader_event_fn on
 		err = jailstate_set_cgroup(j->state_dir, j->cg_path);
 	if (!err) {
 		err = cgroup_jail_create(j->cg_path, &j->cg_fd);
-		/* Not ours (EEXIST) or not made: never destroyed by us (the
-		 * state is removed with the jail). */
-		if (err)
+		/* Not ours (EEXIST: made before us, its processes not ours
+		 * to kill) or not made: destroyed neither by this run nor,
+		 * should it die now, by the next run's sweep. */
+		if (err) {
 			j->cg_path[0] = '\0';
+			jailstate_set_cgroup(j->state_dir, "");
+		}
 	}
 	if (err) {
 		err = fail(j, err, "cannot set up the jail's cgroup under %s: %s", cg_base,

@@ -41,7 +41,7 @@
  *                        on stdin), sys:ptrace:PID (attach to PID),
  *                        sys:kill:PID (signal 0 to PID): "ok" or the errno
  *   unix:PATH:0          connect to the Unix socket PATH (@NAME: the
- *                        abstract NAME), send "ping", wait 1 s: "ok"
+ *                        abstract NAME), send "ping", wait 3 s: "ok"
  *                        (answered), "sent" (silent) or the errno
  *   holdserve:ADDR:PORT  listen (backlog 4096) and never accept: a service
  *                        that takes connections and says nothing; prints
@@ -140,7 +140,8 @@ static const char *sys_attempt(const char *what, int arg)
 }
 
 /* unix_attempt() - connect to the Unix socket at PATH, say "ping", wait
- * 1 s for an answer: "ok" (answered), "sent" (silent) or the errno */
+ * 3 s for an answer (the answering socat forks and execs: slow under
+ * load): "ok" (answered), "sent" (silent) or the errno */
 static const char *unix_attempt(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -160,7 +161,7 @@ static const char *unix_attempt(const char *path)
 		return errname(errno);
 	if (connect(p.fd, (struct sockaddr *)&sun, len) || write(p.fd, "ping\n", 5) != 5)
 		e = errno;
-	if (!e && poll(&p, 1, 1000) == 1 && read(p.fd, buf, sizeof(buf)) > 0) {
+	if (!e && poll(&p, 1, 3000) == 1 && read(p.fd, buf, sizeof(buf)) > 0) {
 		close(p.fd);
 		return "ok";
 	}
