@@ -132,6 +132,30 @@ static bool pasta_reaped(struct jail *j)
 	return j->pasta < 0;
 }
 
+/* pasta_exited_late() - a pasta that dies after its tap appeared takes the
+ * tap with it before it can be reaped, and what then fails on the tap
+ * (routes, TC, the check) is only its echo: wait (at most 1 s) to see it
+ * exit, for a message that names the cause. */
+static bool pasta_exited_late(struct jail *j)
+{
+	struct timespec step = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 100 && !pasta_reaped(j); i++)
+		nanosleep(&step, NULL);
+	return j->pasta < 0;
+}
+
+static int fail_pasta_exited(struct jail *j)
+{
+	char last[256] = "";
+
+	jail_pasta_last_line(j, last, sizeof(last));
+	return fail(j, -ECHILD, "pasta exited at start (\"%s\"); check 'pasta --version' and that "
+		    "/dev/net/tun is usable; in a container, see README.md \"In a container\"",
+		    last);
+}
+
 static int wait_for_tap(struct jail *j, int *ifindex)
 {
 	struct timespec step = { 0, 1000 * 1000 };
@@ -207,14 +231,8 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 	net.lo_ifindex = nl_link_index("lo");
 	err = wait_for_tap(j, &net.tap_ifindex);
 	netns_leave(&j->ns);
-	if (err == -ECHILD) {
-		char last[256] = "";
-
-		jail_pasta_last_line(j, last, sizeof(last));
-		return fail(j, -ECHILD, "pasta exited at start (\"%s\"); check 'pasta --version' and that "
-			      "/dev/net/tun is usable",
-			      last);
-	}
+	if (err == -ECHILD)
+		return fail_pasta_exited(j);
 	if (err)
 		return fail(j, err, "pasta did not create the jail's interface within 5 s (its log: %s)",
 			    j->pasta_log);
@@ -238,6 +256,8 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 		err = loader_attach_tc(j->bpf, net.tap_ifindex);
 	if (err) {
 		netns_leave(&j->ns);
+		if (err == -ENODEV && pasta_exited_late(j)) /* the tap went with it */
+			return fail_pasta_exited(j);
 		return fail(j, err, "cannot set up the jail's routes and TC filter: %s",
 			    strerror(-err));
 	}
@@ -247,22 +267,16 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 	err = tapcheck_gateway_answers(PASTA_IFNAME, net.tap_ifindex, net.gateway, 3000);
 	netns_leave(&j->ns);
 	if (err) {
-		struct timespec step = { 0, 10 * 1000 * 1000 };
 		char last[256] = "";
-		int i;
 
-		/* A pasta that dies takes its tap with it (the check fails at
-		 * once) before it can be reaped: give it a moment (at most
-		 * 1 s) to be seen exiting, for the right message. */
-		for (i = 0; i < 100 && !pasta_reaped(j); i++)
-			nanosleep(&step, NULL);
-		jail_pasta_last_line(j, last, sizeof(last));
-		if (j->pasta > 0 && err != -ETIMEDOUT)
+		if (pasta_exited_late(j))
+			return fail_pasta_exited(j);
+		if (err != -ETIMEDOUT)
 			return fail(j, err, "cannot check that pasta serves the jail's interface: %s",
 				    strerror(-err));
-		return fail(j, err, "pasta %s (\"%s\"); check 'pasta --version'; in a container, "
-			    "see README.md \"In a container\"",
-			    j->pasta < 0 ? "exited at start" : "does not answer on the jail's interface",
+		jail_pasta_last_line(j, last, sizeof(last));
+		return fail(j, err, "pasta does not answer on the jail's interface (\"%s\"); check "
+			    "'pasta --version'; in a container, see README.md \"In a container\"",
 			    last);
 	}
 	return 0;
