@@ -20,6 +20,8 @@ packages=(
 	passt
 	# integration tests: namespaces, veth, real clients
 	iproute2 util-linux procps curl socat iperf3 hyperfine tmux
+	# counting the supervisor's system calls (test_relay.sh)
+	strace
 	# bubblewrap inside the jail (Claude Code's own sandbox uses it)
 	bubblewrap
 	# the container suite: the runtimes the README's commands name (runc:

@@ -53,7 +53,7 @@ struct jail {
 	struct summary summary;
 	uint64_t lost_logged;
 	struct jail_status status;
-	time_t status_written;
+	struct jail_status status_written; /* as last written: unchanged, not rewritten */
 };
 
 /* Everything empty: what jail_destroy() can be called on at once. */

@@ -590,24 +590,30 @@ int loader_events_poll(struct jail_bpf *jail, int timeout_ms)
 int loader_read_counters(const struct jail_bpf *jail, __u64 out[COUNTER_SLOTS])
 {
 	int ncpus = libbpf_num_possible_cpus(), fd = bpf_map__fd(jail->skel->maps.counters);
+	__u32 keys[COUNTER_SLOTS], count = COUNTER_SLOTS, slot, batch;
 	__u64 *percpu;
-	__u32 slot;
 	int c, err = 0;
 
 	if (ncpus < 0)
 		return ncpus;
-	percpu = calloc((size_t)ncpus, sizeof(*percpu));
+	percpu = calloc((size_t)ncpus * COUNTER_SLOTS, sizeof(*percpu));
 	if (!percpu)
 		return -ENOMEM;
-	for (slot = 0; slot < COUNTER_SLOTS; slot++) {
-		if (bpf_map_lookup_elem(fd, &slot, percpu)) {
-			err = -errno;
-			break;
-		}
-		out[slot] = 0;
-		for (c = 0; c < ncpus; c++)
-			out[slot] += percpu[c];
+	/* One system call for every slot of every CPU (Linux 5.6+), rather
+	 * than one per slot: the supervisor reads these every second. */
+	if (bpf_map_lookup_batch(fd, NULL, &batch, keys, percpu, &count, NULL) && errno != ENOENT) {
+		count = 0; /* no batch operations: one slot at a time */
+		for (slot = 0; slot < COUNTER_SLOTS && !err; slot++, count++)
+			if (bpf_map_lookup_elem(fd, &slot, percpu + (size_t)slot * ncpus))
+				err = -errno;
+		for (slot = 0; slot < COUNTER_SLOTS; slot++)
+			keys[slot] = slot;
 	}
+	for (slot = 0; slot < COUNTER_SLOTS; slot++)
+		out[slot] = 0;
+	for (slot = 0; !err && slot < count; slot++)
+		for (c = 0; c < ncpus && keys[slot] < COUNTER_SLOTS; c++)
+			out[keys[slot]] += percpu[(size_t)slot * ncpus + c];
 	free(percpu);
 	return err;
 }

@@ -8,8 +8,9 @@
  * the relays, the control socket (`ebpfjail reload/allow/deny`), and the
  * watch on the host's addresses and routes with its debounce timer
  * (hostwatch.c: a change reaches the policy HOSTWATCH_DEBOUNCE_MS and one
- * recompile later); a one-second timeout refreshes what `ebpfjail status`
- * shows. Signals that did not come from the terminal are forwarded to the
+ * recompile later); a one-second timerfd reads the counters (lost events,
+ * what `ebpfjail status` shows) and nothing else does: no event costs a
+ * counter read. Signals that did not come from the terminal are forwarded to the
  * agent. If pasta dies, the agent's cgroup is killed: no agent runs on
  * without its network. The loop ends when the agent is reaped.
  *
@@ -34,6 +35,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 
 #include "cgroup.h"
@@ -116,8 +118,11 @@ static void update_status(struct jail *j)
 	}
 	st->n_relays = i;
 	live_format(&j->policy.live, st->temporary, sizeof(st->temporary));
-	jailstate_write_status(j->state_dir, st);
-	j->status_written = time(NULL);
+	/* An idle jail costs nothing but this read, once a second. */
+	if (!memcmp(st, &j->status_written, sizeof(*st)))
+		return;
+	if (jailstate_write_status(j->state_dir, st) == 0)
+		j->status_written = *st;
 }
 
 void supervisor_start_status(struct jail *j, char **argv, const struct agent_user *u)
@@ -316,10 +321,21 @@ static void host_changed(struct jail *j)
 		hostwatch_arm(&j->watch, HOSTWATCH_RETRY_MS);
 }
 
+/* every_second() - what is not per event: lost events, the status file.
+ * Reading the counters after every wakeup cost a relayed round trip its
+ * latency six times over (one bpf() per counter slot). */
+static void every_second(struct jail *j)
+{
+	if (j->bpf)
+		log_lost(j);
+	update_status(j);
+}
+
 int supervise(struct jail *j, const sigset_t *set, int *status)
 {
 	struct epoll_event ev = { .events = EPOLLIN }, got[4];
-	int sfd, efd, done = 0, i, n;
+	struct itimerspec second = { { 1, 0 }, { 1, 0 } };
+	int sfd, efd, tfd, done = 0, i, n;
 
 	*status = 0;
 	sfd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -334,6 +350,15 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 	}
 	ev.data.fd = sfd;
 	epoll_ctl(efd, EPOLL_CTL_ADD, sfd, &ev);
+	/* Without a timerfd, epoll_wait()'s timeout stands in for it. */
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (tfd >= 0 && timerfd_settime(tfd, 0, &second, NULL) == 0) {
+		ev.data.fd = tfd;
+		epoll_ctl(efd, EPOLL_CTL_ADD, tfd, &ev);
+	} else if (tfd >= 0) {
+		close(tfd);
+		tfd = -1;
+	}
 	if (j->bpf) {
 		ev.data.fd = loader_events_fd(j->bpf);
 		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
@@ -363,10 +388,18 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 		done = handle_signal(j, &si, status);
 	}
 	while (!done) {
-		n = epoll_wait(efd, got, 4, 1000);
+		n = epoll_wait(efd, got, 4, tfd >= 0 ? -1 : 1000);
+		if (n == 0)
+			every_second(j);
 		for (i = 0; i < n && !done; i++) {
 			struct signalfd_siginfo si;
+			uint64_t ticks;
 
+			if (got[i].data.fd == tfd) {
+				if (read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks))
+					every_second(j);
+				continue;
+			}
 			if (j->relays && got[i].data.fd == relays_fd(j->relays)) {
 				relays_dispatch(j->relays);
 				continue;
@@ -397,11 +430,9 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 			while (!done && read(sfd, &si, sizeof(si)) == sizeof(si))
 				done = handle_signal(j, &si, status);
 		}
-		if (j->bpf)
-			log_lost(j);
-		if (time(NULL) != j->status_written)
-			update_status(j);
 	}
+	if (tfd >= 0)
+		close(tfd);
 	close(efd);
 	close(sfd);
 	return j->network_lost ? -ENETDOWN : 0;
