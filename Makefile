@@ -182,7 +182,8 @@ demo: $(OUT)/ebpfjail $(OUT)/probe
 
 # A few seconds of every benchmark, no verdicts: they cannot rot unseen.
 bench-smoke: $(OUT)/bench/bench-connect $(OUT)/ebpfjail $(OUT)/probe
-	$(Q)bench/run.sh --smoke --json $(OUT)/bench-smoke.json | sed 's/^/  bench    /'
+	$(Q)bench/run.sh --smoke --json $(OUT)/bench-smoke.json >$(OUT)/bench-smoke.txt; rc=$$?; \
+	sed 's/^/  bench    /' $(OUT)/bench-smoke.txt; exit $$rc
 
 # Unit tests first (Criterion's summary), then the fuzzer and the benchmark
 # smoke run, the container suite, then the integration suite, whose

@@ -18,16 +18,31 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: bench/run.sh [--json FILE] [--smoke]" >&2; exit 2 ;;
 	esac
 done
-rows=$(mktemp)
-trap 'rm -f "$rows"' EXIT
+rows=$(mktemp) errs=$(mktemp) failed=0
+trap 'rm -f "$rows" "$errs"' EXIT
+
+# bench NAME COMMAND...: its ROW lines go to the table; a benchmark that
+# fails fails the run (and so `make bench` and make check's smoke pass),
+# with its last words, whatever figures it printed before
+bench() {
+	local name=$1 rc
+	shift
+	"$@" 2>"$errs" | grep '^ROW' >>"$rows"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -ne 0 ]; then
+		echo "bench/run.sh: $name failed (exit $rc): $(tail -n 3 "$errs" | tr '\n' ' ')" >&2
+		failed=1
+	fi
+}
+
 if [ "$smoke" = 1 ]; then
 	export BENCH_SMOKE=1 SECONDS_PER_RUN=1 PROBE_RR=2000
-	"$top/build/bench/bench-connect" 200 >>"$rows" || echo "ROW	bench-connect failed	-	0	0	-" >>"$rows"
+	bench bench-connect "$top/build/bench/bench-connect" 200
 else
-	"$top/build/bench/bench-connect" >>"$rows" || echo "ROW	bench-connect failed	-	0	0	-" >>"$rows"
+	bench bench-connect "$top/build/bench/bench-connect"
 fi
-"$top/bench/relay.sh" 2>/dev/null | grep '^ROW' >>"$rows"
-"$top/bench/jail.sh" 2>/dev/null | grep '^ROW' >>"$rows"
+bench relay.sh "$top/bench/relay.sh"
+bench jail.sh "$top/bench/jail.sh"
 
 awk -F'\t' -v smoke="$smoke" -v json="$json" '
 function verdict(v, b, t,   r, op, x) {
@@ -54,4 +69,5 @@ END {
 			(i > 1 ? ", " : ""), name[i], unit[i], val[i] + 0, base[i] + 0, ratio[i], tgt[i], ver[i] > json
 	printf "]}\n" > json
 	if (n < 16) { print "bench/run.sh: only " n " of 16 figures came out" > "/dev/stderr"; exit 1 }
-}' "$rows"
+}' "$rows" || exit 1
+exit "$failed"
