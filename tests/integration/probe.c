@@ -18,6 +18,10 @@
  *   rr:ADDR:PORT         PROBE_RR (default 20000) 1-byte request/response
  *                        round trips on one connection to an echo server;
  *                        the result is the mean round trip in nanoseconds
+ *   rr2:ADDR:PORT        the same with each request written as two 100-byte
+ *                        halves, to a reqserve server
+ *   reqserve:ADDR:PORT   listen, print "listening", accept one connection
+ *                        and answer each 200-byte request with one byte
  *   flood:ADDR:PORT      PROBE_FLOOD (default 40000) UDP sends, as fast as it
  *                        can or pausing PROBE_FLOOD_PAUSE_US after every 500;
  *                        the result is how many were refused with EPERM
@@ -54,6 +58,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,6 +341,69 @@ static const char *idle(const struct sockaddr *sa, socklen_t len)
 	return result;
 }
 
+/* round_trips() - PROBE_RR request/response round trips on one connection:
+ * a 1-byte request echoed back, or (@two_parts) a request written as two
+ * REQ_PART-byte halves, answered with one byte once both are in (what a
+ * server does with a request it must read whole). Return: the mean in ns. */
+#define REQ_PART 100
+static const char *round_trips(const struct sockaddr *sa, socklen_t len, bool two_parts)
+{
+	static char result[32];
+	const char *env = getenv("PROBE_RR");
+	long n = env ? atol(env) : 20000, i;
+	char req[REQ_PART] = { 'x' }, b;
+	int fd, one = 1;
+	double t0;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, sa, len))
+		return errname(errno);
+	t0 = now_us();
+	for (i = 0; i < n; i++) {
+		if (two_parts ? write(fd, req, REQ_PART) != REQ_PART || write(fd, req, REQ_PART) != REQ_PART :
+				write(fd, req, 1) != 1)
+			return "short";
+		if (read(fd, &b, 1) != 1)
+			return "short";
+	}
+	snprintf(result, sizeof(result), "%.0f", (now_us() - t0) * 1000.0 / (double)n);
+	close(fd);
+	return result;
+}
+
+/* request_server() - listen, print "listening", then answer each
+ * 2 * REQ_PART-byte request of one connection with one byte, to its end */
+static const char *request_server(const struct sockaddr *sa, socklen_t len)
+{
+	char req[2 * REQ_PART];
+	int fd, c, one = 1;
+	size_t got = 0;
+	ssize_t n;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, sa, len) || listen(fd, 4))
+		return errname(errno);
+	printf("listening\n");
+	fflush(stdout);
+	c = accept(fd, NULL, NULL);
+	close(fd);
+	if (c < 0)
+		return errname(errno);
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	while ((n = read(c, req + got, sizeof(req) - got)) > 0) {
+		got += (size_t)n;
+		if (got == sizeof(req)) {
+			got = 0;
+			if (write(c, "k", 1) != 1)
+				break;
+		}
+	}
+	close(c);
+	return "done";
+}
+
 static const char *attempt(const char *spec)
 {
 	char proto[16], addr[64];
@@ -453,26 +521,12 @@ static const char *attempt(const char *spec)
 		snprintf(result, sizeof(result), "%ld", refused);
 		return result;
 	}
-	if (!strcmp(proto, "rr")) {
-		static char result[32];
-		const char *env = getenv("PROBE_RR");
-		long n = env ? atol(env) : 20000, i;
-		double t0;
-		char b = 'x';
-		int one = 1;
-
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(fd, (struct sockaddr *)&ss, len))
-			return errname(errno);
-		t0 = now_us();
-		for (i = 0; i < n; i++)
-			if (write(fd, &b, 1) != 1 || read(fd, &b, 1) != 1)
-				return "short";
-		snprintf(result, sizeof(result), "%.0f", (now_us() - t0) * 1000.0 / (double)n);
-		close(fd);
-		return result;
-	}
+	if (!strcmp(proto, "rr"))
+		return round_trips((struct sockaddr *)&ss, len, false);
+	if (!strcmp(proto, "rr2"))
+		return round_trips((struct sockaddr *)&ss, len, true);
+	if (!strcmp(proto, "reqserve"))
+		return request_server((struct sockaddr *)&ss, len);
 	if (!strcmp(proto, "rstserve")) {
 		struct linger rst = { .l_onoff = 1, .l_linger = 0 };
 		int one = 1, c;

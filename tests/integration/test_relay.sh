@@ -249,3 +249,61 @@ EOF
 	# once a second (lost events, status) and at exit: a handful
 	[ "${calls:-0}" -lt 200 ] || fail "the supervisor made $calls bpf() calls for 2000 round trips"
 }
+
+# The attack: one relayed connection kept busy (the agent streams to a host
+# service that reads as fast as it can) held the supervisor in the relay:
+# it moved data while any moved, and so never came back to its other work.
+# Root's `ebpfjail deny` waited seconds, and so did hostwatch (a network
+# the host had just joined stayed open) and SIGTERM. Counted, not timed:
+# with the supervisor slowed under strace (the stream always outruns it),
+# the longest run of splice() calls between two epoll_wait() calls.
+test_a_busy_relay_does_not_starve_the_supervisor() {
+	netsim_up
+	command -v strace >/dev/null || fail "strace missing: scripts/deps.sh installs it"
+	nsenter -t "$HOST" -n -- socat -u -b 131072 TCP-LISTEN:7005,bind=127.0.0.1,reuseaddr OPEN:/dev/null \
+		</dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<EOF2
+socat -u -b 131072 /dev/zero TCP:127.0.0.1:7005 & s=\$!
+touch $T/agent/streaming
+for i in \$(seq 1 300); do [ -e $T/release ] && break; sleep 0.1; done
+kill \$s
+EOF2
+	jail_cmd --local-port 7005 -- sh "$T/agent.sh" >"$T/jail.out" 2>"$T/jail.err" &
+	JOB=$!
+	local sup i longest
+	sup=$(supervisor_pid)
+	for i in $(seq 1 100); do [ -e "$T/agent/streaming" ] && break; sleep 0.05; done
+	timeout 2 strace -e trace=splice,epoll_wait -o "$T/strace.out" -p "$sup" 2>/dev/null || true
+	_control_answers_then_release
+	longest=$(awk '/^splice\(/ { if (++run > max) max = run; next } /^epoll_wait\(/ { run = 0 }
+		END { print max + 0 }' "$T/strace.out")
+	grep -q '^splice(' "$T/strace.out" || fail "nothing streamed through the relay: $(head -3 "$T/strace.out")"
+	# a turn is a few pipes' worth: a handful of calls each way
+	[ "$longest" -lt 100 ] || fail "$longest splice() calls in a row without a look at other work"
+	expect_no_leftovers
+}
+
+# A request written in two parts (TCP_NODELAY, as clients of request/response
+# protocols do) to a server that answers once it has it whole: the relay's
+# own socket held the second part back (Nagle) until the first was
+# acknowledged, and the server delays that acknowledgement, so every request
+# waited out a delayed ACK: 15-21 ms each, against 0.01 ms directly (pasta -T
+# has the same stall: 13 ms). The relay sets TCP_NODELAY on both sockets and
+# coalesces only what it already holds. The bound is a stall's, with a
+# hundredfold margin for load, not a speed target (bench/relay.sh has that).
+test_a_request_in_two_parts_is_not_held_back() {
+	netsim_up
+	nsenter -t "$HOST" -n -- "$T/probe" reqserve:127.0.0.1:7006 >"$T/req.out" &
+	NETSIM_PIDS+=($!)
+	local i mean
+	for i in $(seq 1 100); do grep -q listening "$T/req.out" && break; sleep 0.02; done
+	jail --local-port 7006 -- env PROBE_RR=200 "$T/probe" rr2:127.0.0.1:7006
+	expect_rc 0
+	mean=$(awk '$1 == "rr2:127.0.0.1:7006" { print $2 }' "$T/out")
+	[ -n "$mean" ] && [ "$mean" != short ] || fail "no round trips: $(cat "$T/out")"
+	# a delayed ACK is 4 ms at the least; stall-free it is ~60 us
+	[ "$mean" -lt 2000000 ] || fail "a two-part request took $((mean / 1000)) us through the relay"
+	echo "two-part request through the relay: $((mean / 1000)) us"
+}
