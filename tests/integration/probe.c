@@ -20,8 +20,9 @@
  *                        the result is the mean round trip in nanoseconds
  *   rr2:ADDR:PORT        the same with each request written as two 100-byte
  *                        halves, to a reqserve server
- *   reqserve:ADDR:PORT   listen, print "listening", accept one connection
- *                        and answer each 200-byte request with one byte
+ *   reqserve:ADDR:PORT   listen, print "listening", and answer each
+ *                        200-byte request with one byte, one connection
+ *                        after another until killed
  *   flood:ADDR:PORT      PROBE_FLOOD (default 40000) UDP sends, as fast as it
  *                        can or pausing PROBE_FLOOD_PAUSE_US after every 500;
  *                        the result is how many were refused with EPERM
@@ -372,14 +373,13 @@ static const char *round_trips(const struct sockaddr *sa, socklen_t len, bool tw
 	return result;
 }
 
-/* request_server() - listen, print "listening", then answer each
- * 2 * REQ_PART-byte request of one connection with one byte, to its end */
+/* request_server() - listen, print "listening", then serve connections one
+ * after another, each to its end: every 2 * REQ_PART-byte request is
+ * answered with one byte. Runs until killed (or accept() fails). */
 static const char *request_server(const struct sockaddr *sa, socklen_t len)
 {
 	char req[2 * REQ_PART];
 	int fd, c, one = 1;
-	size_t got = 0;
-	ssize_t n;
 
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -387,21 +387,23 @@ static const char *request_server(const struct sockaddr *sa, socklen_t len)
 		return errname(errno);
 	printf("listening\n");
 	fflush(stdout);
-	c = accept(fd, NULL, NULL);
-	close(fd);
-	if (c < 0)
-		return errname(errno);
-	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	while ((n = read(c, req + got, sizeof(req) - got)) > 0) {
-		got += (size_t)n;
-		if (got == sizeof(req)) {
-			got = 0;
-			if (write(c, "k", 1) != 1)
-				break;
+	while ((c = accept(fd, NULL, NULL)) >= 0) {
+		size_t got = 0;
+		ssize_t n;
+
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		while ((n = read(c, req + got, sizeof(req) - got)) > 0) {
+			got += (size_t)n;
+			if (got == sizeof(req)) {
+				got = 0;
+				if (write(c, "k", 1) != 1)
+					break;
+			}
 		}
+		close(c);
 	}
-	close(c);
-	return "done";
+	close(fd);
+	return errname(errno);
 }
 
 static const char *attempt(const char *spec)

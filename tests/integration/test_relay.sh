@@ -299,11 +299,13 @@ test_a_request_in_two_parts_is_not_held_back() {
 	NETSIM_PIDS+=($!)
 	local i mean
 	for i in $(seq 1 100); do grep -q listening "$T/req.out" && break; sleep 0.02; done
-	jail --local-port 7006 -- env PROBE_RR=200 "$T/probe" rr2:127.0.0.1:7006
+	# Three connections: whether part two beats part one's ACK is a race
+	# the stall loses on most connections, not on all.
+	jail --local-port 7006 -- env PROBE_RR=500 "$T/probe" rr2:127.0.0.1:7006 rr2:127.0.0.1:7006 rr2:127.0.0.1:7006
 	expect_rc 0
-	mean=$(awk '$1 == "rr2:127.0.0.1:7006" { print $2 }' "$T/out")
-	[ -n "$mean" ] && [ "$mean" != short ] || fail "no round trips: $(cat "$T/out")"
-	# a delayed ACK is 4 ms at the least; stall-free it is ~60 us
+	[ "$(grep -c '^rr2:127.0.0.1:7006 [0-9]' "$T/out")" = 3 ] || fail "no round trips: $(cat "$T/out")"
+	# a stall is milliseconds; stall-free it is ~60 us
+	mean=$(awk '$1 == "rr2:127.0.0.1:7006" && $2 > max { max = $2 } END { print max + 0 }' "$T/out")
 	[ "$mean" -lt 2000000 ] || fail "a two-part request took $((mean / 1000)) us through the relay"
 	echo "two-part request through the relay: $((mean / 1000)) us"
 }
