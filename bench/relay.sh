@@ -94,4 +94,6 @@ row "relay vs direct loopback" Gbit/s "$relay" "$direct" ">=0.85"
 row "relay vs socat relay" Gbit/s "$relay" "$socat_relay" "-"
 row "relay round trip vs pasta -T" us "$rr_relay" "$rr_pasta" "<=1.2"
 row "relay round trip vs direct" us "$rr_relay" "$rr_direct" "-"
-row "two-part request round trip vs pasta -T" us "$rr2_relay" "$rr2_pasta" "<=1.2"
+# No target: pasta's figure is bimodal (60 us when part two loses the race,
+# 10 ms when it wins), and SPEC.md's round-trip target is the 1-byte row's.
+row "two-part request round trip vs pasta -T" us "$rr2_relay" "$rr2_pasta" "-"
