@@ -54,7 +54,6 @@ for k in $(seq 1 $((2 * pairs))); do
 done
 rm -f "$pin"
 wait "$job" 2>/dev/null
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 row "tap throughput, TC filter vs none (MTU 65520)" Gbit/s "$(echo "$filtered" | median)" \
 	"$(echo "$bare" | median)" ">=0.97"
 rm -rf "$T/agent" "$T"/go.*

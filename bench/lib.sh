@@ -17,3 +17,7 @@ row() { printf 'ROW\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
 # gbits < OUTPUT: the receiver's Gbit/s from iperf3's text output
 gbits() { awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /bits\/sec/) { v = $i; u = $(i + 1) } }
 	END { if (u ~ /^M/) v /= 1000; if (u ~ /^K/) v /= 1e6; print v + 0 }'; }
+
+# median < NUMBERS: the middle one, whitespace-separated (the mean of the
+# middle two for an even count)
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

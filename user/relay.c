@@ -12,12 +12,15 @@
  * pipes: pipe[d] carries what fd[d] reads to fd[!d]. Data moves with
  * splice() socket -> pipe -> socket and is never copied to user space. Both
  * sockets are in one edge-triggered epoll set. An event on fd[s] moves what
- * it lets move (move()): EPOLLIN carries direction s, EPOLLOUT lets out what
- * waits in pipe[!s]. A direction moves until reading would block with the
- * pipe empty, writing would block, or its turn is over (RELAY_TURN_BYTES;
- * the socket is then re-armed and waits behind every other event). Memory
- * is bounded by the two pipes (RELAY_PIPE_SIZE each, kernel memory) and one
- * small struct per connection.
+ * it lets move (move()): EPOLLIN carries direction s, EPOLLOUT resumes
+ * direction !s where it stopped on a full fd[s]. A direction moves until
+ * reading would block with the pipe empty, writing would block, or its turn
+ * is over (RELAY_TURN_BYTES; the socket is then re-armed and waits behind
+ * every other event). Both sockets set TCP_NODELAY, and SPLICE_F_MORE is
+ * passed only when a read filled the pipe: the relay coalesces what it
+ * knows is queued and never holds back what it has. Memory is bounded by
+ * the two pipes (RELAY_PIPE_SIZE each, kernel memory) and one small struct
+ * per connection.
  *
  * States and what ends them:
  *  - dialling: fd[1]'s connect() in progress; fd[0] is not read until it
@@ -53,14 +56,19 @@
 
 /* Measured against 1 MiB (the most an unprivileged pipe may have): no
  * difference in throughput, a quarter of the memory a full pipe pins. A
- * pipe the kernel keeps smaller works too: splice() moves what fits. */
+ * pipe the kernel keeps smaller works too: splice() moves what fits, and
+ * move() takes a short read for nothing more than that. */
 #define RELAY_PIPE_SIZE (256 * 1024)
 #define RELAY_BACKLOG 1024
 /* Bytes one direction moves per turn before the others get theirs: a few
  * pipes' worth (about a millisecond at loopback speed). */
 #define RELAY_TURN_BYTES (4 * RELAY_PIPE_SIZE)
-/* Connections accepted per turn of a listener. */
+/* Connections accepted per turn of a listener: an agent connecting as fast
+ * as it can kept the supervisor in its accept loop. */
 #define RELAY_TURN_ACCEPTS 64
+/* Events per relays_dispatch(): with the turns above, what one call may
+ * cost before the supervisor looks at its other work again. */
+#define RELAY_BATCH 64
 #define CONN_EVENTS (EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET)
 
 struct conn;
@@ -246,15 +254,16 @@ static void free_dead(struct relays *r)
 	}
 }
 
-/* rearm() - have epoll report @fd again if it is ready now: an
- * edge-triggered socket whose turn ended with work left raises no new
- * edge by itself (EPOLL_CTL_MOD re-polls it and queues its event). */
-static void rearm(struct relays *r, struct conn *c, int side)
+/* rearm() - have epoll report fd[@side] again if it is ready now: an
+ * edge-triggered socket whose turn ended with work left raises no new edge
+ * by itself (EPOLL_CTL_MOD re-polls it and queues its event).
+ * Return: 0, or -errno (the connection would stall: the caller resets it). */
+static int rearm(struct relays *r, struct conn *c, int side)
 {
 	struct epoll_event ev = { .events = CONN_EVENTS };
 
 	ev.data.ptr = &c->ep[side];
-	epoll_ctl(r->epfd, EPOLL_CTL_MOD, c->fd[side], &ev);
+	return epoll_ctl(r->epfd, EPOLL_CTL_MOD, c->fd[side], &ev) ? -errno : 0;
 }
 
 /* move() - carry direction @d (fd[d] -> pipe[d] -> fd[!d]) until reading
@@ -270,6 +279,9 @@ static bool move(struct relays *r, struct conn *c, int d)
 		bool drained = c->eof[d];
 		ssize_t n;
 
+		/* EAGAIN means "socket empty" only with the pipe empty: a pipe
+		 * fills by its 64 slots too, one per run of small segments,
+		 * long before RELAY_PIPE_SIZE bytes, and then says EAGAIN. */
 		if (!c->eof[d] && c->queued[d] < RELAY_PIPE_SIZE) {
 			size_t room = RELAY_PIPE_SIZE - c->queued[d];
 
@@ -285,7 +297,7 @@ static bool move(struct relays *r, struct conn *c, int d)
 			} else if (n == 0) {
 				c->eof[d] = drained = true;
 			} else if (errno == EAGAIN) {
-				drained = true;
+				drained = !c->queued[d];
 			} else {
 				conn_close(r, c, true);
 				return false;
@@ -318,26 +330,39 @@ static bool move(struct relays *r, struct conn *c, int d)
 	/* The attack: one connection kept busy held the supervisor here
 	 * while data moved, and root's deny, hostwatch and SIGTERM waited.
 	 * A turn is bounded; what is left waits behind the others. */
-	if (turn >= RELAY_TURN_BYTES)
-		rearm(r, c, d);
+	if (turn >= RELAY_TURN_BYTES && rearm(r, c, d)) {
+		conn_close(r, c, true);
+		return false;
+	}
 	return true;
+}
+
+/* move_both() - each direction in turn, as far as it goes. Return: false if
+ * @c was closed. */
+static bool move_both(struct relays *r, struct conn *c)
+{
+	return move(r, c, 0) && move(r, c, 1);
 }
 
 /* on_event() - what @events on socket @side let move: what fd[side] reads,
  * and what waits in the pipe towards it once it is writable again */
 static void on_event(struct relays *r, struct conn *c, int side, uint32_t events)
 {
-	if (events & EPOLLERR) {
-		/* A reset (or any error): pass it on as a reset. */
+	/* A reset: what fd[side] received before it still goes on (its read
+	 * reaches the error after the data, and resets the other side then).
+	 * After its EOF nothing reads it again, so the reset passes on now. */
+	if ((events & EPOLLERR) && c->eof[side]) {
 		conn_close(r, c, true);
 		return;
 	}
 	if ((events & EPOLLOUT) && c->queued[!side] && !move(r, c, !side))
 		return;
-	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 		move(r, c, side);
 }
 
+/* watch() - set up socket @side of @c for relaying: TCP_NODELAY, and into
+ * the epoll set, edge-triggered. Return: 0, or -1 with errno set. */
 static int watch(struct relays *r, struct conn *c, int side)
 {
 	struct epoll_event ev = { .events = CONN_EVENTS };
@@ -345,7 +370,7 @@ static int watch(struct relays *r, struct conn *c, int side)
 
 	/* The client's segments are gone once read: without TCP_NODELAY a
 	 * request written in two parts waited, part two held back until part
-	 * one was acknowledged, for the server's delayed ACK (21 ms a
+	 * one was acknowledged, for the server's delayed ACK (15-21 ms a
 	 * request). Coalescing is SPLICE_F_MORE's job, only while more is
 	 * known to be queued. */
 	setsockopt(c->fd[side], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -405,8 +430,8 @@ static void accept_one(struct relays *r, struct listener *l, int fd)
 	}
 	if (watch(r, c, 0) || watch(r, c, 1))
 		goto fail;
-	if (!c->dialling && move(r, c, 0))
-		move(r, c, 1);
+	if (!c->dialling)
+		move_both(r, c);
 	return;
 refused:
 	r->refused++;
@@ -429,18 +454,17 @@ static void on_dial(struct relays *r, struct conn *c)
 		}
 	}
 	c->dialling = false;
-	if (move(r, c, 0))
-		move(r, c, 1);
+	move_both(r, c);
 }
 
 void relays_dispatch(struct relays *r)
 {
-	struct epoll_event events[64];
+	struct epoll_event events[RELAY_BATCH];
 	int n, i;
 
 	/* One batch per call: events left over keep relays_fd() readable, and
 	 * the supervisor comes back after its other work. */
-	n = epoll_wait(r->epfd, events, 64, 0);
+	n = epoll_wait(r->epfd, events, RELAY_BATCH, 0);
 	for (i = 0; i < n; i++) {
 		struct endpoint *ep = events[i].data.ptr;
 

@@ -58,8 +58,10 @@ void relays_set_cap(struct relays *r, unsigned int max_conns);
 int relays_fd(const struct relays *r);
 
 /**
- * relays_dispatch() - accept, connect and move data until nothing is ready
- * Never blocks. A failure of one connection closes that connection only.
+ * relays_dispatch() - accept, connect and move data for one batch of ready
+ * events, each connection a bounded turn
+ * Never blocks. What is left keeps relays_fd() readable for the next call.
+ * A failure of one connection closes that connection only.
  */
 void relays_dispatch(struct relays *r);
 

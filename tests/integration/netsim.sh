@@ -53,6 +53,16 @@ _wait_listening() {
 	fail "listeners in namespace $ns did not come up"
 }
 
+# host_probe_serve SPEC OUT: a probe server (rstserve, holdserve, reqserve)
+# on the simulated host's SPEC, its output to OUT, once it says "listening"
+host_probe_serve() {
+	nsenter -t "$HOST" -n -- "$T/probe" "$1" >"$2" &
+	NETSIM_PIDS+=($!)
+	local i
+	for i in $(seq 1 100); do grep -q listening "$2" 2>/dev/null && return 0; sleep 0.02; done
+	fail "probe $1 on the host did not listen: $(cat "$2")"
+}
+
 netsim_up() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
 	command -v socat >/dev/null || fail "socat missing: scripts/deps.sh installs it"

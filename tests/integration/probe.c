@@ -18,10 +18,10 @@
  *   rr:ADDR:PORT         PROBE_RR (default 20000) 1-byte request/response
  *                        round trips on one connection to an echo server;
  *                        the result is the mean round trip in nanoseconds
- *   rr2:ADDR:PORT        the same with each request written as two 100-byte
- *                        halves, to a reqserve server
+ *   rr2:ADDR:PORT        the same with each request written in two parts
+ *                        (REQ_PART bytes each), to a reqserve server
  *   reqserve:ADDR:PORT   listen, print "listening", and answer each
- *                        200-byte request with one byte, one connection
+ *                        two-part request with one byte, one connection
  *                        after another until killed
  *   flood:ADDR:PORT      PROBE_FLOOD (default 40000) UDP sends, as fast as it
  *                        can or pausing PROBE_FLOOD_PAUSE_US after every 500;
@@ -76,6 +76,7 @@
 #include <sys/syscall.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 
 static const char *errname(int e)
@@ -342,35 +343,53 @@ static const char *idle(const struct sockaddr *sa, socklen_t len)
 	return result;
 }
 
+#define REQ_PART 100 /* a request is two of these, written apart */
+
+/* send_request() - one request: a byte, or two REQ_PART-byte writes.
+ * Return: 0, or -1. */
+static int send_request(int fd, bool two_parts)
+{
+	char part[REQ_PART] = { 'x' };
+
+	if (!two_parts)
+		return write(fd, part, 1) == 1 ? 0 : -1;
+	return write(fd, part, REQ_PART) == REQ_PART && write(fd, part, REQ_PART) == REQ_PART ? 0 : -1;
+}
+
 /* round_trips() - PROBE_RR request/response round trips on one connection:
- * a 1-byte request echoed back, or (@two_parts) a request written as two
- * REQ_PART-byte halves, answered with one byte once both are in (what a
- * server does with a request it must read whole). Return: the mean in ns. */
-#define REQ_PART 100
+ * a 1-byte request echoed back, or (@two_parts) a request written in two
+ * parts, answered with one byte once both are in (what a server does with
+ * a request it must read whole). A reply waits 5 s at most: a stalled relay
+ * fails the probe rather than hanging it. Return: the mean in ns. */
 static const char *round_trips(const struct sockaddr *sa, socklen_t len, bool two_parts)
 {
 	static char result[32];
-	const char *env = getenv("PROBE_RR");
+	const char *env = getenv("PROBE_RR"), *err = NULL;
 	long n = env ? atol(env) : 20000, i;
-	char req[REQ_PART] = { 'x' }, b;
-	int fd, one = 1;
+	int fd, one = 1, e;
 	double t0;
+	char b;
 
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(fd, sa, len))
-		return errname(errno);
-	t0 = now_us();
-	for (i = 0; i < n; i++) {
-		if (two_parts ? write(fd, req, REQ_PART) != REQ_PART || write(fd, req, REQ_PART) != REQ_PART :
-				write(fd, req, 1) != 1)
-			return "short";
-		if (read(fd, &b, 1) != 1)
-			return "short";
+	/* a timeout without a poll() per round trip in the figure */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_sec = 5 }, sizeof(struct timeval));
+	if (connect(fd, sa, len)) {
+		e = errno;
+		close(fd);
+		return errname(e);
 	}
-	snprintf(result, sizeof(result), "%.0f", (now_us() - t0) * 1000.0 / (double)n);
+	t0 = now_us();
+	for (i = 0; i < n && !err; i++) {
+		if (send_request(fd, two_parts))
+			err = "short";
+		else if (read(fd, &b, 1) != 1)
+			err = errno == EAGAIN ? "ETIMEDOUT" : "short";
+	}
+	if (!err)
+		snprintf(result, sizeof(result), "%.0f", (now_us() - t0) * 1000.0 / (double)n);
 	close(fd);
-	return result;
+	return err ? err : result;
 }
 
 /* request_server() - listen, print "listening", then serve connections one
@@ -379,7 +398,7 @@ static const char *round_trips(const struct sockaddr *sa, socklen_t len, bool tw
 static const char *request_server(const struct sockaddr *sa, socklen_t len)
 {
 	char req[2 * REQ_PART];
-	int fd, c, one = 1;
+	int fd, c, one = 1, e;
 
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -402,8 +421,9 @@ static const char *request_server(const struct sockaddr *sa, socklen_t len)
 		}
 		close(c);
 	}
+	e = errno;
 	close(fd);
-	return errname(errno);
+	return errname(e);
 }
 
 static const char *attempt(const char *spec)

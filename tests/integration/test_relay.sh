@@ -59,10 +59,7 @@ EOF
 
 test_reset_and_refusal_pass_through_at_once() {
 	netsim_up
-	nsenter -t "$HOST" -n -- "$T/probe" rstserve:127.0.0.1:7005 >"$T/rst.out" &
-	NETSIM_PIDS+=($!)
-	local i
-	for i in $(seq 1 100); do grep -q listening "$T/rst.out" && break; sleep 0.02; done
+	host_probe_serve rstserve:127.0.0.1:7005 "$T/rst.out"
 	# 7006 has no host listener at all.
 	jail --local-port 7005 --local-port 7006 -- "$T/probe" tcpread:127.0.0.1:7005 tcpread:127.0.0.1:7006
 	expect_rc 0
@@ -137,10 +134,7 @@ EOF
 # The agent's own limits go to $T/agent/limits, the probe's result to
 # $T/agent/idle.out; the jail runs as $JOB.
 _idle_jail() {
-	nsenter -t "$HOST" -n -- "$T/probe" holdserve:127.0.0.1:7001 >"$T/hold.out" &
-	NETSIM_PIDS+=($!)
-	local i
-	for i in $(seq 1 100); do grep -q listening "$T/hold.out" && break; sleep 0.02; done
+	host_probe_serve holdserve:127.0.0.1:7001 "$T/hold.out"
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/agent.sh" <<EOF2
 echo "\$(ulimit -Sn) \$(ulimit -Hn)" >$T/agent/limits
@@ -291,21 +285,20 @@ EOF2
 # acknowledged, and the server delays that acknowledgement, so every request
 # waited out a delayed ACK: 15-21 ms each, against 0.01 ms directly (pasta -T
 # has the same stall: 13 ms). The relay sets TCP_NODELAY on both sockets and
-# coalesces only what it already holds. The bound is a stall's, with a
-# hundredfold margin for load, not a speed target (bench/relay.sh has that).
+# coalesces only what it knows is queued. The bound (2 ms) is a stall's,
+# with a tenfold margin for load, not a speed target (bench/relay.sh has
+# that).
 test_a_request_in_two_parts_is_not_held_back() {
 	netsim_up
-	nsenter -t "$HOST" -n -- "$T/probe" reqserve:127.0.0.1:7006 >"$T/req.out" &
-	NETSIM_PIDS+=($!)
-	local i mean
-	for i in $(seq 1 100); do grep -q listening "$T/req.out" && break; sleep 0.02; done
+	host_probe_serve reqserve:127.0.0.1:7006 "$T/req.out"
+	local worst
 	# Three connections: whether part two beats part one's ACK is a race
 	# the stall loses on most connections, not on all.
 	jail --local-port 7006 -- env PROBE_RR=500 "$T/probe" rr2:127.0.0.1:7006 rr2:127.0.0.1:7006 rr2:127.0.0.1:7006
 	expect_rc 0
 	[ "$(grep -c '^rr2:127.0.0.1:7006 [0-9]' "$T/out")" = 3 ] || fail "no round trips: $(cat "$T/out")"
-	# a stall is milliseconds; stall-free it is ~60 us
-	mean=$(awk '$1 == "rr2:127.0.0.1:7006" && $2 > max { max = $2 } END { print max + 0 }' "$T/out")
-	[ "$mean" -lt 2000000 ] || fail "a two-part request took $((mean / 1000)) us through the relay"
-	echo "two-part request through the relay: $((mean / 1000)) us"
+	# a stall is milliseconds; stall-free it is ~60-150 us
+	worst=$(awk '$1 == "rr2:127.0.0.1:7006" && $2 > max { max = $2 } END { print max + 0 }' "$T/out")
+	[ "$worst" -lt 2000000 ] || fail "a two-part request took $((worst / 1000)) us through the relay"
+	echo "two-part request through the relay: $((worst / 1000)) us on the slowest connection"
 }
