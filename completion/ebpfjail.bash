@@ -40,7 +40,7 @@ _ebpfjail()
 	local opts
 	case $cmd in
 	run) opts="--allow-ip --local-port --callback-port --pass-env --user" ;;
-	audit) opts="--follow --json --since --jail" ;;
+	audit) opts="--follow --suggest --json --since --jail" ;;
 	doctor | status) opts="--json" ;;
 	reload | allow | deny) opts="--jail" ;;
 	config) opts="--allow-ip --local-port --callback-port --pass-env" ;;

@@ -281,6 +281,8 @@ int audit_parse_line(const char *line, struct audit_record *r)
 			r->uid = strtoul(text, NULL, 10);
 		else if (!strcmp(key, "dport"))
 			r->dport = strtoul(text, NULL, 10);
+		else if (!strcmp(key, "count"))
+			r->count = strtoul(text, NULL, 10);
 		else if (!strcmp(key, "lost")) {
 			r->lost = strtoul(text, NULL, 10);
 			r->is_lost = true;

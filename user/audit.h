@@ -61,6 +61,7 @@ struct audit_record {
 	struct timespec time;
 	char jail[32];
 	unsigned long pid, uid, dport, lost;
+	unsigned long count; /* an aggregated record's "count"; 0: one */
 	char comm[64]; /* as escaped in the log, unescaped */
 	char proto[16];
 	char daddr[48];

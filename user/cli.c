@@ -66,6 +66,7 @@ enum {
 	OPT_FOLLOW,
 	OPT_SINCE,
 	OPT_JAIL,
+	OPT_SUGGEST,
 };
 
 struct option_def {
@@ -90,6 +91,7 @@ static const struct option_def option_defs[] = {
 	{ { "follow", no_argument, NULL, OPT_FOLLOW }, CLI_OPT_AUDIT, NULL, NULL },
 	{ { "since", required_argument, NULL, OPT_SINCE }, CLI_OPT_AUDIT, NULL, NULL },
 	{ { "jail", required_argument, NULL, OPT_JAIL }, CLI_OPT_AUDIT | CLI_OPT_JAIL, NULL, NULL },
+	{ { "suggest", no_argument, NULL, OPT_SUGGEST }, CLI_OPT_AUDIT, NULL, NULL },
 };
 
 #define N_OPTION_DEFS (sizeof(option_defs) / sizeof(option_defs[0]))
@@ -139,6 +141,9 @@ int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_optio
 			break;
 		case OPT_JAIL:
 			o->jail = optarg;
+			break;
+		case OPT_SUGGEST:
+			o->suggest = true;
 			break;
 		case ':':
 			return cli_usage_error(cmd, "%s: option '%s' needs a value", cmd->name,

@@ -21,7 +21,7 @@ enum cli_option_set {
 	CLI_OPT_POLICY = 1 << 0, /* --allow-ip --local-port --callback-port --pass-env */
 	CLI_OPT_USER = 1 << 1,   /* --user */
 	CLI_OPT_JSON = 1 << 2,   /* --json */
-	CLI_OPT_AUDIT = 1 << 3,  /* --follow --since --jail */
+	CLI_OPT_AUDIT = 1 << 3,  /* --follow --since --jail --suggest */
 	CLI_OPT_COMMAND = 1 << 4, /* stop at the first non-option: COMMAND [ARG...] */
 	CLI_OPT_JAIL = 1 << 5,   /* --jail (audit has it too) */
 	CLI_OPT_ARGS = 1 << 6,   /* positional arguments among the options */
@@ -38,7 +38,7 @@ struct cli_options {
 	const char *user;        /* --user */
 	const char *since;       /* --since */
 	const char *jail;        /* --jail */
-	bool json, follow;
+	bool json, follow, suggest;
 	struct cli_flag_value *flags; /* policy flags, in command-line order */
 	size_t n_flags;
 	char **rest; /* positional arguments (the command for run) */

@@ -19,12 +19,15 @@
 #include "auditlog.h"
 #include "cli.h"
 #include "log.h"
+#include "suggest.h"
 
 struct filter {
 	bool json;
 	time_t since; /* 0: no limit */
 	const char *jail;
 	unsigned long shown;
+	struct suggestions *suggest; /* --suggest: count, print nothing yet */
+	int error;                   /* -ENOMEM while counting */
 };
 
 static void print_header(void)
@@ -84,6 +87,14 @@ static void show_line(const char *line, struct filter *f)
 		return;
 	if (f->jail && strcmp(f->jail, r.jail))
 		return;
+	if (f->suggest) {
+		if (r.is_lost || r.is_policy)
+			return;
+		if (suggest_add(f->suggest, &r))
+			f->error = -ENOMEM;
+		f->shown++;
+		return;
+	}
 	if (f->json) {
 		fputs(line, stdout);
 	} else {
@@ -155,6 +166,7 @@ static int follow(const char *path, FILE *cur, struct filter *f)
 
 int cmd_audit(const struct command *cmd, int argc, char **argv)
 {
+	struct suggestions suggestions = { 0 };
 	struct filter f = { 0 };
 	struct cli_options o;
 	struct config cfg;
@@ -167,6 +179,12 @@ int cmd_audit(const struct command *cmd, int argc, char **argv)
 		goto out_opts;
 	f.json = o.json;
 	f.jail = o.jail;
+	if (o.suggest && (o.follow || o.json)) {
+		ret = cli_usage_error(cmd, "audit: --suggest takes neither --follow nor --json");
+		goto out_opts;
+	}
+	if (o.suggest)
+		f.suggest = &suggestions;
 	if (o.since && audit_parse_since(o.since, time(NULL), &f.since)) {
 		ret = cli_usage_error(cmd,
 				      "audit: --since '%s': want a duration (30s, 10m, 2h, 1d) or a "
@@ -199,11 +217,18 @@ int cmd_audit(const struct command *cmd, int argc, char **argv)
 		in = NULL;
 		goto out;
 	}
+	if (f.error) {
+		ret = log_err(EXIT_TROUBLE, "audit: out of memory counting the denials");
+		goto out;
+	}
 	if (!f.shown)
 		fprintf(stderr, "ebpfjail: %s in %s yet\n",
 			o.since || o.jail ? "no denials match" : "no denials recorded", cfg.audit_log);
+	else if (f.suggest && !suggest_print(f.suggest, stdout))
+		fprintf(stderr, "ebpfjail: no configuration line would allow what was denied\n");
 	ret = 0;
 out:
+	suggest_free(&suggestions);
 	if (in)
 		fclose(in);
 	config_free(&cfg);

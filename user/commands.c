@@ -18,10 +18,12 @@ const struct command commands[] = {
 	  "The policy options repeat and add to the configuration files.\n\n"
 	  "Exit status: COMMAND's own (128+N if killed by signal N); 125 when ebpfjail\n"
 	  "refuses or fails before COMMAND runs; 126 not executable; 127 not found.\n" },
-	{ "audit", cmd_audit, CLI_OPT_JSON | CLI_OPT_AUDIT, "[--follow] [--json] [--since WHEN] [--jail ID]",
+	{ "audit", cmd_audit, CLI_OPT_JSON | CLI_OPT_AUDIT, "[--follow | --suggest] [--json] [--since WHEN] [--jail ID]",
 	  "Show the connections the jail denied, and why.",
 	  "Options:\n"
 	  "  --follow           keep printing new denials as they happen\n"
+	  "  --suggest          the configuration lines that would allow them, with\n"
+	  "                     counts and warnings (never a cloud metadata service)\n"
 	  "  --json             JSON lines, as in the audit log\n"
 	  "  --since WHEN       only newer ones: a duration (10m) or a time\n"
 	  "  --jail ID          only this jail's\n" },

@@ -75,9 +75,7 @@ static bool metadata(const struct summary_slot *x)
 	return x->reason == REASON_METADATA || (b && b->reason == REASON_METADATA);
 }
 
-/* path_text() - a slot's path for the terminal: the agent chose its
- * bytes, so anything but printable ASCII is shown as '?' */
-static void path_text(const struct summary_slot *x, char *buf, size_t size)
+void summary_path_text(const struct summary_slot *x, char *buf, size_t size)
 {
 	size_t i;
 
@@ -104,27 +102,19 @@ static bool nameable_path(const struct summary_slot *x)
 	return true;
 }
 
-enum advice {
-	ADVICE_NONE,   /* no configuration line can allow it */
-	ADVICE_LINE,   /* allow-ip or unix-socket would */
-	ADVICE_REFUSE, /* one would, but is never suggested */
-};
-
-/* advice() - what the summary may say about allowing @x */
-static enum advice advice(const struct summary_slot *x)
+enum summary_advice summary_advice(const struct summary_slot *x)
 {
 	if (x->is_unix) {
 		if (!nameable_path(x))
-			return ADVICE_NONE;
-		return unixpolicy_grants_root(x->path) ? ADVICE_REFUSE : ADVICE_LINE;
+			return SUMMARY_NO_LINE;
+		return unixpolicy_grants_root(x->path) ? SUMMARY_NEVER : SUMMARY_LINE;
 	}
 	/* netns: the socket was in a namespace of the agent's own; no
 	 * allow-ip reaches out of that. */
 	if (no_address(x->reason) || x->reason == REASON_NETNS)
-		return ADVICE_NONE;
-	return metadata(x) ? ADVICE_REFUSE : ADVICE_LINE;
+		return SUMMARY_NO_LINE;
+	return metadata(x) ? SUMMARY_NEVER : SUMMARY_LINE;
 }
-
 
 size_t summary_format(const struct summary *s, char *buf, size_t size)
 {
@@ -146,7 +136,7 @@ size_t summary_format(const struct summary *s, char *buf, size_t size)
 		if (top[i].is_unix) {
 			char p[UNIX_PATH_MAX + 1];
 
-			path_text(&top[i], p, sizeof(p));
+			summary_path_text(&top[i], p, sizeof(p));
 			textbuf_put(&o, "%s %s (%s) x%llu", i ? "," : ":", p, r,
 				    (unsigned long long)top[i].count);
 			continue;
@@ -169,15 +159,15 @@ size_t summary_format(const struct summary *s, char *buf, size_t size)
 	 * paste the line that hands it the machine's credentials, or the
 	 * machine. Say why it is skipped instead. */
 	for (i = 0; i < s->n && !pick; i++) {
-		enum advice adv = advice(&top[i]);
+		enum summary_advice adv = summary_advice(&top[i]);
 
-		if (adv == ADVICE_LINE)
+		if (adv == SUMMARY_LINE)
 			pick = &top[i];
-		else if (adv == ADVICE_REFUSE && !refused)
+		else if (adv == SUMMARY_NEVER && !refused)
 			refused = &top[i];
 	}
 	if (refused && refused->is_unix) {
-		path_text(refused, what, sizeof(what));
+		summary_path_text(refused, what, sizeof(what));
 		textbuf_put(&o, "; %s is a daemon socket that grants root, not allowed on purpose",
 			    what);
 	} else if (refused) {
@@ -188,7 +178,7 @@ size_t summary_format(const struct summary *s, char *buf, size_t size)
 		const char *key = pick->is_unix ? "unix-socket" : "allow-ip";
 
 		if (pick->is_unix) {
-			path_text(pick, what, sizeof(what));
+			summary_path_text(pick, what, sizeof(what));
 		} else {
 			netaddr_format(pick->daddr, a);
 			if (pick->dport)

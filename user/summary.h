@@ -44,4 +44,18 @@ void summary_add(struct summary *s, const struct jail_event *e);
  */
 size_t summary_format(const struct summary *s, char *buf, size_t size);
 
+enum summary_advice {
+	SUMMARY_NO_LINE, /* no configuration line can allow it */
+	SUMMARY_LINE,    /* allow-ip or unix-socket would */
+	SUMMARY_NEVER,   /* one would, but it is never suggested: a cloud
+			    metadata service, a daemon socket that grants root */
+};
+
+/** summary_advice() - what may be said about allowing @x's destination */
+enum summary_advice summary_advice(const struct summary_slot *x);
+
+/** summary_path_text() - @x's path for a terminal: anything but printable
+ * ASCII (the agent chose the bytes) as '?' */
+void summary_path_text(const struct summary_slot *x, char *buf, size_t size);
+
 #endif /* EBPFJAIL_SUMMARY_H */

@@ -138,3 +138,28 @@ test_exit_summary_never_suggests_allowing_metadata() {
 	audit --json
 	! grep -q "allow-ip" "$T/out" || fail "ebpfjail audit --json suggests: $(cat "$T/out")"
 }
+
+# --suggest turns the log into configuration lines: the LAN host's line
+# (with its count and a warning) works when pasted into the configuration,
+# and the metadata service is named, never suggested.
+test_audit_suggest_lines_work_when_pasted() {
+	netsim_up
+	jail -- "$T/probe" tcp:10.23.0.2:22 tcp:169.254.169.254:80
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 EPERM
+	jail -- "$T/probe" tcp:10.23.0.2:22
+	audit --suggest
+	expect_rc 0
+	expect_out "allow-ip = 10.23.0.2:22          # x2, warning: a network the host is on"
+	expect_out "# not suggested: 169.254.169.254:80 (x1) is a cloud metadata service"
+	expect_no_out "allow-ip = 169.254.169.254"
+	grep '^allow-ip' "$T/out" >>"$T/jail.conf"
+	jail -- "$T/probe" tcp:10.23.0.2:22 tcp:169.254.169.254:80
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 ok
+	expect_result tcp:169.254.169.254:80 EPERM
+	grep -qx lan-ssh "$T/hits" || fail "the pasted line did not let the jail reach the LAN host"
+	audit --suggest --follow
+	expect_rc 2
+	expect_err "--suggest takes neither --follow nor --json"
+}

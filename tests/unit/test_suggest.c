@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_suggest.c - `ebpfjail audit --suggest`: the lines that would allow what was denied */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+
+#include "suggest.h"
+
+/* add() - one log line, parsed as `ebpfjail audit` parses it */
+static void add(struct suggestions *s, const char *line)
+{
+	struct audit_record r;
+
+	cr_assert_eq(audit_parse_line(line, &r), 0, "unparsable: %s", line);
+	cr_assert_eq(suggest_add(s, &r), 0);
+}
+
+#define DENY(daddr, dport, reason, extra)                                                        \
+	"{\"time\": \"2026-12-01T10:00:00.000000Z\", \"jail\": \"j1\", \"pid\": 7, \"comm\": "   \
+	"\"curl\", \"uid\": 1000, \"proto\": \"tcp\", \"daddr\": \"" daddr "\", \"dport\": " dport \
+	", \"hook\": \"connect4\", \"reason\": \"" reason "\", \"rule\": null" extra "}\n"
+#define UNIX(path)                                                                               \
+	"{\"time\": \"2026-12-01T10:00:00.000000Z\", \"jail\": \"j1\", \"pid\": 7, \"comm\": "   \
+	"\"sh\", \"uid\": 1000, \"proto\": \"unix\", \"path\": \"" path "\", \"hook\": "          \
+	"\"connect_unix\", \"reason\": \"unix\", \"rule\": null}\n"
+
+static char *print(const struct suggestions *s, size_t *lines)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	cr_assert(out);
+	*lines = suggest_print(s, out);
+	fclose(out);
+	return text;
+}
+
+Test(suggest, grouped_counted_warned_and_never_metadata)
+{
+	struct suggestions s = { 0 };
+	size_t lines;
+	char *text;
+
+	add(&s, DENY("10.1.2.3", "22", "private", ""));
+	add(&s, DENY("10.1.2.3", "22", "private", ", \"count\": 4"));
+	add(&s, DENY("169.254.169.254", "80", "metadata", ", \"count\": 50"));
+	add(&s, DENY("10.1.2.3", "80", "private", ""));
+	add(&s, DENY("192.168.1.9", "0", "private", ""));
+	add(&s, DENY("169.254.7.7", "631", "link-local", ", \"count\": 2"));
+	add(&s, DENY("::1", "22", "ipv6", ""));
+	add(&s, UNIX("/run/user/1000/app.sock"));
+	add(&s, UNIX("/var/run/docker.sock"));
+	/* neither a loss nor a policy change is a denial */
+	add(&s, "{\"time\": \"2026-12-01T10:00:00.000000Z\", \"jail\": \"j1\", \"lost\": 9}\n");
+	text = print(&s, &lines);
+	cr_expect_str_eq(text,
+		"# not suggested: 169.254.169.254:80 (x50) is a cloud metadata service\n"
+		"allow-ip = 10.1.2.3:22           # x5, warning: a private network: the agent reaches that host\n"
+		"allow-ip = 10.1.2.3:80           # x1, warning: a private network: the agent reaches that host\n"
+		"allow-ip = 169.254.7.7:631       # x2, warning: link-local: the agent reaches that device on the host's link\n"
+		"allow-ip = 192.168.1.9           # x1, warning: a private network: the agent reaches that host\n"
+		"unix-socket = /run/user/1000/app.sock # x1\n"
+		"# not suggested: /var/run/docker.sock (x1) is a daemon socket that grants root\n"
+		"# 1 denial no line can allow (IPv6, frames that are not IPv4, sockets in the agent's "
+		"own network namespaces, unnameable paths)\n");
+	cr_expect_eq(lines, 5);
+	free(text);
+	suggest_free(&s);
+}
+
+/* Exact totals from many records: what the agent can act on is the sum. */
+Test(suggest, counts_add_up_per_destination)
+{
+	struct suggestions s = { 0 };
+	size_t lines, i;
+	char *text;
+
+	for (i = 0; i < 1000; i++)
+		add(&s, i % 2 ? DENY("10.9.9.9", "5432", "private", "") :
+				DENY("10.9.9.9", "5432", "private", ", \"count\": 3"));
+	text = print(&s, &lines);
+	cr_expect(strstr(text, "allow-ip = 10.9.9.9:5432         # x2000,") != NULL, "%s", text);
+	cr_expect_eq(lines, 1);
+	free(text);
+	suggest_free(&s);
+}
+
+Test(suggest, nothing_denied_nothing_suggested)
+{
+	struct suggestions s = { 0 };
+	size_t lines;
+	char *text = print(&s, &lines);
+
+	cr_expect_str_eq(text, "");
+	cr_expect_eq(lines, 0);
+	free(text);
+	suggest_free(&s);
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* suggest.c - `ebpfjail audit --suggest`: the lines that would allow what was denied
+ *
+ * Pure: audit records in, configuration text out. The decisions of what
+ * may be suggested are the exit summary's (summary_advice()), so the two
+ * never disagree on a metadata service or a daemon socket.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "builtin.h"
+#include "netaddr.h"
+#include "suggest.h"
+
+/* reason_of() - the enum jail_reason named @name, or REASON_COUNT */
+static unsigned int reason_of(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < REASON_COUNT; i++)
+		if (reason_name(i) && !strcmp(reason_name(i), name))
+			return i;
+	return REASON_COUNT;
+}
+
+/* slot_of() - the destination @r names, as a summary slot (count 0) */
+static struct summary_slot slot_of(const struct audit_record *r, unsigned int reason)
+{
+	struct summary_slot x = { .reason = (uint8_t)reason };
+
+	if (r->path[0]) {
+		x.is_unix = true; /* NUL-padded, as the kernel's event has it */
+		memcpy(x.path, r->path, strnlen(r->path, sizeof(x.path)));
+	} else if (netaddr_parse_ipv4(r->daddr, &x.daddr) == 0) {
+		x.dport = r->dport <= UINT16_MAX ? (uint16_t)r->dport : 0;
+	} else {
+		x.reason = REASON_IPV6; /* no IPv4 address: no allow-ip line */
+	}
+	return x;
+}
+
+static bool same_destination(const struct summary_slot *a, const struct summary_slot *b)
+{
+	if (a->is_unix != b->is_unix)
+		return false;
+	if (a->is_unix)
+		return !memcmp(a->path, b->path, sizeof(a->path));
+	return a->daddr == b->daddr && a->dport == b->dport;
+}
+
+int suggest_add(struct suggestions *s, const struct audit_record *r)
+{
+	unsigned long count = r->count ? r->count : 1;
+	struct summary_slot x;
+	unsigned int reason;
+	size_t i;
+
+	if (r->is_lost || r->is_policy)
+		return 0;
+	reason = reason_of(r->reason);
+	if (reason == REASON_COUNT || reason < REASON_FIRST_DENY)
+		return 0; /* not a denial this build knows */
+	x = slot_of(r, reason);
+	if (summary_advice(&x) == SUMMARY_NO_LINE) {
+		s->no_line += count;
+		return 0;
+	}
+	for (i = 0; i < s->n; i++) {
+		if (same_destination(&s->slots[i], &x)) {
+			s->slots[i].count += count;
+			return 0;
+		}
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct summary_slot *more = realloc(s->slots, cap * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		s->slots = more;
+		s->cap = cap;
+	}
+	x.count = count;
+	s->slots[s->n++] = x;
+	return 0;
+}
+
+/* address_total() - every denial of @x's address, whatever the port */
+static uint64_t address_total(const struct suggestions *s, const struct summary_slot *x)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!s->slots[i].is_unix && s->slots[i].daddr == x->daddr)
+			total += s->slots[i].count;
+	return total;
+}
+
+/* The order of the output: Unix paths after addresses; an address's ports
+ * together, the address denied most first; within it, the port denied most
+ * first. Ties by value, so the output is the same from run to run. */
+struct ranked {
+	const struct summary_slot *slot;
+	uint64_t group; /* the address's total, or the path's count */
+};
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	const struct summary_slot *p = x->slot, *q = y->slot;
+
+	if (p->is_unix != q->is_unix)
+		return p->is_unix ? 1 : -1;
+	if (x->group != y->group)
+		return x->group < y->group ? 1 : -1;
+	if (p->is_unix)
+		return memcmp(p->path, q->path, sizeof(p->path));
+	if (p->daddr != q->daddr)
+		return ntohl(p->daddr) < ntohl(q->daddr) ? -1 : 1;
+	if (p->count != q->count)
+		return p->count < q->count ? 1 : -1;
+	return p->dport < q->dport ? -1 : p->dport > q->dport;
+}
+
+/* warning() - what allowing a destination in this range opens, or NULL
+ * for the internet (denied only where internet is off) */
+static const char *warning(uint8_t reason)
+{
+	switch (reason) {
+	case REASON_PRIVATE:
+	case REASON_CGNAT:
+		return "a private network: the agent reaches that host";
+	case REASON_LINK_LOCAL:
+		return "link-local: the agent reaches that device on the host's link";
+	case REASON_CONNECTED:
+		return "a network the host is on, or the host itself: the agent reaches it";
+	case REASON_HOST_ROUTE:
+		return "a network the host routes (a VPN?): the agent reaches it";
+	case REASON_GATEWAY:
+		return "the jail's gateway: the host's side of the jail";
+	case REASON_LOOPBACK:
+		return "loopback: a local-port line relays one of the host's ports instead";
+	case REASON_BLOCK_CIDR:
+		return "inside one of your own block-cidr lines";
+	case REASON_MULTICAST:
+	case REASON_RESERVED:
+		return "a reserved or multicast address";
+	default:
+		return NULL;
+	}
+}
+
+size_t suggest_print(const struct suggestions *s, FILE *out)
+{
+	char a[NETADDR_CIDR_STRLEN], what[UNIX_PATH_MAX + 24];
+	struct ranked *r;
+	size_t i, lines = 0;
+
+	r = calloc(s->n ? s->n : 1, sizeof(*r));
+	if (!r)
+		return 0;
+	for (i = 0; i < s->n; i++) {
+		r[i].slot = &s->slots[i];
+		r[i].group = s->slots[i].is_unix ? s->slots[i].count : address_total(s, &s->slots[i]);
+	}
+	qsort(r, s->n, sizeof(*r), by_rank);
+	for (i = 0; i < s->n; i++) {
+		const struct summary_slot *x = r[i].slot;
+		const char *why;
+
+		if (x->is_unix) {
+			summary_path_text(x, what, sizeof(what));
+		} else {
+			netaddr_format(x->daddr, a);
+			if (x->dport)
+				snprintf(what, sizeof(what), "%s:%u", a, x->dport);
+			else
+				snprintf(what, sizeof(what), "%s", a);
+		}
+		/* The attack: an agent that hammers the metadata service or
+		 * the Docker socket must not get its user to paste the line
+		 * that hands it the machine's credentials, or the machine. */
+		if (summary_advice(x) == SUMMARY_NEVER) {
+			fprintf(out, "# not suggested: %s (x%llu) is %s\n", what,
+				(unsigned long long)x->count,
+				x->is_unix ? "a daemon socket that grants root"
+					   : "a cloud metadata service");
+			continue;
+		}
+		why = x->is_unix ? NULL : warning(x->reason);
+		fprintf(out, "%s = %-21s # x%llu%s%s\n", x->is_unix ? "unix-socket" : "allow-ip", what,
+			(unsigned long long)x->count, why ? ", warning: " : "", why ? why : "");
+		lines++;
+	}
+	if (s->no_line)
+		fprintf(out, "# %llu denial%s no line can allow (IPv6, frames that are not IPv4, "
+			     "sockets in the agent's own network namespaces, unnameable paths)\n",
+			(unsigned long long)s->no_line, s->no_line == 1 ? "" : "s");
+	free(r);
+	return lines;
+}
+
+void suggest_free(struct suggestions *s)
+{
+	free(s->slots);
+	*s = (struct suggestions){ 0 };
+}
