@@ -333,18 +333,46 @@ static int private_ipc_view(void)
  *                  client asks (SCREENDIR elsewhere works in the jail) */
 static const char *const hidden_dirs[] = { JAILSTATE_DIR, "/run/screen" };
 
-/* hide_dirs() - each of hidden_dirs[] that exists. Return: 0 or -errno. */
-static int hide_dirs(void)
+/* show_denials() - the jail's own denials, @denials_fd (an O_PATH fd of
+ * the supervisor's file, opened before JAILSTATE_DIR was hidden), bound
+ * read-only at JAIL_DENIALS_VIEW in the hiding tmpfs, which is then made
+ * read-only itself. Return: 0 or -errno (logged). */
+static int show_denials(int denials_fd)
+{
+	unsigned long ro = MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	char src[32];
+	int fd, err;
+
+	fd = open(JAIL_DENIALS_VIEW, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return log_err(-errno, "cannot show the agent its denials: %s", strerror(errno));
+	close(fd);
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", denials_fd);
+	err = bind_readonly(src, JAIL_DENIALS_VIEW, true);
+	if (!err && mount(NULL, JAILSTATE_DIR, NULL, ro, "mode=0755"))
+		err = -errno;
+	if (err)
+		return log_err(err, "cannot show the agent its denials: %s", strerror(-err));
+	return 0;
+}
+
+/* hide_dirs() - each of hidden_dirs[] that exists, JAILSTATE_DIR with the
+ * jail's own denials in it (@denials_fd, or -1). Return: 0 or -errno. */
+static int hide_dirs(int denials_fd)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(hidden_dirs) / sizeof(hidden_dirs[0]); i++) {
+		bool view = denials_fd >= 0 && !strcmp(hidden_dirs[i], JAILSTATE_DIR);
+
 		if (!is_dir(hidden_dirs[i]))
 			continue;
 		if (mount("tmpfs", hidden_dirs[i], "tmpfs",
-			  MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "mode=0755"))
+			  MS_NOSUID | MS_NODEV | MS_NOEXEC | (view ? 0 : MS_RDONLY), "mode=0755"))
 			return log_err(-errno, "cannot hide %s from the agent: %s", hidden_dirs[i],
 				       strerror(errno));
+		if (view && show_denials(denials_fd))
+			return -EPERM;
 	}
 	return 0;
 }
@@ -397,7 +425,7 @@ int agentfs_setup(const struct agentfs *fs)
 	char cwd[PATH_MAX];
 	bool have_cwd, in_private;
 	size_t n = 0, i;
-	int err = 0;
+	int err = 0, denials_fd = -1;
 
 	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		return log_err(-errno, "cannot create the agent's mount namespace: %s",
@@ -449,8 +477,17 @@ int agentfs_setup(const struct agentfs *fs)
 	}
 	if (!err)
 		err = private_ipc_view();
+	/* The denials' file lives in JAILSTATE_DIR too: held before it goes. */
+	if (!err && fs->denials) {
+		denials_fd = open(fs->denials, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (denials_fd < 0)
+			err = log_err(-errno, "cannot show the agent its denials %s: %s", fs->denials,
+				      strerror(errno));
+	}
 	if (!err)
-		err = hide_dirs(); /* after resolv.conf, which lives in JAILSTATE_DIR */
+		err = hide_dirs(denials_fd); /* after resolv.conf, which lives in JAILSTATE_DIR */
+	if (denials_fd >= 0)
+		close(denials_fd);
 	if (!err && fs->uid == 0)
 		err = root_agent_readonly();
 	/* The attack: `cd /tmp && ebpfjail run claude`. A process keeps its

@@ -19,6 +19,7 @@ struct agentfs {
 	gid_t gid;
 	bool share_tmp;               /* keep the host's /tmp, /dev/shm, /run/user */
 	const char *resolv_conf;      /* bound over /etc/resolv.conf, or NULL */
+	const char *denials;          /* bound read-only at JAIL_DENIALS_VIEW, or NULL */
 	char *const *unix_sockets;    /* unix-socket paths (absolute) */
 	size_t n_unix_sockets;
 	const char *const *masks;     /* sockets of daemons that grant root */

@@ -18,6 +18,7 @@
 #include "audit.h"
 #include "auditlog.h"
 #include "cli.h"
+#include "jailstate.h"
 #include "log.h"
 #include "suggest.h"
 
@@ -164,6 +165,38 @@ static int follow(const char *path, FILE *cur, struct filter *f)
 	}
 }
 
+/* finish() - after the log was read: the suggestions, or what matched
+ * nothing. Return: the exit status. */
+static int finish(const struct cli_options *o, const struct filter *f, const char *file)
+{
+	if (f->error)
+		return log_err(EXIT_TROUBLE, "audit: out of memory counting the denials");
+	if (!f->shown)
+		fprintf(stderr, "ebpfjail: %s in %s yet\n",
+			o->since || o->jail ? "no denials match" : "no denials recorded", file);
+	else if (f->suggest && !suggest_print(f->suggest, stdout))
+		fprintf(stderr, "ebpfjail: no configuration line would allow what was denied\n");
+	return 0;
+}
+
+/* show_jail_view() - in a jail, its own recent denials (read-only: the
+ * supervisor's file), not the audit log, which is root's. */
+static int show_jail_view(const struct cli_options *o, struct filter *f)
+{
+	FILE *in = fopen(JAIL_DENIALS_VIEW, "re");
+
+	if (!in)
+		return log_err(EXIT_TROUBLE, "cannot read %s: %s", JAIL_DENIALS_VIEW, strerror(errno));
+	fprintf(stderr, "ebpfjail: this jail's own recent denials (%s)\n", JAIL_DENIALS_VIEW);
+	show_stream(in, f);
+	if (o->follow) {
+		fclose(in);
+		return follow(JAIL_DENIALS_VIEW, NULL, f);
+	}
+	fclose(in);
+	return finish(o, f, JAIL_DENIALS_VIEW);
+}
+
 int cmd_audit(const struct command *cmd, int argc, char **argv)
 {
 	struct suggestions suggestions = { 0 };
@@ -192,6 +225,11 @@ int cmd_audit(const struct command *cmd, int argc, char **argv)
 				      o.since);
 		goto out_opts;
 	}
+	/* Inside a jail: its own denials, the only ones it may read. */
+	if (access(JAIL_DENIALS_VIEW, R_OK) == 0) {
+		ret = show_jail_view(&o, &f);
+		goto out_suggest;
+	}
 	config_init(&cfg);
 	if (cli_load_config(&cfg, &o, cli_agent_uid(&o))) {
 		ret = EXIT_TROUBLE;
@@ -217,21 +255,13 @@ int cmd_audit(const struct command *cmd, int argc, char **argv)
 		in = NULL;
 		goto out;
 	}
-	if (f.error) {
-		ret = log_err(EXIT_TROUBLE, "audit: out of memory counting the denials");
-		goto out;
-	}
-	if (!f.shown)
-		fprintf(stderr, "ebpfjail: %s in %s yet\n",
-			o.since || o.jail ? "no denials match" : "no denials recorded", cfg.audit_log);
-	else if (f.suggest && !suggest_print(f.suggest, stdout))
-		fprintf(stderr, "ebpfjail: no configuration line would allow what was denied\n");
-	ret = 0;
+	ret = finish(&o, &f, cfg.audit_log);
 out:
+	config_free(&cfg);
+out_suggest:
 	suggest_free(&suggestions);
 	if (in)
 		fclose(in);
-	config_free(&cfg);
 out_opts:
 	cli_options_free(&o);
 	return ret;

@@ -96,7 +96,8 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 		       const struct config *cfg)
 {
 	struct agentfs fs = { .uid = u->uid, .gid = u->gid, .share_tmp = cfg->share_tmp,
-			      .resolv_conf = j->resolv_conf, .n_unix_sockets = cfg->n_unix_socket };
+			      .resolv_conf = j->resolv_conf, .denials = j->denials,
+			      .n_unix_sockets = cfg->n_unix_socket };
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = j->cg_fd,
 				   .netns_fd = j->ns.fd, .fs = &fs,
 				   .nofile = j->nofile.rlim_max ? &j->nofile : NULL };

@@ -516,6 +516,15 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 	err = write_resolv_conf(j->resolv_conf, j->policy.dns_forward);
 	if (err)
 		return fail(j, err, "cannot write the jail's resolv.conf: %s", strerror(-err));
+	/* Root's file, bound read-only into the agent's view: an agent that
+	 * got EPERM can read what was blocked, and nothing it writes can
+	 * reach the record (not even as root: the mount is read-only). */
+	snprintf(j->denials, sizeof(j->denials), "%s/denials.jsonl", j->state_dir);
+	j->denials_fd = open(j->denials, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+			     0644);
+	if (j->denials_fd < 0)
+		return fail(j, -errno, "cannot create the jail's view of its denials %s: %s",
+			    j->denials, strerror(errno));
 	err = start_relays(j, cfg);
 	if (err)
 		return err;
@@ -557,6 +566,9 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 	j->bpf = NULL;
 	jail_policy_free(&j->policy);
 	audit_log_close(&j->audit);
+	if (j->denials_fd >= 0)
+		close(j->denials_fd);
+	j->denials_fd = -1;
 	free(j->unix_sockets); /* the paths are the configuration's */
 	j->unix_sockets = NULL;
 	/* A cgroup that would not go stays recorded for the next run. */

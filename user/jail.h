@@ -31,6 +31,9 @@ struct jail {
 	char pasta_path[4096];
 	char cg_path[4096];
 	char resolv_conf[300];   /* the agent's /etc/resolv.conf */
+	char denials[300];       /* the agent's read-only view of its denials */
+	int denials_fd;          /* ... written here, or -1 */
+	uint64_t denials_bytes;  /* ... so far, since it last started again */
 	char **unix_sockets;     /* the unix-socket paths, NULL-terminated (the
 				    strings are the configuration's) */
 	char why[640];           /* jail_build(): the cause and the fix */
@@ -58,7 +61,7 @@ struct jail {
 
 /* Everything empty: what jail_destroy() can be called on at once. */
 #define JAIL_INIT                                                                          \
-	{ .cg_fd = -1, .pasta = -1, .proc = { .init = -1, .agent = -1, .channel = -1 },  \
+	{ .cg_fd = -1, .pasta = -1, .denials_fd = -1, .proc = { .init = -1, .agent = -1, .channel = -1 },  \
 	  .audit = { .fd = -1, .dir_fd = -1 },                                           \
 	  .control_fd = -1, .ns = { .holder = -1, .fd = -1, .host_fd = -1 },              \
 	  .watch = HOSTWATCH_INIT }

@@ -11,6 +11,11 @@
 #include "ebpfjail.h"
 
 #define JAILSTATE_DIR "/run/ebpfjail"
+/* Inside a jail, its own denials, read-only (the file is the supervisor's
+ * STATE/ID/denials.jsonl; the rest of JAILSTATE_DIR is hidden there). */
+#define JAIL_DENIALS_VIEW JAILSTATE_DIR "/denials.jsonl"
+/* The view is the recent denials: past this size it starts again. */
+#define JAIL_DENIALS_MAX (1U << 20)
 #define JAIL_ID_LEN 8
 
 /** jailstate_new_id() - a random id of JAIL_ID_LEN hex digits */

@@ -41,8 +41,25 @@
 #include "cgroup.h"
 #include "control.h"
 #include "jailinit.h"
+#include "jailstate.h"
 #include "log.h"
 #include "supervisor.h"
+
+/* view_append() - a record for the agent's own view of its denials: the
+ * recent ones, so past JAIL_DENIALS_MAX it starts again (a flood must not
+ * fill /run). */
+static void view_append(struct jail *j, const char *line, size_t len)
+{
+	if (j->denials_fd < 0)
+		return;
+	if (j->denials_bytes + len > JAIL_DENIALS_MAX) {
+		if (ftruncate(j->denials_fd, 0))
+			return;
+		j->denials_bytes = 0;
+	}
+	if (write(j->denials_fd, line, len) == (ssize_t)len)
+		j->denials_bytes += len;
+}
 
 int supervisor_on_event(void *ctx, const struct jail_event *e)
 {
@@ -55,6 +72,7 @@ int supervisor_on_event(void *ctx, const struct jail_event *e)
 	if (j->audit.fd < 0)
 		return 0;
 	len = audit_format_event(e, j->id, audit_event_wall_time(e->time_ns), line, sizeof(line));
+	view_append(j, line, len);
 	err = audit_log_append(&j->audit, line, len);
 	if (err)
 		log_debug("cannot write to the audit log: %s", strerror(-err));
@@ -79,6 +97,7 @@ static void log_lost(struct jail *j)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	len = audit_format_lost(j->id, lost - j->lost_logged, now, line, sizeof(line));
+	view_append(j, line, len);
 	if (j->audit.fd >= 0)
 		audit_log_append(&j->audit, line, len);
 	j->summary.lost += lost - j->lost_logged;

@@ -163,3 +163,37 @@ test_audit_suggest_lines_work_when_pasted() {
 	expect_rc 2
 	expect_err "--suggest takes neither --follow nor --json"
 }
+
+# Inside the jail, `ebpfjail audit` shows the jail's own denials, so an
+# agent that got EPERM can tell its user what was blocked and the line that
+# would allow it. Another jail's denials are not in it, and nothing the
+# agent writes reaches it (a root agent's neither: the mount is read-only).
+test_agent_reads_its_own_denials_and_cannot_write_them() {
+	netsim_up
+	jail -- "$T/probe" tcp:10.23.0.53:53 # another jail's denial
+	expect_rc 0
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<EOF2
+$T/probe tcp:10.23.0.2:22
+$T/ebpfjail audit >$T/agent/table 2>$T/agent/table.err
+$T/ebpfjail audit --suggest >$T/agent/suggest
+$T/ebpfjail audit --json --since 10m >$T/agent/json
+echo forged >>/run/ebpfjail/denials.jsonl 2>$T/agent/write.err && echo written >$T/agent/wrote
+ls /run/ebpfjail >$T/agent/ls
+EOF2
+	jail -- sh "$T/agent.sh"
+	expect_rc 0
+	grep -q "10\.23\.0\.2:22 .*connect4 *connected" "$T/agent/table" ||
+		fail "the agent's table: $(cat "$T/agent/table" "$T/agent/table.err")"
+	grep -q "this jail's own recent denials" "$T/agent/table.err" || fail "$(cat "$T/agent/table.err")"
+	grep -q "^allow-ip = 10.23.0.2:22 " "$T/agent/suggest" || fail "suggest: $(cat "$T/agent/suggest")"
+	[ "$(grep -c . "$T/agent/json")" = 1 ] || fail "the agent saw more than its own: $(cat "$T/agent/json")"
+	! grep -q 10.23.0.53 "$T/agent/table" "$T/agent/json" || fail "another jail's denial is visible"
+	[ ! -e "$T/agent/wrote" ] || fail "the agent wrote into its view of its denials"
+	[ "$(cat "$T/agent/ls")" = denials.jsonl ] || fail "the jails' state shows: $(cat "$T/agent/ls")"
+	# as root, with the same result
+	jail --user root -- sh -c 'echo forged >>/run/ebpfjail/denials.jsonl || echo refused'
+	expect_rc 0
+	expect_out refused
+	expect_err "Read-only file system"
+}
