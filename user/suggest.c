@@ -69,7 +69,9 @@ int suggest_add(struct suggestions *s, const struct audit_record *r)
 	}
 	for (i = 0; i < s->n; i++) {
 		if (same_destination(&s->slots[i], &x)) {
-			s->slots[i].count += count;
+			/* a count from the log: saturate rather than wrap */
+			s->slots[i].count = s->slots[i].count > UINT64_MAX - count ?
+						    UINT64_MAX : s->slots[i].count + count;
 			return 0;
 		}
 	}
@@ -188,6 +190,14 @@ size_t suggest_print(const struct suggestions *s, FILE *out)
 				(unsigned long long)x->count,
 				x->is_unix ? "a daemon socket that grants root"
 					   : "a cloud metadata service");
+			continue;
+		}
+		/* Port 0 (ICMP, or a connect() to port 0): the line for it
+		 * would open every port of the host, which nothing tried. */
+		if (!x->is_unix && !x->dport) {
+			fprintf(out, "# not suggested: %s (x%llu) was tried without a port; "
+				     "allow-ip = %s would open every port of it\n",
+				what, (unsigned long long)x->count, what);
 			continue;
 		}
 		why = x->is_unix ? NULL : warning(x->reason);

@@ -27,7 +27,8 @@ int suggest_add(struct suggestions *s, const struct audit_record *r);
 
 /**
  * suggest_print() - the configuration lines, ready to paste: one allow-ip
- * (with its port) or unix-socket line per destination, the addresses most
+ * with its port (never without: that line would open every port) or
+ * unix-socket line per destination, the addresses most
  * denied first and each address's ports together, every line with its
  * count and, for a destination inside a range ebpfjail blocks on purpose
  * (a private or link-local network, the host's own), a warning of what

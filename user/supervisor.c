@@ -61,6 +61,14 @@ static void view_append(struct jail *j, const char *line, size_t len)
 		j->denials_bytes += len;
 }
 
+/* host_derived() - a reason whose rule is the host's own (its networks,
+ * its routes, its administrator's block-cidr), not a public range */
+static bool host_derived(uint8_t reason)
+{
+	return reason == REASON_CONNECTED || reason == REASON_HOST_ROUTE ||
+	       reason == REASON_BLOCK_CIDR;
+}
+
 int supervisor_on_event(void *ctx, const struct jail_event *e)
 {
 	struct jail *j = ctx;
@@ -69,10 +77,23 @@ int supervisor_on_event(void *ctx, const struct jail_event *e)
 	int err;
 
 	summary_add(&j->summary, e);
+	len = audit_format_event(e, j->id, audit_event_wall_time(e->time_ns), line, sizeof(line));
+	if (host_derived(e->reason)) {
+		/* The attack: the rule of such a denial is one of the host's
+		 * own networks (a LAN, a VPN's route, a block-cidr line), and
+		 * probing an address per range would map them through the
+		 * agent's view. There the rule is the address it tried. */
+		struct jail_event v = *e;
+		char vline[AUDIT_LINE_MAX];
+
+		v.rule_prefixlen = 32;
+		view_append(j, vline, audit_format_event(&v, j->id, audit_event_wall_time(e->time_ns),
+							 vline, sizeof(vline)));
+	} else {
+		view_append(j, line, len);
+	}
 	if (j->audit.fd < 0)
 		return 0;
-	len = audit_format_event(e, j->id, audit_event_wall_time(e->time_ns), line, sizeof(line));
-	view_append(j, line, len);
 	err = audit_log_append(&j->audit, line, len);
 	if (err)
 		log_debug("cannot write to the audit log: %s", strerror(-err));

@@ -188,6 +188,10 @@ EOF2
 	grep -q "this jail's own recent denials" "$T/agent/table.err" || fail "$(cat "$T/agent/table.err")"
 	grep -q "^allow-ip = 10.23.0.2:22 " "$T/agent/suggest" || fail "suggest: $(cat "$T/agent/suggest")"
 	[ "$(grep -c . "$T/agent/json")" = 1 ] || fail "the agent saw more than its own: $(cat "$T/agent/json")"
+	# The host's network is the rule in root's log; the agent's view names
+	# the address it tried, not the host's prefix.
+	grep -q '"rule": "10.23.0.2/32"' "$T/agent/json" || fail "the agent's rule: $(cat "$T/agent/json")"
+	grep -q '"daddr": "10.23.0.2".*"rule": "10.23.0.0/' "$T/audit.jsonl" || fail "root's log: $(cat "$T/audit.jsonl")"
 	! grep -q 10.23.0.53 "$T/agent/table" "$T/agent/json" || fail "another jail's denial is visible"
 	[ ! -e "$T/agent/wrote" ] || fail "the agent wrote into its view of its denials"
 	[ "$(cat "$T/agent/ls")" = denials.jsonl ] || fail "the jails' state shows: $(cat "$T/agent/ls")"

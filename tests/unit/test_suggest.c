@@ -60,12 +60,13 @@ Test(suggest, grouped_counted_warned_and_never_metadata)
 		"allow-ip = 10.1.2.3:22           # x5, warning: a private network: the agent reaches that host\n"
 		"allow-ip = 10.1.2.3:80           # x1, warning: a private network: the agent reaches that host\n"
 		"allow-ip = 169.254.7.7:631       # x2, warning: link-local: the agent reaches that device on the host's link\n"
-		"allow-ip = 192.168.1.9           # x1, warning: a private network: the agent reaches that host\n"
+		"# not suggested: 192.168.1.9 (x1) was tried without a port; allow-ip = 192.168.1.9 "
+		"would open every port of it\n"
 		"unix-socket = /run/user/1000/app.sock # x1\n"
 		"# not suggested: /var/run/docker.sock (x1) is a daemon socket that grants root\n"
 		"# 1 denial no line can allow (IPv6, frames that are not IPv4, sockets in the agent's "
 		"own network namespaces, unnameable paths)\n");
-	cr_expect_eq(lines, 5);
+	cr_expect_eq(lines, 4);
 	free(text);
 	suggest_free(&s);
 }
