@@ -157,7 +157,7 @@ static const char *warning(uint8_t reason)
 
 size_t suggest_print(const struct suggestions *s, FILE *out)
 {
-	char a[NETADDR_CIDR_STRLEN], what[UNIX_PATH_MAX + 24];
+	char what[UNIX_PATH_MAX + 24];
 	struct ranked *r;
 	size_t i, lines = 0;
 
@@ -173,15 +173,7 @@ size_t suggest_print(const struct suggestions *s, FILE *out)
 		const struct summary_slot *x = r[i].slot;
 		const char *why;
 
-		if (x->is_unix) {
-			summary_path_text(x, what, sizeof(what));
-		} else {
-			netaddr_format(x->daddr, a);
-			if (x->dport)
-				snprintf(what, sizeof(what), "%s:%u", a, x->dport);
-			else
-				snprintf(what, sizeof(what), "%s", a);
-		}
+		summary_slot_text(x, what, sizeof(what));
 		/* The attack: an agent that hammers the metadata service or
 		 * the Docker socket must not get its user to paste the line
 		 * that hands it the machine's credentials, or the machine. */
@@ -192,9 +184,7 @@ size_t suggest_print(const struct suggestions *s, FILE *out)
 					   : "a cloud metadata service");
 			continue;
 		}
-		/* Port 0 (ICMP, or a connect() to port 0): the line for it
-		 * would open every port of the host, which nothing tried. */
-		if (!x->is_unix && !x->dport) {
+		if (summary_advice(x) == SUMMARY_EVERY_PORT) {
 			fprintf(out, "# not suggested: %s (x%llu) was tried without a port; "
 				     "allow-ip = %s would open every port of it\n",
 				what, (unsigned long long)x->count, what);

@@ -113,7 +113,26 @@ enum summary_advice summary_advice(const struct summary_slot *x)
 	 * allow-ip reaches out of that. */
 	if (no_address(x->reason) || x->reason == REASON_NETNS)
 		return SUMMARY_NO_LINE;
-	return metadata(x) ? SUMMARY_NEVER : SUMMARY_LINE;
+	if (metadata(x))
+		return SUMMARY_NEVER;
+	/* The attack: ping a LAN host, and its user is told to paste the
+	 * line that opens every port of it. */
+	return x->dport ? SUMMARY_LINE : SUMMARY_EVERY_PORT;
+}
+
+void summary_slot_text(const struct summary_slot *x, char *buf, size_t size)
+{
+	char a[NETADDR_CIDR_STRLEN];
+
+	if (x->is_unix) {
+		summary_path_text(x, buf, size);
+		return;
+	}
+	netaddr_format(x->daddr, a);
+	if (x->dport)
+		snprintf(buf, size, "%s:%u", a, x->dport);
+	else
+		snprintf(buf, size, "%s", a);
 }
 
 size_t summary_format(const struct summary *s, char *buf, size_t size)
@@ -177,15 +196,7 @@ size_t summary_format(const struct summary *s, char *buf, size_t size)
 	if (pick) {
 		const char *key = pick->is_unix ? "unix-socket" : "allow-ip";
 
-		if (pick->is_unix) {
-			summary_path_text(pick, what, sizeof(what));
-		} else {
-			netaddr_format(pick->daddr, a);
-			if (pick->dport)
-				snprintf(what, sizeof(what), "%s:%u", a, pick->dport);
-			else
-				snprintf(what, sizeof(what), "%s", a);
-		}
+		summary_slot_text(pick, what, sizeof(what));
 		if (pick == top)
 			textbuf_put(&o, "; to allow the first: %s = %s", key, what);
 		else

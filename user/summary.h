@@ -49,6 +49,8 @@ enum summary_advice {
 	SUMMARY_LINE,    /* allow-ip or unix-socket would */
 	SUMMARY_NEVER,   /* one would, but it is never suggested: a cloud
 			    metadata service, a daemon socket that grants root */
+	SUMMARY_EVERY_PORT, /* tried without a port (ICMP, port 0): only a line
+			       that opens every port of it would allow it */
 };
 
 /** summary_advice() - what may be said about allowing @x's destination */
@@ -57,5 +59,9 @@ enum summary_advice summary_advice(const struct summary_slot *x);
 /** summary_path_text() - @x's path for a terminal: anything but printable
  * ASCII (the agent chose the bytes) as '?' */
 void summary_path_text(const struct summary_slot *x, char *buf, size_t size);
+
+/** summary_slot_text() - @x's destination as a line names it: ADDR:PORT,
+ * ADDR (no port), or the path as summary_path_text() gives it */
+void summary_slot_text(const struct summary_slot *x, char *buf, size_t size);
 
 #endif /* EBPFJAIL_SUMMARY_H */

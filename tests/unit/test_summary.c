@@ -63,10 +63,14 @@ ParameterizedTestParameters(summary, suggestion)
 		  { { "169.254.169.254", 80, REASON_METADATA, 3 }, { "100.100.100.200", 80, REASON_METADATA, 1 } },
 		  "; 169.254.169.254 is a cloud metadata service, not allowed on purpose (", "allow-ip" },
 		{ "a metadata address under another rule",
-		  { { "168.63.129.16", 80, REASON_BLOCK_CIDR, 2 }, { "192.168.1.5", 0, REASON_PRIVATE, 1 } },
+		  { { "168.63.129.16", 80, REASON_BLOCK_CIDR, 2 }, { "192.168.1.5", 502, REASON_PRIVATE, 1 } },
 		  "; 168.63.129.16 is a cloud metadata service, not allowed on purpose; to allow "
-		  "192.168.1.5: allow-ip = 192.168.1.5 (",
+		  "192.168.1.5:502: allow-ip = 192.168.1.5:502 (",
 		  "allow-ip = 168" },
+		/* A ping (port 0): its line would open every port of the host. */
+		{ "tried without a port: never a portless line",
+		  { { "192.168.1.5", 0, REASON_PRIVATE, 4 }, { "10.1.2.3", 22, REASON_PRIVATE, 1 } },
+		  "; to allow 10.1.2.3:22: allow-ip = 10.1.2.3:22 (", "allow-ip = 192.168.1.5" },
 		{ "no address, then metadata, then one to allow",
 		  { { "0.0.0.0", 0, REASON_IPV6, 9 }, { "169.254.170.2", 80, REASON_METADATA, 4 },
 		    { "10.9.9.9", 443, REASON_PRIVATE, 1 } },
