@@ -361,6 +361,7 @@ static int show_denials(int denials_fd)
 static int hide_dirs(int denials_fd)
 {
 	size_t i;
+	int err;
 
 	for (i = 0; i < sizeof(hidden_dirs) / sizeof(hidden_dirs[0]); i++) {
 		bool view = denials_fd >= 0 && !strcmp(hidden_dirs[i], JAILSTATE_DIR);
@@ -371,8 +372,9 @@ static int hide_dirs(int denials_fd)
 			  MS_NOSUID | MS_NODEV | MS_NOEXEC | (view ? 0 : MS_RDONLY), "mode=0755"))
 			return log_err(-errno, "cannot hide %s from the agent: %s", hidden_dirs[i],
 				       strerror(errno));
-		if (view && show_denials(denials_fd))
-			return -EPERM;
+		err = view ? show_denials(denials_fd) : 0;
+		if (err)
+			return err;
 	}
 	return 0;
 }
