@@ -88,6 +88,10 @@
 #ifndef EBPFJAIL_ABI_H
 #define EBPFJAIL_ABI_H
 
+#ifndef __always_inline /* user space without <sys/cdefs.h> */
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
 /* Keys compare address then port, both big-endian, as the trie walks bytes
  * from the most significant bit. */
 #define POLICY_PREFIXLEN_PORT 48 /* addr (32 bits) + port (16 bits) */
@@ -166,9 +170,10 @@ enum jail_hook {
 };
 
 /* Counters: a per-CPU array with one slot per (hook, reason) pair, at
- * index hook * COUNTER_STRIDE + reason. The extra slot COUNTER_LOST of each
- * hook counts events that did not fit in the ring buffer. */
-#define COUNTER_LOST REASON_COUNT
+ * index hook * COUNTER_STRIDE + reason. The extra slot COUNTER_EVENTS of
+ * each hook counts the denials that went to the ring buffer as events (the
+ * rest are repeats, counted in the denials map; "Aggregation" below). */
+#define COUNTER_EVENTS REASON_COUNT
 #define COUNTER_STRIDE (REASON_COUNT + 1)
 #define COUNTER_SLOTS (HOOK_COUNT * COUNTER_STRIDE)
 
@@ -234,5 +239,103 @@ struct jail_event {
 };
 
 #define JAIL_EVENT_INET_SIZE (__builtin_offsetof(struct jail_event, daddr6) + 4 * sizeof(__u32))
+
+/* Aggregation: the denials map
+ * ----------------------------
+ * A flood of one denial (a retry loop, a scanner) must leave exact totals
+ * and a bounded log, not a ring buffer full of copies and a count of what
+ * did not fit. So every denial is first looked up in an LRU hash keyed by
+ * what it was (struct denial_key: pid, destination or path, port,
+ * protocol, hook, reason, rule), and then is exactly one of:
+ * - an event: the first denial of its key in a window (the boot-clock
+ *   second, DENIAL_WINDOW_NS) goes to the ring buffer at once, and adds
+ *   one to its hook's COUNTER_EVENTS slot;
+ * - a repeat: every other one only adds one to its tally's repeats (an
+ *   atomic add; threads of one pid share a key). A first denial whose
+ *   event finds the ring buffer full becomes a repeat too, so a full ring
+ *   buffer delays a record instead of losing it.
+ * Then, last, the (hook, reason) counter adds one. Nothing here ever
+ * resets or deletes: repeats only grow. The supervisor, once a second,
+ * reads the map and writes one record with "count": N for each key whose
+ * repeats grew since it last looked, remembering per key what it has
+ * written (user/denials.c). Three windows of a 1,000-a-second retry loop
+ * are 3 events and 3 count records of 999, whatever the flood's rate.
+ *
+ * What can be lost: a key the LRU evicts (more distinct keys within a
+ * window than DENIALS_MAX_ENTRIES) takes its unwritten repeats with it,
+ * and a key that cannot be inserted has nowhere to count. Both are found
+ * by the sum: every denial is in its (hook, reason) counter, so
+ *   lost = denials - events - repeats written
+ * and the supervisor logs the difference as a "lost" record. Because the
+ * counter is incremented after the event or the repeat, a denial the
+ * supervisor sees counted is already in the ring buffer or the map: the
+ * difference, taken while the agent runs, is never more than the truth,
+ * and once the agent is gone it is exact.
+ *
+ * Example: pid 4242 sends 5,000 datagrams to 10.0.0.5:53 within 1.2 s
+ * starting at second 100.9 of the boot clock: at 100.9 an event (window
+ * 100); at 101.0 a new window, another event; the rest are 4,998 repeats,
+ * written as "count" records when the supervisor next reads the map. */
+#define DENIALS_MAX_ENTRIES 8192
+#define DENIAL_WINDOW_NS 1000000000ULL
+
+struct denial_key {
+	__u32 pid;            /* 0 for TC: no process */
+	__u32 daddr;          /* network byte order; 0 for a Unix socket */
+	__u16 dport;          /* host byte order */
+	__u8 proto;
+	__u8 hook;
+	__u8 reason;
+	__u8 rule_prefixlen;
+	__u8 family;
+	__u8 pad;             /* always 0: the key is hashed whole */
+	union {
+		__u32 daddr6[4];          /* REASON_IPV6, else 0 */
+		char path[UNIX_PATH_MAX]; /* a Unix socket's, NUL-padded */
+	};
+};
+
+struct denial_tally {
+	__u64 repeats;   /* denials of this key that were not events */
+	__u64 window;    /* 1 + the window of its last event; 0: none yet */
+	__u64 first_ns;  /* when the key was inserted: tells a key that was
+			    evicted and inserted again from the old one */
+	__u64 last_ns;   /* its latest denial */
+	__u64 cgroup_id; /* who, as its first denial found them */
+	__u32 tid;
+	__u32 uid;
+	__u32 gid;
+	__u32 pad;
+	char comm[JAIL_COMM_LEN];
+};
+
+/* denial_event() - the event of @k's denial at @time_ns, with @t's process
+ * fields; @is_unix: @e has room for the path (a whole struct jail_event),
+ * else only JAIL_EVENT_INET_SIZE bytes are written. Shared by the BPF
+ * programs (events) and the supervisor (its count records) so that a
+ * record of either kind says the same. */
+static __always_inline void denial_event(struct jail_event *e, const struct denial_key *k,
+					 const struct denial_tally *t, __u64 time_ns, int is_unix)
+{
+	__builtin_memset(e, 0, JAIL_EVENT_INET_SIZE);
+	e->time_ns = time_ns;
+	e->cgroup_id = t->cgroup_id;
+	e->pid = k->pid;
+	e->tid = t->tid;
+	e->uid = t->uid;
+	e->gid = t->gid;
+	e->daddr = k->daddr;
+	e->dport = k->dport;
+	e->proto = k->proto;
+	e->hook = k->hook;
+	e->reason = k->reason;
+	e->rule_prefixlen = k->rule_prefixlen;
+	e->family = k->family;
+	__builtin_memcpy(e->comm, t->comm, JAIL_COMM_LEN);
+	if (is_unix)
+		__builtin_memcpy(e->path, k->path, UNIX_PATH_MAX);
+	else
+		__builtin_memcpy(e->daddr6, k->daddr6, sizeof(e->daddr6));
+}
 
 #endif /* EBPFJAIL_ABI_H */

@@ -47,6 +47,14 @@ struct {
 	__uint(max_entries, EVENT_RINGBUF_BYTES);
 } events SEC(".maps") __weak;
 
+/* Every denial's tally (ebpfjail.h, "Aggregation"). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, DENIALS_MAX_ENTRIES);
+	__type(key, struct denial_key);
+	__type(value, struct denial_tally);
+} denials SEC(".maps") __weak;
+
 /* The Unix socket policy (bpf/ebpfjail.h). Declared here, not in
  * unix.bpf.c, so that the supervisor's object owns it even where the Unix
  * hooks are not loaded (unix.bpf.c is an object of its own, loader.c says
@@ -63,6 +71,11 @@ struct {
 	__type(key, struct unix_key);
 	__type(value, struct unix_value);
 } unix_policy SEC(".maps") __weak;
+
+/* The window of aggregation (ebpfjail.h): DENIAL_WINDOW_NS, set before
+ * load. Tests make it 1 ns, so that every denial is an event and its
+ * fields can be checked one by one. */
+const volatile __u64 denial_window_ns __weak = DENIAL_WINDOW_NS;
 
 struct verdict {
 	__u8 action; /* enum policy_action */
@@ -124,47 +137,91 @@ static __always_inline struct verdict policy_decide(__u32 daddr, __u16 dport, __
 	return v;
 }
 
-/* event_fill() - the fields of a network denial event that do not depend
- * on who took the decision: when, where to, which rule; the rest is zero (a
- * TC event has no process, the socket hooks fill theirs in afterwards).
- * @e: a record of JAIL_EVENT_INET_SIZE bytes (ebpfjail.h: no path)
+/* denial_key_inet() - the key of a network denial: what was tried, by
+ * which process (@pid 0 for TC), and what decided it
  * @daddr6: an IPv6 destination (reason REASON_IPV6), or NULL
  * @family: AF_INET, or AF_INET6 for an IPv6 socket's (mapped) destination
  */
-static __always_inline void event_fill(struct jail_event *e, __u32 hook, struct verdict v,
-				       __u32 daddr, __u16 dport_be, __u8 proto, __u8 family,
-				       const __u32 *daddr6)
+static __always_inline void denial_key_inet(struct denial_key *k, __u32 pid, __u32 hook,
+					    struct verdict v, __u32 daddr, __u16 dport_be,
+					    __u8 proto, __u8 family, const __u32 *daddr6)
 {
-	__builtin_memset(e, 0, JAIL_EVENT_INET_SIZE);
-	e->time_ns = bpf_ktime_get_boot_ns();
-	e->daddr = daddr;
-	e->dport = bpf_ntohs(dport_be);
-	e->proto = proto;
-	e->hook = (__u8)hook;
-	e->reason = v.reason;
-	e->rule_prefixlen = v.rule_prefixlen;
-	e->family = family;
+	__builtin_memset(k, 0, sizeof(*k));
+	k->pid = pid;
+	k->daddr = daddr;
+	k->dport = bpf_ntohs(dport_be);
+	k->proto = proto;
+	k->hook = (__u8)hook;
+	k->reason = v.reason;
+	k->rule_prefixlen = v.rule_prefixlen;
+	k->family = family;
 	if (daddr6) {
-		e->daddr6[0] = daddr6[0];
-		e->daddr6[1] = daddr6[1];
-		e->daddr6[2] = daddr6[2];
-		e->daddr6[3] = daddr6[3];
+		k->daddr6[0] = daddr6[0];
+		k->daddr6[1] = daddr6[1];
+		k->daddr6[2] = daddr6[2];
+		k->daddr6[3] = daddr6[3];
 	}
 }
 
-/* event_fill_process() - who a socket hook's denial came from: the
- * current task, its cgroup, uid and comm. Not for TC: no process there. */
-static __always_inline void event_fill_process(struct jail_event *e)
+/* tally_who() - who a socket hook's denial came from: the current task,
+ * its cgroup, uid and comm. Not for TC: no process there. */
+static __always_inline void tally_who(struct denial_tally *t)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
-	e->cgroup_id = bpf_get_current_cgroup_id();
-	e->pid = id >> 32;
-	e->tid = (__u32)id;
+	t->cgroup_id = bpf_get_current_cgroup_id();
+	t->tid = (__u32)id;
 	id = bpf_get_current_uid_gid();
-	e->uid = (__u32)id;
-	e->gid = id >> 32;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	t->uid = (__u32)id;
+	t->gid = id >> 32;
+	bpf_get_current_comm(t->comm, sizeof(t->comm));
+}
+
+/* record_denial() - one denial, aggregated (ebpfjail.h, "Aggregation"): an
+ * event if it is its key's first in this window and the ring buffer has
+ * room, else a repeat; then its (hook, reason) counter, last, so that a
+ * denial the supervisor sees counted is already an event or a repeat.
+ * @with_process: fill the tally's process fields (the socket hooks)
+ * @is_unix: @k has a path, and the event is a whole struct jail_event
+ */
+static __always_inline void record_denial(const struct denial_key *k, int with_process,
+					  int is_unix)
+{
+	__u64 now = bpf_ktime_get_boot_ns(), window = now / denial_window_ns + 1;
+	struct denial_tally *t, fresh;
+	struct jail_event *e;
+
+	t = bpf_map_lookup_elem(&denials, k);
+	if (!t) {
+		__builtin_memset(&fresh, 0, sizeof(fresh));
+		fresh.first_ns = now;
+		if (with_process)
+			tally_who(&fresh);
+		/* BPF_NOEXIST: a thread of the same process may have inserted
+		 * the key on another CPU meanwhile; its tally stays. */
+		bpf_map_update_elem(&denials, k, &fresh, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&denials, k);
+		if (!t)
+			goto counted; /* nowhere to count it: the sum finds it lost */
+	}
+	t->last_ns = now;
+	/* Not atomic: two threads may both take the window's event. Each is
+	 * still exactly one denial, so the totals stay exact. */
+	if (t->window != window) {
+		t->window = window;
+		e = bpf_ringbuf_reserve(&events, is_unix ? sizeof(*e) : JAIL_EVENT_INET_SIZE, 0);
+		if (e) {
+			denial_event(e, k, t, now, is_unix);
+			bpf_ringbuf_submit(e, 0);
+			count(k->hook, COUNTER_EVENTS);
+			goto counted;
+		}
+		/* The ring buffer is full: a repeat, written within a second
+		 * by the supervisor instead of lost. */
+	}
+	__sync_fetch_and_add(&t->repeats, 1);
+counted:
+	count(k->hook, k->reason);
 }
 
 #endif /* EBPFJAIL_POLICY_BPF_H */

@@ -3,7 +3,8 @@
  *
  * Attached to the agent's cgroup. A denial returns 0, which the kernel turns
  * into EPERM for connect()/sendmsg() at once (no timeout for the agent to
- * wait out), and writes one event for the audit log.
+ * wait out), and is tallied for the audit log (bpf/ebpfjail.h,
+ * "Aggregation").
  *
  * What each hook sees (net/ipv4/af_inet.c, udp.c, tcp.c, ping.c):
  * - connect4/connect6: connect() on TCP, UDP and ping sockets, and TCP Fast
@@ -36,26 +37,19 @@
  * "foreign": loopback only, the rest denied. */
 const volatile __u64 jail_netns_cookie = 0;
 
-/* emit_event() - one ring buffer record for a socket hook's denial.
+/* deny() - a socket hook's denial into its tally and, if due, an event.
  * Inlined into each hook: the verifier then sees the ctx type directly. */
-static __always_inline void emit_event(struct bpf_sock_addr *ctx, __u32 hook, struct verdict v,
-				       __u32 daddr, __u16 dport_be, const __u32 *daddr6)
+static __always_inline void deny(struct bpf_sock_addr *ctx, __u32 hook, struct verdict v,
+				 __u32 daddr, __u16 dport_be, const __u32 *daddr6)
 {
-	struct jail_event *e;
+	struct denial_key k;
 
-	e = bpf_ringbuf_reserve(&events, JAIL_EVENT_INET_SIZE, 0);
-	if (!e) {
-		/* Ring buffer full: the loss is counted, never silent. */
-		count(hook, COUNTER_LOST);
-		return;
-	}
 	/* The socket's family: inet6 marks an IPv4-mapped destination. Only
 	 * the IPv6 hooks may read user_ip6: the address comes as an argument
 	 * so each inlined copy touches the fields its hook owns. */
-	event_fill(e, hook, v, daddr, dport_be, (__u8)ctx->protocol,
-		   ctx->family == AF_INET6 ? AF_INET6 : AF_INET, daddr6);
-	event_fill_process(e);
-	bpf_ringbuf_submit(e, 0);
+	denial_key_inet(&k, bpf_get_current_pid_tgid() >> 32, hook, v, daddr, dport_be,
+			(__u8)ctx->protocol, ctx->family == AF_INET6 ? AF_INET6 : AF_INET, daddr6);
+	record_denial(&k, 1, 0);
 }
 
 /* judge_ipv4() - the whole decision for an IPv4 destination, shared by the
@@ -81,15 +75,15 @@ static __always_inline int judge_ipv4(struct bpf_sock_addr *ctx, __u32 hook, __u
 	 * socket passed between namespaces is judged where it lives. */
 	if (bpf_get_netns_cookie(ctx) != jail_netns_cookie) {
 		v = (struct verdict){ .action = JAIL_DENY, .reason = REASON_NETNS };
-		count(hook, REASON_NETNS);
-		emit_event(ctx, hook, v, daddr, dport_be, NULL);
+		deny(ctx, hook, v, daddr, dport_be, NULL);
 		return VERDICT_DENY;
 	}
 	v = policy_decide(daddr, dport_be, (__u8)ctx->protocol);
-	count(hook, v.reason);
-	if (v.action == JAIL_ALLOW)
+	if (v.action == JAIL_ALLOW) {
+		count(hook, v.reason);
 		return VERDICT_ALLOW;
-	emit_event(ctx, hook, v, daddr, dport_be, NULL);
+	}
+	deny(ctx, hook, v, daddr, dport_be, NULL);
 	return VERDICT_DENY;
 }
 
@@ -108,8 +102,7 @@ static __always_inline int judge_ipv6(struct bpf_sock_addr *ctx, __u32 hook)
 	if (ip6[0] == 0 && ip6[1] == 0 && ip6[2] == bpf_htonl(0x0000ffff))
 		return judge_ipv4(ctx, hook, ip6[3], dport_be);
 
-	count(hook, REASON_IPV6);
-	emit_event(ctx, hook, v, 0, dport_be, ip6);
+	deny(ctx, hook, v, 0, dport_be, ip6);
 	return VERDICT_DENY;
 }
 

@@ -20,9 +20,8 @@
  * Later fragments carry no port and are judged on the address alone, so a
  * fragment to a blocked address is dropped whatever its first part said.
  *
- * Drops are counted per reason; at most one per CPU per sampling interval
- * is written to the ring buffer, so a flood cannot drown the socket hooks'
- * events.
+ * Drops are counted per reason and tallied per destination like the socket
+ * hooks' denials (bpf/ebpfjail.h, "Aggregation").
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -36,43 +35,17 @@
 #define ETH_P_IPV6 0x86DD
 #define IP_OFFSET_MASK 0x1fff
 
-/* Minimum time between two sampled TC events on one CPU; set before load. */
-const volatile __u64 tc_sample_interval_ns = 10 * 1000 * 1000;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} tc_sample_last SEC(".maps");
-
-static __always_inline bool sample_due(void)
-{
-	__u64 now = bpf_ktime_get_boot_ns(), *last;
-	__u32 zero = 0;
-
-	last = bpf_map_lookup_elem(&tc_sample_last, &zero);
-	if (!last || now - *last < tc_sample_interval_ns)
-		return false;
-	*last = now;
-	return true;
-}
-
+/* drop() - a TC drop into its tally (no process: pid 0), and, if due, an
+ * event. Aggregated like the socket hooks' denials, so a flood of frames
+ * leaves exact counts and a bounded log, and cannot drown their events. */
 static __always_inline int drop(struct verdict v, __u32 daddr, __u16 dport_be, __u8 proto,
 				const __u32 *daddr6)
 {
-	struct jail_event *e;
+	struct denial_key k;
 
-	count(HOOK_TC, v.reason);
-	if (!sample_due())
-		return TC_ACT_SHOT;
-	e = bpf_ringbuf_reserve(&events, JAIL_EVENT_INET_SIZE, 0);
-	if (!e) {
-		count(HOOK_TC, COUNTER_LOST);
-		return TC_ACT_SHOT;
-	}
-	event_fill(e, HOOK_TC, v, daddr, dport_be, proto, daddr6 ? AF_INET6 : AF_INET, daddr6);
-	bpf_ringbuf_submit(e, 0);
+	denial_key_inet(&k, 0, HOOK_TC, v, daddr, dport_be, proto, daddr6 ? AF_INET6 : AF_INET,
+			daddr6);
+	record_denial(&k, 0, 0);
 	return TC_ACT_SHOT;
 }
 

@@ -122,24 +122,18 @@ static __always_inline bool unix_allowed(const struct unix_key *key)
 	return val && val->action == JAIL_ALLOW;
 }
 
-/* emit_unix_event() - one ring buffer record with the denied path */
-static __always_inline void emit_unix_event(__u32 hook, const struct unix_key *key)
+/* deny_unix() - a denied path into its tally and, if due, an event */
+static __always_inline void deny_unix(__u32 hook, const struct unix_key *key)
 {
-	struct jail_event *e;
+	struct denial_key k;
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(hook, COUNTER_LOST);
-		return;
-	}
-	__builtin_memset(e, 0, __builtin_offsetof(struct jail_event, path));
-	__builtin_memcpy(e->path, key->path, UNIX_PATH_MAX);
-	e->time_ns = bpf_ktime_get_boot_ns();
-	e->hook = (__u8)hook;
-	e->reason = REASON_UNIX;
-	e->family = AF_UNIX;
-	event_fill_process(e);
-	bpf_ringbuf_submit(e, 0);
+	__builtin_memset(&k, 0, sizeof(k));
+	k.pid = bpf_get_current_pid_tgid() >> 32;
+	k.hook = (__u8)hook;
+	k.reason = REASON_UNIX;
+	k.family = AF_UNIX;
+	__builtin_memcpy(k.path, key->path, UNIX_PATH_MAX);
+	record_denial(&k, 1, 1);
 }
 
 /* judge_unix() - the whole decision, shared by connect and sendmsg */
@@ -175,8 +169,7 @@ static __always_inline int judge_unix(struct bpf_sock_addr *ctx, __u32 hook)
 		count(hook, REASON_NONE);
 		return VERDICT_ALLOW;
 	}
-	count(hook, REASON_UNIX);
-	emit_unix_event(hook, &w.key);
+	deny_unix(hook, &w.key);
 	return VERDICT_DENY;
 }
 

@@ -39,14 +39,21 @@ void audit_json_string(const char *s, char *buf, size_t size)
 	put_json_string(&o, s, strlen(s));
 }
 
-static void put_time(struct textbuf *o, struct timespec t)
+/* put_stamp() - @t as RFC 3339, UTC, microseconds, quoted */
+static void put_stamp(struct textbuf *o, struct timespec t)
 {
 	struct tm tm;
 	char date[32];
 
 	gmtime_r(&t.tv_sec, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-	textbuf_put(o, "{\"time\": \"%s.%06ldZ\"", date, t.tv_nsec / 1000);
+	textbuf_put(o, "\"%s.%06ldZ\"", date, t.tv_nsec / 1000);
+}
+
+static void put_time(struct textbuf *o, struct timespec t)
+{
+	textbuf_put(o, "{\"time\": ");
+	put_stamp(o, t);
 }
 
 struct timespec audit_event_wall_time(uint64_t boot_ns)
@@ -91,8 +98,27 @@ bool audit_event_is_unix(const struct jail_event *e)
 	return e->hook == HOOK_CONNECT_UNIX || e->hook == HOOK_SENDMSG_UNIX;
 }
 
+/* put_count() - a count record's tail (ebpfjail.h, "Aggregation"), and
+ * the line's end */
+static void put_count(struct textbuf *o, uint64_t count, struct timespec first)
+{
+	if (count) {
+		textbuf_put(o, ", \"count\": %llu, \"first\": ", (unsigned long long)count);
+		put_stamp(o, first);
+	}
+	textbuf_put(o, "}\n");
+}
+
 size_t audit_format_event(const struct jail_event *e, const char *jail, struct timespec wall,
 			  char *buf, size_t size)
+{
+	struct timespec none = { 0 };
+
+	return audit_format_denial(e, 0, none, jail, wall, buf, size);
+}
+
+size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct timespec first,
+			   const char *jail, struct timespec wall, char *buf, size_t size)
 {
 	struct textbuf o = { buf, size, 0, false };
 	char addr[INET6_ADDRSTRLEN], rule[NETADDR_CIDR_STRLEN], proto[8];
@@ -110,8 +136,9 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
 		 * a path is denied unless an entry allows it. */
 		textbuf_put(&o, "\"unix\", \"path\": ");
 		put_json_string(&o, e->path, sizeof(e->path));
-		textbuf_put(&o, ", \"hook\": \"%s\", \"reason\": \"%s\", \"rule\": null}\n",
+		textbuf_put(&o, ", \"hook\": \"%s\", \"reason\": \"%s\", \"rule\": null",
 			    hook ? hook : "?", reason ? reason : "?");
+		put_count(&o, count, first);
 		return o.len;
 	}
 	if (e->proto == IPPROTO_TCP || e->proto == IPPROTO_UDP || e->proto == IPPROTO_ICMP)
@@ -135,13 +162,14 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
 	/* netns: no prefix matched, the namespace decided (ebpfjail.h). */
 	if (e->reason == REASON_IPV6 || e->reason == REASON_NON_IPV4 ||
 	    e->reason == REASON_IP_OPTIONS || e->reason == REASON_NETNS) {
-		textbuf_put(&o, "null}\n");
+		textbuf_put(&o, "null");
 	} else {
 		uint32_t net = htonl(ntohl(e->daddr) & netaddr_mask(e->rule_prefixlen));
 
 		netaddr_format_cidr(net, e->rule_prefixlen, rule);
-		textbuf_put(&o, "\"%s\"}\n", rule);
+		textbuf_put(&o, "\"%s\"", rule);
 	}
+	put_count(&o, count, first);
 	return o.len;
 }
 

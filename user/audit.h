@@ -30,6 +30,16 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
 			  char *buf, size_t size);
 
 /**
+ * audit_format_denial() - audit_format_event(), or with @count > 0 a count
+ * record: @count more denials of @e's kind (bpf/ebpfjail.h, "Aggregation"),
+ * the latest at @wall, "count": @count and "first": @first (when the kernel
+ * first counted this kind) after the other fields
+ * Return: the line's length.
+ */
+size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct timespec first,
+			   const char *jail, struct timespec wall, char *buf, size_t size);
+
+/**
  * audit_json_string() - @s as a JSON string, quotes included, only printable
  * ASCII left unescaped (see put_json_string() in audit.c for why)
  */

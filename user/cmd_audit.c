@@ -33,8 +33,8 @@ struct filter {
 
 static void print_header(void)
 {
-	printf("%-19s  %-8s  %7s  %-15s  %6s  %-5s  %-21s  %-12s  %-10s  %s\n", "TIME", "JAIL", "PID",
-	       "COMM", "UID", "PROTO", "DESTINATION", "HOOK", "REASON", "RULE");
+	printf("%-19s  %-8s  %7s  %-15s  %6s  %-5s  %-21s  %-12s  %-10s  %-18s  %s\n", "TIME", "JAIL",
+	       "PID", "COMM", "UID", "PROTO", "DESTINATION", "HOOK", "REASON", "RULE", "COUNT");
 }
 
 /* printable() - the log's text for a terminal: an agent chose its comm,
@@ -51,13 +51,14 @@ static void printable(char *dst, size_t size, const char *src)
 static void print_row(const struct audit_record *r)
 {
 	char when[32], dest[sizeof(r->path) + 8], comm[sizeof(r->comm)], change[sizeof(r->change)];
+	char times[48];
 	struct tm tm;
 
 	localtime_r(&r->time.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	if (r->is_lost) {
-		printf("%-19s  %-8s  %lu events lost (the ring buffer was full)\n", when, r->jail,
-		       r->lost);
+		printf("%-19s  %-8s  %lu denials lost (more kinds at once than the kernel could count)\n",
+		       when, r->jail, r->lost);
 		return;
 	}
 	if (r->is_policy) {
@@ -73,9 +74,13 @@ static void print_row(const struct audit_record *r)
 		snprintf(dest, sizeof(dest), "[%s]:%lu", r->daddr, r->dport);
 	else
 		snprintf(dest, sizeof(dest), "%s:%lu", r->daddr[0] ? r->daddr : "-", r->dport);
+	/* A count record (the kernel's aggregation): that many more of the
+	 * same, the latest at its time; nothing for a single denial. */
+	if (r->count)
+		snprintf(times, sizeof(times), "%-18s  x%lu", r->rule[0] ? r->rule : "-", r->count);
 	printf("%-19s  %-8s  %7lu  %-15s  %6lu  %-5s  %-21s  %-12s  %-10s  %s\n", when, r->jail,
 	       r->pid, comm, r->uid, r->proto, dest, r->hook, r->reason,
-	       r->rule[0] ? r->rule : "-");
+	       r->count ? times : r->rule[0] ? r->rule : "-");
 }
 
 static void show_line(const char *line, struct filter *f)

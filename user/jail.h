@@ -14,6 +14,7 @@
 #include "audit.h"
 #include "auditlog.h"
 #include "config.h"
+#include "denials.h"
 #include "hostwatch.h"
 #include "jailstate.h"
 #include "loader.h"
@@ -54,7 +55,8 @@ struct jail {
 	struct relays *relays;
 	struct audit_log audit;
 	struct summary summary;
-	uint64_t lost_logged;
+	struct denial_book book;   /* repeats and losses written (denials.h) */
+	uint64_t denied_read;      /* denials counted when the map was last read */
 	struct jail_status status;
 	struct jail_status status_written; /* as last written: unchanged, not rewritten */
 };

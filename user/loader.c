@@ -74,6 +74,7 @@ struct jail_bpf {
 	int unix_err;       /* its answer: 0, or why the programs did not load */
 	int unix_prog_fd[N_UNIX_PROGS]; /* the programs, once collected; or -1 */
 	int cgroup_fd; /* where the socket hooks are attached, or -1 */
+	__u64 denial_window_ns; /* as the programs are given it */
 	unsigned int budget; /* events left in this loader_events_poll() */
 	struct jail_event whole; /* a short record, padded (ebpfjail.h) */
 };
@@ -149,6 +150,7 @@ static int load_unix_hooks(const struct jail_bpf *jail, int fds[N_UNIX_PROGS])
 	bpf_program__set_expected_attach_type(skel->progs.jail_connect_unix, ATTACH_UNIX_CONNECT);
 	bpf_program__set_type(skel->progs.jail_sendmsg_unix, BPF_PROG_TYPE_CGROUP_SOCK_ADDR);
 	bpf_program__set_expected_attach_type(skel->progs.jail_sendmsg_unix, ATTACH_UNIX_SENDMSG);
+	skel->rodata->denial_window_ns = jail->denial_window_ns;
 	/* Every map the programs use is the supervisor's: the events and
 	 * counters it reads, the rules it fills. Internal maps (.rodata)
 	 * are the object's own. */
@@ -319,10 +321,11 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 		err = log_err(-errno, "cannot open the BPF object: %s", strerror(errno));
 		goto fail;
 	}
-	if (opts && opts->tc_sample_interval_ns)
-		jail->skel->rodata->tc_sample_interval_ns = opts->tc_sample_interval_ns;
 	if (opts)
 		jail->skel->rodata->jail_netns_cookie = opts->netns_cookie;
+	jail->denial_window_ns = opts && opts->denial_window_ns ? opts->denial_window_ns
+								: DENIAL_WINDOW_NS;
+	jail->skel->rodata->denial_window_ns = jail->denial_window_ns;
 	err = ebpfjail__load(jail->skel);
 	if (err) {
 		log_err(err, "the kernel refused the BPF programs: %s (run with -v for the verifier log)",
@@ -615,6 +618,40 @@ int loader_read_counters(const struct jail_bpf *jail, __u64 out[COUNTER_SLOTS])
 		for (c = 0; c < ncpus && keys[slot] < COUNTER_SLOTS; c++)
 			out[keys[slot]] += percpu[(size_t)slot * ncpus + c];
 	free(percpu);
+	return err;
+}
+
+/* Tallies per bpf_map_lookup_batch(): 52 KiB of keys and values. */
+#define DENIALS_PER_READ 256
+
+int loader_read_denials(const struct jail_bpf *jail, loader_denial_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(jail->skel->maps.denials), err = 0;
+	struct denial_tally *tallies = calloc(DENIALS_PER_READ, sizeof(*tallies));
+	struct denial_key *keys = calloc(DENIALS_PER_READ, sizeof(*keys));
+	bool first = true, done = false;
+	__u32 batch, n, i;
+
+	if (!keys || !tallies)
+		err = -ENOMEM;
+	/* Hash maps are read bucket by bucket (Linux 5.6+, which every
+	 * kernel with the socket hooks' helpers has): a key comes once,
+	 * however the map changes meanwhile. A read may bring fewer than it
+	 * has room for (a bucket that would not fit waits for the next);
+	 * only ENOENT says that the map is done. */
+	while (!err && !done) {
+		n = DENIALS_PER_READ;
+		if (bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, tallies, &n, NULL)) {
+			if (errno != ENOENT)
+				err = -errno;
+			done = true;
+		}
+		for (i = 0; !err && i < n; i++)
+			fn(ctx, &keys[i], &tallies[i]);
+		first = false;
+	}
+	free(keys);
+	free(tallies);
 	return err;
 }
 

@@ -24,7 +24,9 @@ typedef int (*loader_event_fn)(void *ctx, const struct jail_event *event);
 struct loader_options {
 	loader_event_fn on_event; /* may be NULL: events are then discarded */
 	void *ctx;
-	__u64 tc_sample_interval_ns; /* 0: the default, 10 ms per CPU */
+	/* The window of aggregation (bpf/ebpfjail.h); 0: DENIAL_WINDOW_NS.
+	 * Tests set 1 ns: every denial an event. */
+	__u64 denial_window_ns;
 	/* The jail's network namespace (struct netns's cookie): a socket in
 	 * any other may reach its loopback only. 0 matches no namespace, so
 	 * every socket gets loopback only (fail closed). */
@@ -137,6 +139,17 @@ int loader_events_poll(struct jail_bpf *jail, int timeout_ms);
  * Return: 0 or -errno.
  */
 int loader_read_counters(const struct jail_bpf *jail, __u64 out[COUNTER_SLOTS]);
+
+typedef void (*loader_denial_fn)(void *ctx, const struct denial_key *key,
+				 const struct denial_tally *tally);
+
+/**
+ * loader_read_denials() - every tally of the denials map (bpf/ebpfjail.h,
+ * "Aggregation") to @fn, some hundreds per system call. A key the kernel
+ * inserts meanwhile may be missed (the next read has it); none comes twice.
+ * Return: 0, or -errno.
+ */
+int loader_read_denials(const struct jail_bpf *jail, loader_denial_fn fn, void *ctx);
 
 /**
  * loader_test_run_tc() - run the classifier on a crafted frame

@@ -25,26 +25,26 @@ static bool same(const struct summary_slot *x, const struct jail_event *e, bool 
 	return x->daddr == e->daddr && x->dport == e->dport;
 }
 
-void summary_add(struct summary *s, const struct jail_event *e)
+void summary_add(struct summary *s, const struct jail_event *e, uint64_t n)
 {
 	bool is_unix = audit_event_is_unix(e);
 	struct summary_slot *x;
 	size_t i;
 
-	s->total++;
+	s->total += n;
 	for (i = 0; i < s->n; i++) {
 		if (same(&s->slots[i], e, is_unix)) {
-			s->slots[i].count++;
+			s->slots[i].count += n;
 			return;
 		}
 	}
 	if (s->n == SUMMARY_SLOTS) {
-		s->other++;
+		s->other += n;
 		return;
 	}
 	x = &s->slots[s->n++];
 	*x = (struct summary_slot){ .reason = e->reason, .proto = e->proto, .is_unix = is_unix,
-				    .count = 1 };
+				    .count = n };
 	if (is_unix) {
 		memcpy(x->path, e->path, sizeof(x->path));
 	} else {

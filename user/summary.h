@@ -30,8 +30,8 @@ struct summary {
 	uint64_t lost;
 };
 
-/** summary_add() - count one denial */
-void summary_add(struct summary *s, const struct jail_event *e);
+/** summary_add() - count @n denials like @e (1, or a count record's) */
+void summary_add(struct summary *s, const struct jail_event *e, uint64_t n);
 
 /**
  * summary_format() - one line: how many, the top destinations with reasons,

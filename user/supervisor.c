@@ -40,6 +40,7 @@
 
 #include "cgroup.h"
 #include "control.h"
+#include "denials.h"
 #include "jailinit.h"
 #include "jailstate.h"
 #include "log.h"
@@ -69,15 +70,21 @@ static bool host_derived(uint8_t reason)
 	       reason == REASON_BLOCK_CIDR;
 }
 
-int supervisor_on_event(void *ctx, const struct jail_event *e)
+/* write_denial() - one record of @e's denial into the audit log, the
+ * agent's view and the exit summary; @count > 0: a count record of that
+ * many repeats, since @first_ns (ebpfjail.h, "Aggregation") */
+static void write_denial(struct jail *j, const struct jail_event *e, uint64_t count,
+			 uint64_t first_ns)
 {
-	struct jail *j = ctx;
+	struct timespec wall = audit_event_wall_time(e->time_ns), first = { 0 };
 	char line[AUDIT_LINE_MAX];
 	size_t len;
 	int err;
 
-	summary_add(&j->summary, e);
-	len = audit_format_event(e, j->id, audit_event_wall_time(e->time_ns), line, sizeof(line));
+	if (count)
+		first = audit_event_wall_time(first_ns);
+	summary_add(&j->summary, e, count ? count : 1);
+	len = audit_format_denial(e, count, first, j->id, wall, line, sizeof(line));
 	if (host_derived(e->reason)) {
 		/* The attack: the rule of such a denial is one of the host's
 		 * own networks (a LAN, a VPN's route, a block-cidr line), and
@@ -87,55 +94,85 @@ int supervisor_on_event(void *ctx, const struct jail_event *e)
 		char vline[AUDIT_LINE_MAX];
 
 		v.rule_prefixlen = 32;
-		view_append(j, vline, audit_format_event(&v, j->id, audit_event_wall_time(e->time_ns),
-							 vline, sizeof(vline)));
+		view_append(j, vline,
+			    audit_format_denial(&v, count, first, j->id, wall, vline, sizeof(vline)));
 	} else {
 		view_append(j, line, len);
 	}
 	if (j->audit.fd < 0)
-		return 0;
+		return;
 	err = audit_log_append(&j->audit, line, len);
 	if (err)
 		log_debug("cannot write to the audit log: %s", strerror(-err));
+}
+
+int supervisor_on_event(void *ctx, const struct jail_event *e)
+{
+	write_denial(ctx, e, 0, 0);
 	return 0;
 }
 
-/* log_lost() - events the ring buffer could not hold become one record. */
-static void log_lost(struct jail *j)
+/* write_repeats() - a tally read from the map: a count record of the
+ * repeats not written yet, if any */
+static void write_repeats(void *ctx, const struct denial_key *k, const struct denial_tally *t)
 {
-	__u64 c[COUNTER_SLOTS];
-	uint64_t lost = 0;
-	struct timespec now;
+	struct jail *j = ctx;
+	uint64_t count = denial_book_add(&j->book, k, t);
+	struct jail_event e;
+
+	if (!count)
+		return;
+	denial_event(&e, k, t, t->last_ns, k->hook == HOOK_CONNECT_UNIX ||
+						   k->hook == HOOK_SENDMSG_UNIX);
+	write_denial(j, &e, count, t->first_ns);
+}
+
+/* close_window() - the window is over (once a second, and at exit): the
+ * repeats of every key into count records, and what was lost into a lost
+ * record (ebpfjail.h, "Aggregation")
+ * @c: the counters, read before the map */
+static void close_window(struct jail *j, const __u64 c[COUNTER_SLOTS])
+{
+	uint64_t denied = 0, events = 0, lost;
 	char line[AUDIT_LINE_MAX];
-	unsigned int hook;
+	struct timespec now;
+	unsigned int hook, reason;
 	size_t len;
 
-	if (!j->bpf || loader_read_counters(j->bpf, c))
-		return;
-	for (hook = 0; hook < HOOK_COUNT; hook++)
-		lost += c[hook * COUNTER_STRIDE + COUNTER_LOST];
-	if (lost <= j->lost_logged)
+	for (hook = 0; hook < HOOK_COUNT; hook++) {
+		for (reason = REASON_FIRST_DENY; reason < REASON_COUNT; reason++)
+			denied += c[hook * COUNTER_STRIDE + reason];
+		events += c[hook * COUNTER_STRIDE + COUNTER_EVENTS];
+	}
+	/* No denial since the last read: no tally has grown. An idle jail
+	 * costs no read of the map. */
+	if (denied != j->denied_read && denial_book_begin(&j->book) == 0) {
+		if (loader_read_denials(j->bpf, write_repeats, j) == 0)
+			j->denied_read = denied;
+		denial_book_end(&j->book);
+	}
+	lost = denial_book_lost(&j->book, denied, events);
+	if (!lost)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
-	len = audit_format_lost(j->id, lost - j->lost_logged, now, line, sizeof(line));
+	len = audit_format_lost(j->id, lost, now, line, sizeof(line));
 	view_append(j, line, len);
 	if (j->audit.fd >= 0)
 		audit_log_append(&j->audit, line, len);
-	j->summary.lost += lost - j->lost_logged;
-	j->lost_logged = lost;
+	j->summary.lost += lost;
 }
 
-/* update_status() - what `ebpfjail status` shows: counters, relays */
-static void update_status(struct jail *j)
+/* show_status() - what `ebpfjail status` shows: counters, relays */
+static void show_status(struct jail *j, const __u64 c[COUNTER_SLOTS])
 {
 	struct jail_status *st = &j->status;
 	struct relay_listener_stats ls;
-	__u64 c[COUNTER_SLOTS];
 	unsigned int hook, reason, i;
 
-	if (!j->state_dir[0] || !j->bpf || loader_read_counters(j->bpf, c))
+	if (!j->state_dir[0])
 		return;
-	st->allowed = st->lost = 0;
+	st->allowed = 0;
+	st->lost = j->book.lost_written;
 	memset(st->denied, 0, sizeof(st->denied));
 	for (hook = 0; hook < HOOK_COUNT; hook++) {
 		for (reason = 0; reason < REASON_COUNT; reason++) {
@@ -146,7 +183,6 @@ static void update_status(struct jail *j)
 			else
 				st->denied[reason] += n;
 		}
-		st->lost += c[hook * COUNTER_STRIDE + COUNTER_LOST];
 	}
 	for (i = 0; j->relays && i < STATUS_RELAYS_MAX && !relays_listener(j->relays, i, &ls); i++) {
 		snprintf(st->relays[i].kind, sizeof(st->relays[i].kind), "%s",
@@ -163,6 +199,15 @@ static void update_status(struct jail *j)
 		return;
 	if (jailstate_write_status(j->state_dir, st) == 0)
 		j->status_written = *st;
+}
+
+/* update_status() - show_status(), the counters read first */
+static void update_status(struct jail *j)
+{
+	__u64 c[COUNTER_SLOTS];
+
+	if (j->bpf && loader_read_counters(j->bpf, c) == 0)
+		show_status(j, c);
 }
 
 void supervisor_start_status(struct jail *j, char **argv, const struct agent_user *u)
@@ -361,14 +406,17 @@ static void host_changed(struct jail *j)
 		hostwatch_arm(&j->watch, HOSTWATCH_RETRY_MS);
 }
 
-/* every_second() - what is not per event: lost events, the status file.
- * Reading the counters after every wakeup cost a relayed round trip its
- * latency six times over (one bpf() per counter slot). */
+/* every_second() - what is not per event: the window's count records,
+ * losses, the status file. Reading the counters after every wakeup cost a
+ * relayed round trip its latency six times over (one bpf() per slot). */
 static void every_second(struct jail *j)
 {
-	if (j->bpf)
-		log_lost(j);
-	update_status(j);
+	__u64 c[COUNTER_SLOTS];
+
+	if (!j->bpf || loader_read_counters(j->bpf, c))
+		return;
+	close_window(j, c);
+	show_status(j, c);
 }
 
 int supervise(struct jail *j, const sigset_t *set, int *status)
@@ -480,8 +528,14 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 
 void supervisor_drain(struct jail *j)
 {
-	if (!j->bpf)
-		return;
-	loader_events_poll(j->bpf, 0);
-	log_lost(j);
+	__u64 c[COUNTER_SLOTS];
+	int i;
+
+	/* The agent is gone: what the ring buffer holds (at most its size in
+	 * events, so a few polls), then the last window, exactly. */
+	for (i = 0; i < 16 && loader_events_poll(j->bpf, 0) > 0; i++)
+		;
+	if (loader_read_counters(j->bpf, c) == 0)
+		close_window(j, c);
+	denial_book_free(&j->book);
 }

@@ -210,6 +210,23 @@ jail_procs() {
 # jail ...: jail_cmd with stdout in $T/out, stderr in $T/err, status in $rc
 jail() { run jail_cmd "$@"; }
 
+# denial_counts [FIELD] < LOG: the denials the log's records stand for (one
+# each, a count record its "count"): the total, or with FIELD (daddr, pid,
+# dport) "VALUE N" lines, one per value
+denial_counts() {
+	awk -v f="${1:-}" '/"reason"/ {
+		n = 1
+		if (match($0, /"count": [0-9]+/)) n = substr($0, RSTART + 9, RLENGTH - 9) + 0
+		if (f == "") { s += n; next }
+		if (match($0, "\"" f "\": \"?[^,\"]*")) {
+			v = substr($0, RSTART, RLENGTH); sub(/^[^:]*: "?/, "", v); c[v] += n
+		}
+	} END { if (f == "") print s + 0; else for (v in c) print v, c[v] }'
+}
+
+# lost_count < LOG: the denials its loss records count
+lost_count() { sed -n 's/.*"lost": \([0-9]*\)}/\1/p' | awk '{ s += $1 } END { print s + 0 }'; }
+
 # result SPEC: the result probe printed for SPEC
 result() { awk -v s="$1" '$1 == s { print $2 }' "$T/out"; }
 expect_result() {

@@ -25,7 +25,11 @@
  *                        after another until killed
  *   flood:ADDR:PORT      PROBE_FLOOD (default 40000) UDP sends, as fast as it
  *                        can or pausing PROBE_FLOOD_PAUSE_US after every 500;
- *                        the result is how many were refused with EPERM
+ *                        the result is how many were refused with EPERM.
+ *                        Round robin over PROBE_FLOOD_ADDRS addresses from
+ *                        ADDR on (default 1), then PROBE_FLOOD_PORTS ports
+ *                        from PORT on (default 1): send i goes to ADDR +
+ *                        i % ADDRS, port PORT + i / ADDRS % PORTS
  *   many:ADDR:PORT       PROBE_MANY (default 500) connections at once, each
  *                        sending 64 KiB of its own bytes, half-closing and
  *                        expecting them echoed back: "ok" or "lost:N"
@@ -530,11 +534,20 @@ static const char *attempt(const char *spec)
 	if (!strcmp(proto, "flood")) {
 		static char result[32];
 		const char *env = getenv("PROBE_FLOOD"), *pause = getenv("PROBE_FLOOD_PAUSE_US");
+		const char *addrs_env = getenv("PROBE_FLOOD_ADDRS"), *ports_env = getenv("PROBE_FLOOD_PORTS");
 		long n = env ? atol(env) : 40000, i, refused = 0;
+		long addrs = addrs_env ? atol(addrs_env) : 1, ports = ports_env ? atol(ports_env) : 1;
+		struct sockaddr_in to = *(struct sockaddr_in *)&ss;
+		uint32_t base = ntohl(to.sin_addr.s_addr);
+		uint16_t port = ntohs(to.sin_port);
 
+		if (addrs < 1 || ports < 1)
+			return "EINVAL";
 		fd = socket(AF_INET, SOCK_DGRAM, 0);
 		for (i = 0; i < n; i++) {
-			refused += sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len) < 0 &&
+			to.sin_addr.s_addr = htonl(base + (uint32_t)(i % addrs));
+			to.sin_port = htons((uint16_t)(port + i / addrs % ports));
+			refused += sendto(fd, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)) < 0 &&
 				   errno == EPERM;
 			if (pause && i % 500 == 499)
 				usleep((useconds_t)atol(pause));

@@ -55,15 +55,17 @@ test_flood_rotates_and_every_denial_is_logged_or_counted() {
 	local follower=$!
 	sleep 0.3
 	# Denials of ~250 bytes each until the 8 MiB log has rotated: floods of
-	# 2,000, under the ring buffer's ~3,300, each followed by a pause for
-	# the supervisor to drain it, so the log grows however loaded the
-	# machine (at most 400 floods). Whatever is lost is counted, and logged
-	# + lost must add up to what was sent.
+	# 2,000 to as many ports, so every send is a kind of its own and a
+	# record (the kernel aggregates repeats of one kind), under the ring
+	# buffer's ~3,300, each followed by a pause for the supervisor to drain
+	# it, so the log grows however loaded the machine (at most 400 floods).
+	# Whatever is lost is counted, and what the records count + lost must
+	# add up to what was sent.
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/agent.sh" <<EOF
 i=0
 while [ ! -e $T/audit.jsonl.1 ] && [ \$i -lt 400 ]; do
-	PROBE_FLOOD=2000 $T/probe flood:10.23.0.2:5000
+	PROBE_FLOOD=2000 PROBE_FLOOD_PORTS=2000 $T/probe flood:10.23.0.2:5000
 	sleep 0.02
 	i=\$((i + 1))
 done >$T/agent/floods
@@ -77,13 +79,13 @@ EOF
 	[ -e "$T/audit.jsonl.1" ] || fail "the log did not rotate ($(stat -c %s "$T/audit.jsonl") bytes)"
 	"$EBPFJAIL" audit --config "$T/jail.conf" --json >"$T/all.jsonl"
 	local logged lost
-	logged=$(grep -c '"reason": "connected"' "$T/all.jsonl")
-	lost=$(sed -n 's/.*"lost": \([0-9]*\)}/\1/p' "$T/all.jsonl" | awk '{ s += $1 } END { print s + 0 }')
+	logged=$(grep '"reason": "connected"' "$T/all.jsonl" | denial_counts)
+	lost=$(lost_count <"$T/all.jsonl")
 	[ $((logged + lost)) -eq "$sent" ] || fail "$logged logged + $lost lost != $sent denials"
-	# Oldest first across the rotated files, nothing out of order. Denials
-	# only: a loss record is stamped when the supervisor notices the loss,
+	# Oldest first across the rotated files, nothing out of order. Events
+	# only: a loss or count record is written when its window closes,
 	# after denials still waiting in the ring buffer were made.
-	grep '"pid"' "$T/all.jsonl" | sed -n 's/^{"time": "\([^"]*\)".*/\1/p' | sort -c ||
+	grep '"pid"' "$T/all.jsonl" | grep -v '"count"' | sed -n 's/^{"time": "\([^"]*\)".*/\1/p' | sort -c ||
 		fail "audit lines are out of order across rotation"
 	local i
 	for i in $(seq 1 100); do
@@ -95,6 +97,53 @@ EOF
 	cmp -s "$T/follow.out" "$T/all.jsonl" ||
 		fail "--follow saw $(wc -l <"$T/follow.out") lines, the log holds $(wc -l <"$T/all.jsonl")"
 	echo "flood: $logged logged, $lost lost"
+}
+
+# The kernel aggregates repeats (bpf/ebpfjail.h, "Aggregation"): 4
+# processes, each sending 2,000 datagrams to each of 50 destinations in
+# turn (400,000 denials, paced over some 2 s so that the supervisor reads
+# the tallies while they grow, not only at exit), leave a few hundred
+# records whose counts add up exactly, per destination and per process,
+# with nothing lost; the table shows the counts as xN.
+test_flood_of_50_destinations_from_4_processes_counted_exactly() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<EOF
+for i in 1 2 3 4; do
+	PROBE_FLOOD=100000 PROBE_FLOOD_ADDRS=50 PROBE_FLOOD_PAUSE_US=10000 \\
+		$T/probe flood:10.99.0.1:5353 >$T/agent/flood.\$i &
+done
+wait
+EOF
+	jail -- sh "$T/agent.sh"
+	expect_rc 0
+	cat "$T"/agent/flood.* | awk '$2 != 100000 { bad = 1 } END { exit bad }' ||
+		fail "not every send was refused: $(cat "$T"/agent/flood.*)"
+	audit --json
+	expect_rc 0
+	local records lost bad
+	records=$(grep -c '"reason"' "$T/out")
+	lost=$(lost_count <"$T/out")
+	[ "$lost" -eq 0 ] || fail "$lost denials lost"
+	[ "$(denial_counts <"$T/out")" -eq 400000 ] ||
+		fail "the records count $(denial_counts <"$T/out") denials, 400000 were made"
+	denial_counts daddr <"$T/out" >"$T/by-daddr"
+	[ "$(wc -l <"$T/by-daddr")" -eq 50 ] || fail "$(wc -l <"$T/by-daddr") destinations, want 50"
+	bad=$(awk '$2 != 8000' "$T/by-daddr")
+	[ -z "$bad" ] || fail "per destination, want 4 x 2000: $bad"
+	denial_counts pid <"$T/out" >"$T/by-pid"
+	[ "$(wc -l <"$T/by-pid")" -eq 4 ] || fail "$(wc -l <"$T/by-pid") processes, want 4"
+	bad=$(awk '$2 != 100000' "$T/by-pid")
+	[ -z "$bad" ] || fail "per process, want 50 x 2000: $bad"
+	# One event and at most one count record per kind and window: 200
+	# kinds, a few windows.
+	[ "$records" -le 2000 ] || fail "$records records for 400,000 repeats of 200 kinds"
+	grep -q '"count": [0-9]*, "first": "' "$T/out" || fail "no count record: $(head -n 3 "$T/out")"
+	audit
+	expect_rc 0
+	grep -qE '10\.99\.0\.[0-9]+:5353 +sendmsg4 +private +10\.0\.0\.0/8 +x[0-9]+$' "$T/out" ||
+		fail "no xN in the table: $(head -n 5 "$T/out")"
+	echo "flood of 50 destinations: $records records"
 }
 
 # Finding 1: the agent names its processes. A comm like ESC[2J$(id) is

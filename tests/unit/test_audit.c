@@ -41,6 +41,27 @@ Test(audit, line_has_every_field_and_reads_back)
 	cr_expect_str_eq(r.rule, "10.0.0.0/8");
 }
 
+/* A count record: the event's fields, then how many and since when. */
+Test(audit, count_record_reads_back)
+{
+	struct jail_event e = event("10.1.2.3", 22, REASON_PRIVATE, "curl");
+	struct timespec t = { .tv_sec = 1795000000, .tv_nsec = 123456000 };
+	struct timespec first = { .tv_sec = 1794999990, .tv_nsec = 5000 };
+	struct audit_record r;
+	char line[AUDIT_LINE_MAX];
+
+	audit_format_denial(&e, 123456789012ULL, first, "abcd0123", t, line, sizeof(line));
+	cr_expect_str_eq(line,
+			 "{\"time\": \"2026-11-18T11:06:40.123456Z\", \"jail\": \"abcd0123\", \"pid\": 42, "
+			 "\"comm\": \"curl\", \"uid\": 1000, \"proto\": \"tcp\", \"daddr\": \"10.1.2.3\", "
+			 "\"dport\": 22, \"hook\": \"connect4\", \"reason\": \"private\", \"rule\": "
+			 "\"10.0.0.0/8\", \"count\": 123456789012, \"first\": "
+			 "\"2026-11-18T11:06:30.000005Z\"}\n");
+	cr_assert_eq(audit_parse_line(line, &r), 0);
+	cr_expect_eq(r.count, 123456789012UL);
+	cr_expect_str_eq(r.rule, "10.0.0.0/8");
+}
+
 Test(audit, hostile_comm_cannot_forge_a_line)
 {
 	struct jail_event e = event("10.1.2.3", 22, REASON_PRIVATE, "x\"}\n{\"jail\"");

@@ -31,6 +31,7 @@
 
 #include "builtin.h"
 #include "cgroup.h"
+#include "denials.h"
 #include "loader.h"
 #include "netns.h"
 #include "testutil.h"
@@ -145,10 +146,13 @@ static void jail_netns(void)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "cannot configure the namespace");
 }
 
-static void setup(void)
+/* open_jail() - the programs on the test's cgroup and namespace
+ * @window_ns: the window of aggregation; 1: every denial an event */
+static void open_jail(__u64 window_ns)
 {
 	static const char conf[] = "allow-ip = 10.1.2.3:502\n";
-	struct loader_options opts = { .on_event = test_events_add, .ctx = &seen };
+	struct loader_options opts = { .on_event = test_events_add, .ctx = &seen,
+				       .denial_window_ns = window_ns };
 	struct host_facts none = { .dns_forward = htonl(0xa9fe0101) /* 169.254.1.1 */ };
 
 	if (geteuid() != 0)
@@ -164,6 +168,18 @@ static void setup(void)
 	cg_fd = test_cgroup_open("sock");
 	cr_assert_eq(loader_attach_cgroup(jail, cg_fd), 0);
 	seen.n = seen.total = 0;
+}
+
+/* Every denial an event, so that each probe's can be checked. */
+static void setup(void)
+{
+	open_jail(1);
+}
+
+/* The jail's own window: repeats are tallied. */
+static void setup_aggregated(void)
+{
+	open_jail(0);
 }
 
 static void teardown(void)
@@ -443,25 +459,53 @@ Test(sock, foreign_namespace_gets_loopback_only)
 	run_and_check(foreign_probes, N_FOREIGN_PROBES, all_foreign_probes, true);
 }
 
+/* --- aggregation (bpf/ebpfjail.h, "Aggregation") ---------------------- */
+
 #define FLOOD 100000
+
+/* flood_ports - how many destination ports the child floods: 1, the same
+ * datagram over and over; more, one port after another (a key each). */
+static unsigned int flood_ports = 1;
 
 static void flood(int out)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(5000) };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), denied = 0, i;
 	char byte = 'x';
 
 	sin.sin_addr.s_addr = inet_addr("10.9.9.9");
-	for (i = 0; i < FLOOD; i++)
+	for (i = 0; i < FLOOD; i++) {
+		sin.sin_port = htons((uint16_t)(5000 + (unsigned int)i % flood_ports));
 		denied += sendto(fd, &byte, 1, 0, (struct sockaddr *)&sin, sizeof(sin)) < 0 &&
 			  errno == EPERM;
+	}
 	if (write(out, &denied, sizeof(denied)) != sizeof(denied))
 		_exit(94);
 }
 
-Test(sock, flood_every_denial_logged_or_counted_lost)
+struct flood_tally {
+	__u64 keys, repeats;
+	struct denial_book book;
+};
+
+static void tally_flood(void *ctx, const struct denial_key *k, const struct denial_tally *t)
 {
-	__u64 c[COUNTER_SLOTS];
+	struct flood_tally *f = ctx;
+
+	cr_expect_eq(k->hook, HOOK_SENDMSG4);
+	cr_expect_eq(k->reason, REASON_PRIVATE);
+	cr_expect_eq(k->daddr, inet_addr("10.9.9.9"));
+	f->keys++;
+	f->repeats += denial_book_add(&f->book, k, t);
+}
+
+/* run_flood() - FLOOD denied sends from a child in the jail's cgroup, the
+ * ring buffer left unread meanwhile; then the events, the tallies and the
+ * counters, as the supervisor reads them. Return: what the book says was
+ * lost. */
+static __u64 run_flood(struct flood_tally *f, __u64 *events)
+{
+	__u64 c[COUNTER_SLOTS], lost;
 	int pipefd[2], denied = 0;
 	pid_t pid;
 
@@ -473,15 +517,64 @@ Test(sock, flood_every_denial_logged_or_counted_lost)
 	wait_child(pid);
 	cr_assert_eq(denied, FLOOD, "every send denied");
 
-	/* Nothing was read during the flood: the ring buffer filled up. */
 	while (loader_events_poll(jail, 0) > 0)
 		;
 	cr_assert_eq(loader_read_counters(jail, c), 0);
 	cr_expect_eq(c[HOOK_SENDMSG4 * COUNTER_STRIDE + REASON_PRIVATE], FLOOD);
-	cr_expect_gt(c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_LOST], 0, "the flood overflowed");
-	cr_expect_eq(seen.total + c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_LOST], FLOOD,
-		     "%u logged + %llu lost != %d denied", seen.total,
-		     (unsigned long long)c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_LOST], FLOOD);
+	*events = c[HOOK_SENDMSG4 * COUNTER_STRIDE + COUNTER_EVENTS];
+	cr_expect_eq(seen.total, *events, "%u events read, %llu counted", seen.total,
+		     (unsigned long long)*events);
+	cr_assert_eq(denial_book_begin(&f->book), 0);
+	cr_assert_eq(loader_read_denials(jail, tally_flood, f), 0);
+	denial_book_end(&f->book);
+	lost = denial_book_lost(&f->book, FLOOD, *events);
+	cr_expect_eq(*events + f->repeats + lost, FLOOD, "%llu events + %llu repeats + %llu lost",
+		     (unsigned long long)*events, (unsigned long long)f->repeats,
+		     (unsigned long long)lost);
+	denial_book_free(&f->book);
+	return lost;
+}
+
+/* One destination: one key, its first denial an event (two when the
+ * flood crossed a second of the boot clock), every other one a repeat. */
+Test(sock_aggregation, flood_of_one_destination_is_one_exact_tally, .init = setup_aggregated, .fini = teardown, .timeout = 60)
+{
+	struct flood_tally f = { 0 };
+	__u64 events;
+
+	flood_ports = 1;
+	cr_expect_eq(run_flood(&f, &events), 0, "nothing lost");
+	cr_expect_eq(f.keys, 1);
+	cr_expect(events >= 1 && events <= 2, "%llu events", (unsigned long long)events);
+}
+
+/* More new keys than the ring buffer holds events (~3,000), fewer than the
+ * map holds tallies: the first denials that found it full are repeats,
+ * written later, not lost. */
+Test(sock_aggregation, full_ring_buffer_delays_first_denials_not_loses_them, .init = setup_aggregated, .fini = teardown, .timeout = 60)
+{
+	struct flood_tally f = { 0 };
+	__u64 events;
+
+	flood_ports = 6000;
+	cr_expect_eq(run_flood(&f, &events), 0, "nothing lost");
+	cr_expect_eq(f.keys, 6000);
+	cr_expect_lt(events, 6000, "the ring buffer never filled (%llu events)",
+		     (unsigned long long)events);
+}
+
+/* Three times as many keys as the map holds, each once, nothing read
+ * meanwhile: the LRU evicts tallies whose repeats were never written.
+ * Those are lost, and the sum says how many: never silent. */
+Test(sock_aggregation, evicted_tallies_are_counted_lost, .init = setup_aggregated, .fini = teardown, .timeout = 60)
+{
+	struct flood_tally f = { 0 };
+	__u64 events, lost;
+
+	flood_ports = 3 * DENIALS_MAX_ENTRIES;
+	lost = run_flood(&f, &events);
+	cr_expect_gt(lost, 0, "evictions lost nothing?");
+	cr_expect_leq(f.keys, DENIALS_MAX_ENTRIES);
 }
 
 #define SWAP_CONNECTS 200000

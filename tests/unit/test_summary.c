@@ -26,9 +26,9 @@ Test(summary, line)
 	char line[1024];
 
 	cr_expect_eq(summary_format(&s, line, sizeof(line)), 0, "nothing denied, nothing said");
-	summary_add(&s, &b);
-	summary_add(&s, &a);
-	summary_add(&s, &a);
+	summary_add(&s, &b, 1);
+	summary_add(&s, &a, 1);
+	summary_add(&s, &a, 1);
 	summary_format(&s, line, sizeof(line));
 	cr_expect_str_eq(line, "ebpfjail: denied 3 connections: 10.1.2.3:22 (private) x2, "
 			       "169.254.169.254:80 (metadata) x1; to allow the first: allow-ip = "
@@ -105,7 +105,7 @@ ParameterizedTest(struct suggest_case *c, summary, suggestion)
 					    c->denied[i].reason, "agent");
 
 		for (k = 0; k < c->denied[i].times; k++)
-			summary_add(&s, &e);
+			summary_add(&s, &e, 1);
 	}
 	summary_format(&s, line, sizeof(line));
 	cr_expect(strstr(line, c->want), "[%s] lacks \"%s\":\n%s", c->name, c->want, line);
@@ -129,10 +129,10 @@ Test(summary, unix_denial_suggests_unix_socket)
 	struct jail_event c = event("10.1.2.3", 22, REASON_PRIVATE, "ssh");
 	char line[1024];
 
-	summary_add(&s, &a);
-	summary_add(&s, &b);
-	summary_add(&s, &a);
-	summary_add(&s, &c);
+	summary_add(&s, &a, 1);
+	summary_add(&s, &b, 1);
+	summary_add(&s, &a, 1);
+	summary_add(&s, &c, 1);
 	summary_format(&s, line, sizeof(line));
 	cr_expect_str_eq(line, "ebpfjail: denied 4 connections: /run/user/1000/ssh-agent.sock (unix) "
 			       "x2, /run/postgresql/.s.PGSQL.5432 (unix) x1, 10.1.2.3:22 (private) x1; "
@@ -148,9 +148,9 @@ Test(summary, paths_are_told_apart)
 	struct jail_event a = unix_event("/run/a.sock"), b = unix_event("/run/b.sock");
 	struct jail_event ip = event("0.0.0.0", 0, REASON_UNIX, "x");
 
-	summary_add(&s, &a);
-	summary_add(&s, &b);
-	summary_add(&s, &ip);
+	summary_add(&s, &a, 1);
+	summary_add(&s, &b, 1);
+	summary_add(&s, &ip, 1);
 	cr_expect_eq(s.n, 3);
 }
 
@@ -190,7 +190,7 @@ ParameterizedTest(struct path_case *c, summary, unix_paths)
 	struct jail_event e = unix_event(c->path);
 	char line[1024];
 
-	summary_add(&s, &e);
+	summary_add(&s, &e, 1);
 	summary_format(&s, line, sizeof(line));
 	cr_expect(strstr(line, c->want), "[%s] lacks \"%s\":\n%s", c->path, c->want, line);
 	cr_expect(!strstr(line, c->absent), "[%s] has \"%s\":\n%s", c->path, c->absent, line);
@@ -203,9 +203,9 @@ Test(summary, root_socket_first_then_the_next)
 	struct jail_event a = unix_event("/run/docker.sock"), b = unix_event("/run/app.sock");
 	char line[1024];
 
-	summary_add(&s, &a);
-	summary_add(&s, &a);
-	summary_add(&s, &b);
+	summary_add(&s, &a, 1);
+	summary_add(&s, &a, 1);
+	summary_add(&s, &b, 1);
 	summary_format(&s, line, sizeof(line));
 	cr_expect(strstr(line, "; /run/docker.sock is a daemon socket that grants root, not allowed "
 			       "on purpose; to allow /run/app.sock: unix-socket = /run/app.sock ("),

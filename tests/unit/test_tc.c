@@ -44,7 +44,7 @@ static int on_event(void *ctx, const struct jail_event *e)
 	return 0;
 }
 
-static void open_with_interval(__u64 interval_ns)
+static void setup(void)
 {
 	static const char conf[] = "allow-ip = 10.1.2.3\nallow-ip = 10.1.2.4:502\n"
 				   "block-cidr = 203.0.114.0/24\n";
@@ -52,7 +52,7 @@ static void open_with_interval(__u64 interval_ns)
 		.gateway = inet_addr("198.51.100.1"),
 		.dns_forward = inet_addr("169.254.1.1"),
 	};
-	struct loader_options opts = { .on_event = on_event, .tc_sample_interval_ns = interval_ns };
+	struct loader_options opts = { .on_event = on_event };
 
 	if (geteuid() != 0)
 		cr_skip_test("needs root: loads BPF programs");
@@ -63,11 +63,6 @@ static void open_with_interval(__u64 interval_ns)
 	cr_assert_eq(loader_open(&opts, &jail), 0);
 	cr_assert_eq(loader_set_policy(jail, pol.rules, pol.n), 0);
 	n_events = 0;
-}
-
-static void setup_every_drop_sampled(void)
-{
-	open_with_interval(1);
 }
 
 static void teardown(void)
@@ -135,7 +130,7 @@ static __u64 tc_counter(unsigned int reason)
 	return c[HOOK_TC * COUNTER_STRIDE + reason];
 }
 
-TestSuite(tc, .init = setup_every_drop_sampled, .fini = teardown, .timeout = 60);
+TestSuite(tc, .init = setup, .fini = teardown, .timeout = 60);
 
 Test(tc, arp_passes)
 {
@@ -338,15 +333,22 @@ Test(tc, agrees_with_the_policy_model)
 	}
 }
 
-static void setup_default_sampling(void)
+/* sum_tallies() - a loader_denial_fn: how many keys, how many repeats */
+static void sum_tallies(void *ctx, const struct denial_key *k, const struct denial_tally *t)
 {
-	open_with_interval(0);
+	__u64 *sums = ctx;
+
+	(void)k;
+	sums[0]++;
+	sums[1] += t->repeats;
 }
 
-Test(tc_sampling, drops_counted_events_sampled, .init = setup_default_sampling,
-     .fini = teardown)
+/* A flood of one frame is one key: its first drop an event, the rest
+ * repeats in the tally, every one counted. */
+Test(tc_aggregation, drops_counted_repeats_tallied, .init = setup, .fini = teardown)
 {
 	struct frame f = ipv4("10.9.9.9", IPPROTO_TCP, 80, 0);
+	__u64 sums[2] = { 0, 0 };
 	__u32 ns = 0;
 	int v;
 
@@ -354,8 +356,13 @@ Test(tc_sampling, drops_counted_events_sampled, .init = setup_default_sampling,
 	cr_expect_eq(v, TC_ACT_SHOT);
 	cr_expect_eq(tc_counter(REASON_PRIVATE), 10000, "every drop is counted");
 	loader_events_poll(jail, 0);
-	cr_expect_geq(n_events, 1, "drops are sampled into the ring buffer");
-	cr_expect_lt(n_events, 100, "a flood is sampled, not copied: %u events", n_events);
+	/* Two when the runs crossed a second of the boot clock. */
+	cr_expect(n_events == 1 || n_events == 2, "one event per window: %u", n_events);
+	cr_expect_eq(tc_counter(COUNTER_EVENTS), n_events);
+	cr_assert_eq(loader_read_denials(jail, sum_tallies, sums), 0);
+	cr_expect_eq(sums[0], 1, "one key: %llu", (unsigned long long)sums[0]);
+	cr_expect_eq(sums[1] + n_events, 10000, "%llu repeats + %u events", (unsigned long long)sums[1],
+		     n_events);
 	fprintf(stderr, "tc: %u ns per dropped packet (BPF_PROG_TEST_RUN, 10000 runs)\n", ns);
 
 	f = ipv4("203.0.113.1", IPPROTO_TCP, 443, 0);

@@ -122,7 +122,8 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 static void setup(void)
 {
 	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
-	struct loader_options opts = { .on_event = test_events_add, .ctx = &seen };
+	struct loader_options opts = { .on_event = test_events_add, .ctx = &seen,
+				       .denial_window_ns = 1 /* every denial an event */ };
 	struct unix_rule rules[2];
 	char path[256];
 	int i;
