@@ -229,6 +229,9 @@ $T/ebpfjail audit --suggest >$T/agent/suggest
 $T/ebpfjail audit --json --since 10m >$T/agent/json
 echo forged >>/run/ebpfjail/denials.jsonl 2>$T/agent/write.err && echo written >$T/agent/wrote
 ls /run/ebpfjail >$T/agent/ls
+PROBE_FLOOD=300 $T/probe flood:10.23.0.9:5000 >/dev/null
+sleep 1.5 # a window closes: the repeats' count record
+$T/ebpfjail audit --json >$T/agent/flood
 EOF2
 	jail -- sh "$T/agent.sh"
 	expect_rc 0
@@ -244,6 +247,9 @@ EOF2
 	! grep -q 10.23.0.53 "$T/agent/table" "$T/agent/json" || fail "another jail's denial is visible"
 	[ ! -e "$T/agent/wrote" ] || fail "the agent wrote into its view of its denials"
 	[ "$(cat "$T/agent/ls")" = denials.jsonl ] || fail "the jails' state shows: $(cat "$T/agent/ls")"
+	# Repeats reach the view as count records, while the agent runs.
+	[ "$(grep 10.23.0.9 "$T/agent/flood" | denial_counts)" = 300 ] ||
+		fail "the agent's view counts $(grep 10.23.0.9 "$T/agent/flood" | denial_counts) of 300"
 	# as root, with the same result
 	jail --user root -- sh -c 'echo forged >>/run/ebpfjail/denials.jsonl || echo refused'
 	expect_rc 0
