@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* ebpfjail.h - the kernel/user ABI: policy map layout, reason codes, events
+/* ebpfjail.h - the kernel/user ABI: policy map layout, reason codes, events,
+ * denial tallies
  *
  * Included by the BPF programs (after vmlinux.h) and by user space (after
  * <linux/types.h>). Everything here is shared by both sides; change it in one
@@ -88,9 +89,6 @@
 #ifndef EBPFJAIL_ABI_H
 #define EBPFJAIL_ABI_H
 
-#ifndef __always_inline /* user space without <sys/cdefs.h> */
-#define __always_inline inline __attribute__((always_inline))
-#endif
 
 /* Keys compare address then port, both big-endian, as the trie walks bytes
  * from the most significant bit. */
@@ -169,12 +167,13 @@ enum jail_hook {
 	HOOK_COUNT,
 };
 
-/* Counters: a per-CPU array with one slot per (hook, reason) pair, at
- * index hook * COUNTER_STRIDE + reason. The extra slot COUNTER_EVENTS of
- * each hook counts the denials that went to the ring buffer as events (the
- * rest are repeats, counted in the denials map; "Aggregation" below). */
-#define COUNTER_EVENTS REASON_COUNT
-#define COUNTER_STRIDE (REASON_COUNT + 1)
+/* Counters: a per-CPU array, COUNTER_STRIDE slots per hook. At index
+ * hook * COUNTER_STRIDE + reason, every decision of that reason; at
+ * hook * COUNTER_STRIDE + COUNTER_EVENTS(reason), the denials of that
+ * reason that went to the ring buffer as events (the rest are repeats,
+ * counted in the denials map; "Aggregation" below). */
+#define COUNTER_EVENTS(reason) (REASON_COUNT + (reason))
+#define COUNTER_STRIDE (2 * REASON_COUNT)
 #define COUNTER_SLOTS (HOOK_COUNT * COUNTER_STRIDE)
 
 /* The Unix socket policy: see "Unix sockets: unix_policy" above. */
@@ -249,7 +248,7 @@ struct jail_event {
  * protocol, hook, reason, rule), and then is exactly one of:
  * - an event: the first denial of its key in a window (the boot-clock
  *   second, DENIAL_WINDOW_NS) goes to the ring buffer at once, and adds
- *   one to its hook's COUNTER_EVENTS slot;
+ *   one to its (hook, reason) COUNTER_EVENTS slot;
  * - a repeat: every other one only adds one to its tally's repeats (an
  *   atomic add; threads of one pid share a key). A first denial whose
  *   event finds the ring buffer full becomes a repeat too, so a full ring
@@ -264,13 +263,20 @@ struct jail_event {
  * What can be lost: a key the LRU evicts (more distinct keys within a
  * window than DENIALS_MAX_ENTRIES) takes its unwritten repeats with it,
  * and a key that cannot be inserted has nowhere to count. Both are found
- * by the sum: every denial is in its (hook, reason) counter, so
+ * by the sum: every denial is in its (hook, reason) counter, so, per
+ * reason,
  *   lost = denials - events - repeats written
- * and the supervisor logs the difference as a "lost" record. Because the
+ * and the supervisor logs each difference as a "lost" record with its
+ * reason: flooding new kinds to push one denial out of the map still
+ * leaves "lost": 1, "reason": "metadata" in the log. Because the
  * counter is incremented after the event or the repeat, a denial the
  * supervisor sees counted is already in the ring buffer or the map: the
  * difference, taken while the agent runs, is never more than the truth,
  * and once the agent is gone it is exact.
+ *
+ * The tally's process fields (comm, uid, tid, cgroup) are the task's at
+ * its key's latest event, refreshed once a window: an agent that execs or
+ * renames itself cannot have its later denials logged under its old name.
  *
  * Example: pid 4242 sends 5,000 datagrams to 10.0.0.5:53 within 1.2 s
  * starting at second 100.9 of the boot clock: at 100.9 an event (window
@@ -301,7 +307,7 @@ struct denial_tally {
 	__u64 first_ns;  /* when the key was inserted: tells a key that was
 			    evicted and inserted again from the old one */
 	__u64 last_ns;   /* its latest denial */
-	__u64 cgroup_id; /* who, as its first denial found them */
+	__u64 cgroup_id; /* who, as of its latest event */
 	__u32 tid;
 	__u32 uid;
 	__u32 gid;
@@ -309,13 +315,20 @@ struct denial_tally {
 	char comm[JAIL_COMM_LEN];
 };
 
+/* denial_key_is_unix() - a Unix socket denial's key: a path, no address */
+static inline __attribute__((always_inline)) int denial_key_is_unix(const struct denial_key *k)
+{
+	return k->hook == HOOK_CONNECT_UNIX || k->hook == HOOK_SENDMSG_UNIX;
+}
+
 /* denial_event() - the event of @k's denial at @time_ns, with @t's process
  * fields; @is_unix: @e has room for the path (a whole struct jail_event),
  * else only JAIL_EVENT_INET_SIZE bytes are written. Shared by the BPF
  * programs (events) and the supervisor (its count records) so that a
  * record of either kind says the same. */
-static __always_inline void denial_event(struct jail_event *e, const struct denial_key *k,
-					 const struct denial_tally *t, __u64 time_ns, int is_unix)
+static inline __attribute__((always_inline)) void
+denial_event(struct jail_event *e, const struct denial_key *k, const struct denial_tally *t,
+	     __u64 time_ns, int is_unix)
 {
 	__builtin_memset(e, 0, JAIL_EVENT_INET_SIZE);
 	e->time_ns = time_ns;

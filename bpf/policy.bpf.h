@@ -83,15 +83,19 @@ struct verdict {
 	__u8 rule_prefixlen;
 };
 
-/* count() - add one to the (hook, reason) counter. Inlined: it runs on every
- * decision and a BPF-to-BPF call costs more than the increment. */
+/* count() - add one to counter slot @reason of @hook (a reason, or
+ * COUNTER_EVENTS(reason)). Inlined: it runs on every decision and a
+ * BPF-to-BPF call costs more than the increment. Atomic although per-CPU:
+ * the socket hooks run with migration, not preemption, disabled, and two
+ * tasks on one CPU must not lose an increment (the sum in "Aggregation"
+ * relies on every denial being counted). */
 static __always_inline void count(__u32 hook, __u32 reason)
 {
 	__u32 slot = hook * COUNTER_STRIDE + reason;
 	__u64 *n = bpf_map_lookup_elem(&counters, &slot);
 
 	if (n)
-		*n += 1;
+		__sync_fetch_and_add(n, 1);
 }
 
 /* policy_decide() - look up an IPv4 destination in the active policy trie.
@@ -163,6 +167,18 @@ static __always_inline void denial_key_inet(struct denial_key *k, __u32 pid, __u
 	}
 }
 
+/* denial_key_unix() - the key of a Unix socket denial: the path, and the
+ * process (no address, port or rule: ebpfjail.h, "Unix sockets") */
+static __always_inline void denial_key_unix(struct denial_key *k, __u32 hook, const char *path)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->pid = bpf_get_current_pid_tgid() >> 32;
+	k->hook = (__u8)hook;
+	k->reason = REASON_UNIX;
+	k->family = AF_UNIX;
+	__builtin_memcpy(k->path, path, UNIX_PATH_MAX);
+}
+
 /* tally_who() - who a socket hook's denial came from: the current task,
  * its cgroup, uid and comm. Not for TC: no process there. */
 static __always_inline void tally_who(struct denial_tally *t)
@@ -209,11 +225,15 @@ static __always_inline void record_denial(const struct denial_key *k, int with_p
 	 * still exactly one denial, so the totals stay exact. */
 	if (t->window != window) {
 		t->window = window;
+		/* Who, as of now: after an exec or PR_SET_NAME the key's
+		 * events and count records must not name the old comm. */
+		if (with_process)
+			tally_who(t);
 		e = bpf_ringbuf_reserve(&events, is_unix ? sizeof(*e) : JAIL_EVENT_INET_SIZE, 0);
 		if (e) {
 			denial_event(e, k, t, now, is_unix);
 			bpf_ringbuf_submit(e, 0);
-			count(k->hook, COUNTER_EVENTS);
+			count(k->hook, COUNTER_EVENTS(k->reason));
 			goto counted;
 		}
 		/* The ring buffer is full: a repeat, written within a second

@@ -127,12 +127,7 @@ static __always_inline void deny_unix(__u32 hook, const struct unix_key *key)
 {
 	struct denial_key k;
 
-	__builtin_memset(&k, 0, sizeof(k));
-	k.pid = bpf_get_current_pid_tgid() >> 32;
-	k.hook = (__u8)hook;
-	k.reason = REASON_UNIX;
-	k.family = AF_UNIX;
-	__builtin_memcpy(k.path, key->path, UNIX_PATH_MAX);
+	denial_key_unix(&k, hook, key->path);
 	record_denial(&k, 1, 1);
 }
 

@@ -189,15 +189,19 @@ size_t audit_format_policy(const char *jail, const char *action, const char *cha
 	return o.len;
 }
 
-size_t audit_format_lost(const char *jail, uint64_t lost, struct timespec wall, char *buf,
-			 size_t size)
+size_t audit_format_lost(const char *jail, uint64_t lost, unsigned int reason,
+			 struct timespec wall, char *buf, size_t size)
 {
 	struct textbuf o = { buf, size, 0, false };
+	const char *name = reason_name(reason);
 
 	put_time(&o, wall);
 	textbuf_put(&o, ", \"jail\": ");
 	put_json_string(&o, jail, 64);
-	textbuf_put(&o, ", \"lost\": %llu}\n", (unsigned long long)lost);
+	textbuf_put(&o, ", \"lost\": %llu", (unsigned long long)lost);
+	if (name)
+		textbuf_put(&o, ", \"reason\": \"%s\"", name);
+	textbuf_put(&o, "}\n");
 	return o.len;
 }
 

@@ -32,8 +32,9 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
 /**
  * audit_format_denial() - audit_format_event(), or with @count > 0 a count
  * record: @count more denials of @e's kind (bpf/ebpfjail.h, "Aggregation"),
- * the latest at @wall, "count": @count and "first": @first (when the kernel
- * first counted this kind) after the other fields
+ * the latest at @wall, "count": @count and "first": @first after the other
+ * fields. @first is when this kind (the tally's key) was first denied, not
+ * the first of these @count: a kind's every count record has the same.
  * Return: the line's length.
  */
 size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct timespec first,
@@ -45,9 +46,13 @@ size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct ti
  */
 void audit_json_string(const char *s, char *buf, size_t size);
 
-/** audit_format_lost() - {"time": ..., "jail": ..., "lost": N} and a newline */
-size_t audit_format_lost(const char *jail, uint64_t lost, struct timespec wall, char *buf,
-			 size_t size);
+/**
+ * audit_format_lost() - {"time": ..., "jail": ..., "lost": N, "reason": R}
+ * and a newline: N denials of reason R that no record shows (bpf/ebpfjail.h,
+ * "Aggregation"); no "reason" for a number reason_name() does not know
+ */
+size_t audit_format_lost(const char *jail, uint64_t lost, unsigned int reason,
+			 struct timespec wall, char *buf, size_t size);
 
 /**
  * audit_format_policy() - a change of a running jail's policy:

@@ -51,14 +51,14 @@ static void printable(char *dst, size_t size, const char *src)
 static void print_row(const struct audit_record *r)
 {
 	char when[32], dest[sizeof(r->path) + 8], comm[sizeof(r->comm)], change[sizeof(r->change)];
-	char times[48];
+	char rule_count[48];
 	struct tm tm;
 
 	localtime_r(&r->time.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	if (r->is_lost) {
-		printf("%-19s  %-8s  %lu denials lost (more kinds at once than the kernel could count)\n",
-		       when, r->jail, r->lost);
+		printf("%-19s  %-8s  %lu %s%sdenials lost (more kinds at once than the kernel could "
+		       "count)\n", when, r->jail, r->lost, r->reason, r->reason[0] ? " " : "");
 		return;
 	}
 	if (r->is_policy) {
@@ -77,10 +77,10 @@ static void print_row(const struct audit_record *r)
 	/* A count record (the kernel's aggregation): that many more of the
 	 * same, the latest at its time; nothing for a single denial. */
 	if (r->count)
-		snprintf(times, sizeof(times), "%-18s  x%lu", r->rule[0] ? r->rule : "-", r->count);
+		snprintf(rule_count, sizeof(rule_count), "%-18s  x%lu", r->rule[0] ? r->rule : "-", r->count);
 	printf("%-19s  %-8s  %7lu  %-15s  %6lu  %-5s  %-21s  %-12s  %-10s  %s\n", when, r->jail,
 	       r->pid, comm, r->uid, r->proto, dest, r->hook, r->reason,
-	       r->count ? times : r->rule[0] ? r->rule : "-");
+	       r->count ? rule_count : r->rule[0] ? r->rule : "-");
 }
 
 static void show_line(const char *line, struct filter *f)

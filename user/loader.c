@@ -621,7 +621,7 @@ int loader_read_counters(const struct jail_bpf *jail, __u64 out[COUNTER_SLOTS])
 	return err;
 }
 
-/* Tallies per bpf_map_lookup_batch(): 52 KiB of keys and values. */
+/* Tallies per bpf_map_lookup_batch(): 49 KiB of keys and values. */
 #define DENIALS_PER_READ 256
 
 int loader_read_denials(const struct jail_bpf *jail, loader_denial_fn fn, void *ctx)
@@ -634,8 +634,8 @@ int loader_read_denials(const struct jail_bpf *jail, loader_denial_fn fn, void *
 
 	if (!keys || !tallies)
 		err = -ENOMEM;
-	/* Hash maps are read bucket by bucket (Linux 5.6+, which every
-	 * kernel with the socket hooks' helpers has): a key comes once,
+	/* Hash maps are read bucket by bucket (Linux 5.6+; a kernel without
+	 * batch operations has no ring buffer either, 5.8): a key comes once,
 	 * however the map changes meanwhile. A read may bring fewer than it
 	 * has room for (a bucket that would not fit waits for the next);
 	 * only ENOENT says that the map is done. */

@@ -112,19 +112,29 @@ int supervisor_on_event(void *ctx, const struct jail_event *e)
 	return 0;
 }
 
-/* write_repeats() - a tally read from the map: a count record of the
- * repeats not written yet, if any */
-static void write_repeats(void *ctx, const struct denial_key *k, const struct denial_tally *t)
+/* write_lost() - a lost record: @lost denials of @reason no record shows */
+static void write_lost(struct jail *j, unsigned int reason, uint64_t lost)
+{
+	char line[AUDIT_LINE_MAX];
+	struct timespec now;
+	size_t len;
+
+	if (!lost)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	len = audit_format_lost(j->id, lost, reason, now, line, sizeof(line));
+	view_append(j, line, len);
+	if (j->audit.fd >= 0)
+		audit_log_append(&j->audit, line, len);
+	j->summary.lost += lost;
+}
+
+/* book_tally() - a loader_denial_fn: one tally of the map into the book */
+static void book_tally(void *ctx, const struct denial_key *k, const struct denial_tally *t)
 {
 	struct jail *j = ctx;
-	uint64_t count = denial_book_add(&j->book, k, t);
-	struct jail_event e;
 
-	if (!count)
-		return;
-	denial_event(&e, k, t, t->last_ns, k->hook == HOOK_CONNECT_UNIX ||
-						   k->hook == HOOK_SENDMSG_UNIX);
-	write_denial(j, &e, count, t->first_ns);
+	denial_book_add(&j->book, k, t);
 }
 
 /* close_window() - the window is over (once a second, and at exit): the
@@ -133,33 +143,50 @@ static void write_repeats(void *ctx, const struct denial_key *k, const struct de
  * @c: the counters, read before the map */
 static void close_window(struct jail *j, const __u64 c[COUNTER_SLOTS])
 {
-	uint64_t denied = 0, events = 0, lost;
-	char line[AUDIT_LINE_MAX];
-	struct timespec now;
+	uint64_t denied[REASON_COUNT] = { 0 }, events[REASON_COUNT] = { 0 }, all = 0;
 	unsigned int hook, reason;
-	size_t len;
+	size_t i, n;
+	int err;
 
 	for (hook = 0; hook < HOOK_COUNT; hook++) {
-		for (reason = REASON_FIRST_DENY; reason < REASON_COUNT; reason++)
-			denied += c[hook * COUNTER_STRIDE + reason];
-		events += c[hook * COUNTER_STRIDE + COUNTER_EVENTS];
+		for (reason = REASON_FIRST_DENY; reason < REASON_COUNT; reason++) {
+			denied[reason] += c[hook * COUNTER_STRIDE + reason];
+			events[reason] += c[hook * COUNTER_STRIDE + COUNTER_EVENTS(reason)];
+		}
 	}
-	/* No denial since the last read: no tally has grown. An idle jail
-	 * costs no read of the map. */
-	if (denied != j->denied_read && denial_book_begin(&j->book) == 0) {
-		if (loader_read_denials(j->bpf, write_repeats, j) == 0)
-			j->denied_read = denied;
-		denial_book_end(&j->book);
-	}
-	lost = denial_book_lost(&j->book, denied, events);
-	if (!lost)
+	for (reason = REASON_FIRST_DENY; reason < REASON_COUNT; reason++)
+		all += denied[reason];
+	/* No denial since the last complete read: no tally has grown. An
+	 * idle jail costs no read of the map. */
+	if (all == j->denied_read)
 		return;
-	clock_gettime(CLOCK_REALTIME, &now);
-	len = audit_format_lost(j->id, lost, now, line, sizeof(line));
-	view_append(j, line, len);
-	if (j->audit.fd >= 0)
-		audit_log_append(&j->audit, line, len);
-	j->summary.lost += lost;
+	/* Events first, so that a kind's count record rarely comes before
+	 * its event (a bounded batch: the loop is not held up). */
+	loader_events_poll(j->bpf, 0);
+	err = denial_book_begin(&j->book);
+	if (!err)
+		err = loader_read_denials(j->bpf, book_tally, j);
+	n = denial_book_end(&j->book, err == 0);
+	if (err || j->book.overflow) {
+		if (err)
+			log_debug("cannot read the denials map: %s", strerror(-err));
+		/* A void read writes nothing; a loss taken now would count the
+		 * repeats still waiting in the map. The next read does both. */
+		return;
+	}
+	j->denied_read = all;
+	for (i = 0; i < n; i++) {
+		const struct denial_entry *d = &j->book.last[i];
+		struct jail_event e = { 0 };
+
+		if (!d->fresh)
+			continue;
+		denial_event(&e, &d->key, &d->tally, d->tally.last_ns, denial_key_is_unix(&d->key));
+		write_denial(j, &e, d->fresh, d->tally.first_ns);
+	}
+	for (reason = REASON_FIRST_DENY; reason < REASON_COUNT; reason++)
+		write_lost(j, reason, denial_book_lost(&j->book, reason, denied[reason],
+							 events[reason]));
 }
 
 /* show_status() - what `ebpfjail status` shows: counters, relays */
@@ -172,7 +199,7 @@ static void show_status(struct jail *j, const __u64 c[COUNTER_SLOTS])
 	if (!j->state_dir[0])
 		return;
 	st->allowed = 0;
-	st->lost = j->book.lost_written;
+	st->lost = j->book.lost_total;
 	memset(st->denied, 0, sizeof(st->denied));
 	for (hook = 0; hook < HOOK_COUNT; hook++) {
 		for (reason = 0; reason < REASON_COUNT; reason++) {
@@ -529,11 +556,11 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 void supervisor_drain(struct jail *j)
 {
 	__u64 c[COUNTER_SLOTS];
-	int i;
 
-	/* The agent is gone: what the ring buffer holds (at most its size in
-	 * events, so a few polls), then the last window, exactly. */
-	for (i = 0; i < 16 && loader_events_poll(j->bpf, 0) > 0; i++)
+	/* The agent is gone: what the ring buffer holds (nothing adds to
+	 * it now, so this ends), then the last window, exactly. An event
+	 * left unread would be counted as shown and never written. */
+	while (loader_events_poll(j->bpf, 0) > 0)
 		;
 	if (loader_read_counters(j->bpf, c) == 0)
 		close_window(j, c);

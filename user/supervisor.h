@@ -41,8 +41,9 @@ void supervisor_start_status(struct jail *j, char **argv, const struct agent_use
 int supervise(struct jail *j, const sigset_t *set, int *status);
 
 /**
- * supervisor_drain() - the denial events still in the ring buffer, and any
- * loss, into the audit log and summary (at exit; jail_destroy()'s @drain)
+ * supervisor_drain() - the denial events still in the ring buffer, and the
+ * last window's count and loss records, into the audit log and summary
+ * (at exit; jail_destroy()'s @drain)
  */
 void supervisor_drain(struct jail *j);
 

@@ -214,7 +214,7 @@ jail() { run jail_cmd "$@"; }
 # each, a count record its "count"): the total, or with FIELD (daddr, pid,
 # dport) "VALUE N" lines, one per value
 denial_counts() {
-	awk -v f="${1:-}" '/"reason"/ {
+	awk -v f="${1:-}" '/"lost"/ { next } /"reason"/ {
 		n = 1
 		if (match($0, /"count": [0-9]+/)) n = substr($0, RSTART + 9, RLENGTH - 9) + 0
 		if (f == "") { s += n; next }

@@ -89,11 +89,13 @@ Test(audit, mapped_ipv6_and_lost_records)
 	audit_format_event(&e, "j", t, line, sizeof(line));
 	cr_expect(strstr(line, "\"daddr\": \"10.1.2.3\", \"family\": \"inet6\", \"dport\": 443"), "%s",
 		  line);
-	audit_format_lost("j", 17, t, line, sizeof(line));
-	cr_expect_str_eq(line, "{\"time\": \"1970-01-01T00:00:00.000000Z\", \"jail\": \"j\", \"lost\": 17}\n");
+	audit_format_lost("j", 17, REASON_METADATA, t, line, sizeof(line));
+	cr_expect_str_eq(line, "{\"time\": \"1970-01-01T00:00:00.000000Z\", \"jail\": \"j\", \"lost\": 17, "
+			       "\"reason\": \"metadata\"}\n");
 	cr_assert_eq(audit_parse_line(line, &r), 0);
 	cr_expect(r.is_lost);
 	cr_expect_eq(r.lost, 17);
+	cr_expect_str_eq(r.reason, "metadata");
 	cr_expect_neq(audit_parse_line("not json\n", &r), 0);
 	cr_expect_neq(audit_parse_line("{\"time\": \"garbage\", \"jail\": \"j\"}\n", &r), 0);
 }

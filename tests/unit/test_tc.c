@@ -358,7 +358,7 @@ Test(tc_aggregation, drops_counted_repeats_tallied, .init = setup, .fini = teard
 	loader_events_poll(jail, 0);
 	/* Two when the runs crossed a second of the boot clock. */
 	cr_expect(n_events == 1 || n_events == 2, "one event per window: %u", n_events);
-	cr_expect_eq(tc_counter(COUNTER_EVENTS), n_events);
+	cr_expect_eq(tc_counter(COUNTER_EVENTS(REASON_PRIVATE)), n_events);
 	cr_assert_eq(loader_read_denials(jail, sum_tallies, sums), 0);
 	cr_expect_eq(sums[0], 1, "one key: %llu", (unsigned long long)sums[0]);
 	cr_expect_eq(sums[1] + n_events, 10000, "%llu repeats + %u events", (unsigned long long)sums[1],
