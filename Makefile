@@ -41,7 +41,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
 
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
-LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmnl libseccomp 2>/dev/null || echo -lbpf -lelf -lz -lmnl -lseccomp)
+LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmnl libseccomp libnftables 2>/dev/null || echo -lbpf -lelf -lz -lmnl -lseccomp -lnftables)
 
 WARN := -Wall -Wextra -Werror
 # -O2 -g always; CFLAGS, CPPFLAGS and LDFLAGS from the command line or the

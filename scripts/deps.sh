@@ -12,6 +12,9 @@ packages=(
 	libmnl-dev
 	# the agent's seccomp filter (setns, io_uring, socket families, TIOCSTI)
 	libseccomp-dev
+	# the rootless engine: the policy as nftables rules in the jail's own
+	# user-owned network namespace (user/nftengine.c says why libnftables)
+	libnftables-dev
 	# unit tests and the libFuzzer target (clang's sanitizer and fuzzer runtimes)
 	libcriterion-dev libclang-rt-14-dev
 	# man pages (scdoc source -> roff), checked with man -l; bash completion

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_nftrules.c - the rootless engine's ruleset: it says what the trie
+ * says, and the kernel enforces it for an unprivileged user */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <criterion/criterion.h>
+
+#include "config.h"
+#include "nftengine.h"
+#include "nftrules.h"
+#include "policy.h"
+
+/* The host: 192.0.2.10 on 192.0.2.0/24, a VPN route to 198.18.0.0/15,
+ * pasta's gateway 198.51.100.1 and DNS forwarder 169.254.1.1 (UDP only). */
+static const struct host_prefix addrs[] = { { 0x0a0200c0, 32 } };
+static const struct host_prefix nets[] = { { 0x000200c0, 24 } };
+static const struct host_prefix routes[] = { { 0x000012c6, 15 } };
+
+static struct config cfg;
+static struct policy pol;
+
+static void compile(const char *conf)
+{
+	struct host_facts facts = {
+		.addresses = addrs, .n_addresses = 1, .connected = nets, .n_connected = 1,
+		.routes = routes, .n_routes = 1,
+		.gateway = inet_addr("198.51.100.1"), .dns_forward = inet_addr("169.254.1.1"),
+	};
+
+	config_init(&cfg);
+	config_parse_buffer(&cfg, "nft.conf", conf, strlen(conf));
+	cr_assert(config_ok(&cfg));
+	cr_assert_eq(policy_compile(&cfg, &facts, &pol), 0);
+}
+
+static void teardown(void)
+{
+	policy_free(&pol);
+	config_free(&cfg);
+}
+
+static const char conf[] = "allow-ip = 10.1.2.3\n"       /* inside 10/8 */
+			   "allow-ip = 10.1.2.4:502\n"   /* one port of it */
+			   "allow-ip = 192.0.2.77\n"     /* on the host's LAN */
+			   "block-cidr = 203.0.114.0/24\n"
+			   "block-cidr = 8.8.8.8/32\n";
+
+/* range_rule() - the rule of the range holding @a (host order), or -1 */
+static long range_rule(const struct nft_range *r, size_t n, uint32_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a < r[mid].first)
+			hi = mid;
+		else if (a > r[mid].last)
+			lo = mid + 1;
+		else
+			return (long)r[mid].rule;
+	}
+	return -1;
+}
+
+/* Every rule's first and last address, and the addresses on either side:
+ * the flattened ranges give each the rule the trie's longest match does
+ * (policy_lookup(), on a port no address+port entry has). */
+Test(nftrules, ranges_agree_with_the_trie, .fini = teardown)
+{
+	struct nft_range *r;
+	size_t n, i, j;
+
+	compile(conf);
+	cr_assert_eq(nftrules_flatten(&pol, &r, &n), 0);
+	for (i = 1; i < n; i++)
+		cr_assert_gt(r[i].first, r[i - 1].last, "ranges %zu and %zu overlap", i - 1, i);
+	for (i = 0; i < pol.n; i++) {
+		const struct policy_key *k = &pol.rules[i].key;
+		unsigned int len = k->prefixlen > 32 ? 32 : k->prefixlen;
+		uint32_t first = ntohl(k->addr), last = first | (len ? ~0U >> len : ~0U);
+		uint32_t probes[4] = { first, last, first - 1, last + 1 };
+
+		for (j = 0; j < 4; j++) {
+			long want = policy_lookup(&pol, htonl(probes[j]), htons(1));
+			char a[INET_ADDRSTRLEN];
+			uint32_t be = htonl(probes[j]);
+
+			inet_ntop(AF_INET, &be, a, sizeof(a));
+			cr_expect_eq(range_rule(r, n, probes[j]), want, "%s: ranges say rule %ld, trie %ld",
+				     a, range_rule(r, n, probes[j]), want);
+		}
+	}
+	free(r);
+}
+
+/* Prefixes that start or end at the ends of the address space, and /32s
+ * at the ends of a block: no off-by-one at 0.0.0.0 or 255.255.255.255. */
+Test(nftrules, nested_prefixes_at_the_edges, .fini = teardown)
+{
+	struct nft_range *r;
+	size_t n;
+
+	compile("block-cidr = 0.0.0.0/1\nallow-ip = 0.0.0.0\nallow-ip = 127.255.255.255\n");
+	cr_assert_eq(nftrules_flatten(&pol, &r, &n), 0);
+	cr_expect_eq(range_rule(r, n, 0), policy_lookup(&pol, 0, htons(1)));
+	cr_expect_eq(range_rule(r, n, 1), policy_lookup(&pol, htonl(1), htons(1)));
+	cr_expect_eq(range_rule(r, n, 0x7fffffff), policy_lookup(&pol, htonl(0x7fffffff), htons(1)));
+	cr_expect_eq(range_rule(r, n, 0xffffffff), policy_lookup(&pol, 0xffffffff, htons(1)));
+	free(r);
+}
+
+/* --- in the kernel, as an unprivileged user ------------------------------
+ *
+ * A child gives up root (uid and gid 65534), makes a user and a network
+ * namespace of its own (as the rootless jail does), routes everything into
+ * a veth pair there, loads the ruleset, and tries each kind of destination.
+ * Nothing leaves the namespace: the veth's peer is in it too. */
+
+struct try {
+	const char *addr;
+	int proto; /* IPPROTO_UDP (sendto) or IPPROTO_TCP (connect) */
+	uint16_t port;
+	int want; /* 0, or the errno */
+};
+
+static const struct try tries[] = {
+	{ "10.0.0.5", IPPROTO_UDP, 53, EPERM },            /* private */
+	{ "10.0.0.5", IPPROTO_TCP, 22, EHOSTUNREACH },     /* at once, no timeout */
+	{ "10.1.2.3", IPPROTO_UDP, 9, 0 },                 /* allow-ip */
+	{ "10.1.2.4", IPPROTO_UDP, 502, 0 },               /* allow-ip with its port */
+	{ "10.1.2.4", IPPROTO_UDP, 503, EPERM },           /* ... and no other */
+	{ "169.254.169.254", IPPROTO_UDP, 80, EPERM },     /* metadata */
+	{ "169.254.1.1", IPPROTO_UDP, 53, 0 },             /* the DNS exception */
+	{ "169.254.1.1", IPPROTO_TCP, 53, EHOSTUNREACH },  /* ... UDP only here */
+	{ "198.51.100.1", IPPROTO_UDP, 80, EPERM },        /* the gateway */
+	{ "192.0.2.20", IPPROTO_UDP, 80, EPERM },          /* the host's LAN */
+	{ "192.0.2.77", IPPROTO_UDP, 80, 0 },              /* ... allowed in it */
+	{ "198.18.5.5", IPPROTO_UDP, 80, EPERM },          /* a host route */
+	{ "203.0.114.9", IPPROTO_UDP, 80, EPERM },         /* block-cidr */
+	{ "203.0.113.7", IPPROTO_UDP, 443, 0 },            /* the internet */
+	{ "127.0.0.1", IPPROTO_UDP, 9, 0 },                /* the jail's own loopback */
+};
+#define N_TRIES (sizeof(tries) / sizeof(tries[0]))
+
+static int try_one(const struct try *t)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(t->port) };
+	int fd = socket(AF_INET, t->proto == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM, 0), err = 0;
+	struct timeval tv = { .tv_sec = 3 };
+
+	sin.sin_addr.s_addr = inet_addr(t->addr);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (t->proto == IPPROTO_TCP) {
+		if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
+			err = errno;
+	} else if (sendto(fd, "x", 1, 0, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		err = errno;
+	}
+	close(fd);
+	return err;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		_exit(90);
+	close(fd);
+}
+
+/* enforce_child() - never returns: the results down @out, or an exit
+ * status that says which step failed */
+static void enforce_child(int out)
+{
+	char why[256], map[32];
+	int results[N_TRIES];
+	size_t i;
+
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		_exit(91);
+	/* A changed uid leaves the process undumpable: its /proc files
+	 * would stay root's, uid_map among them. A user who never was root
+	 * has no such step. */
+	prctl(PR_SET_DUMPABLE, 1);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
+		_exit(92);
+	write_file("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 65534 1");
+	write_file("/proc/self/uid_map", map);
+	write_file("/proc/self/gid_map", map);
+	if (system("ip link set lo up && ip link add j0 type veth peer name j1 && "
+		   "ip link set j0 up && ip link set j1 up && ip addr add 203.0.113.2/24 dev j0 && "
+		   "ip route add default via 203.0.113.1 dev j0 && "
+		   "ip neigh add 203.0.113.1 lladdr 02:00:00:00:00:01 dev j0"))
+		_exit(93);
+	if (nftengine_apply(&pol, why, sizeof(why))) {
+		fprintf(stderr, "nft: %s\n", why);
+		_exit(94);
+	}
+	for (i = 0; i < N_TRIES; i++)
+		results[i] = try_one(&tries[i]);
+	_exit(write(out, results, sizeof(results)) == sizeof(results) ? 0 : 95);
+}
+
+Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 60)
+{
+	int pipefd[2], results[N_TRIES], status;
+	pid_t pid;
+	size_t i;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: to become another user (uid 65534)");
+	compile(conf);
+	cr_assert_eq(pipe(pipefd), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(pipefd[0]);
+		enforce_child(pipefd[1]);
+	}
+	close(pipefd[1]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the child failed at step %d (90 files, 91 uid, 92 unshare, 93 ip, 94 nft)",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	cr_assert_eq(read(pipefd[0], results, sizeof(results)), sizeof(results));
+	close(pipefd[0]);
+	for (i = 0; i < N_TRIES; i++)
+		cr_expect_eq(results[i], tries[i].want, "%s %s:%u: %s, want %s", tries[i].addr,
+			     tries[i].proto == IPPROTO_TCP ? "tcp" : "udp", tries[i].port,
+			     results[i] ? strerror(results[i]) : "ok",
+			     tries[i].want ? strerror(tries[i].want) : "ok");
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* nftrules.h - the compiled policy as an nftables ruleset, for the rootless
+ * engine (pure)
+ *
+ * The rootless engine enforces the policy policy_compile() built (the same
+ * rules the BPF trie holds, not a copy) with nftables in the output hook of
+ * the jail's own, user-owned network namespace. nftables has no
+ * longest-prefix match with a verdict per prefix: an interval map refuses
+ * overlapping ranges. So the trie is flattened first:
+ *
+ *   rules                         ranges (disjoint, each with its rule)
+ *   10.0.0.0/8     deny private   10.0.0.0 - 10.1.2.2    -> 10.0.0.0/8
+ *   10.1.2.3/32    allow-ip       10.1.2.3               -> 10.1.2.3/32
+ *                                 10.1.2.4 - 10.255.255.255 -> 10.0.0.0/8
+ *
+ * and an address+port entry (allow-ip ADDR:PORT, the DNS exception) becomes
+ * an element of a map keyed by address, protocol and port, looked up first,
+ * as the trie's /48 entries win over every shorter one.
+ */
+#ifndef EBPFJAIL_NFTRULES_H
+#define EBPFJAIL_NFTRULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+/* The nftables table the engine owns in the jail's namespace. */
+#define NFTRULES_TABLE "ebpfjail"
+/* The NFLOG group denials are logged to; a log prefix is
+ * "ebpfjail REASON PREFIXLEN " (numbers: enum jail_reason, the rule's
+ * prefix length), from which the audit record's reason and rule follow. */
+#define NFTRULES_LOG_GROUP 7
+
+struct nft_range {
+	uint32_t first, last; /* host byte order, inclusive */
+	size_t rule;          /* the policy rule the longest match gives it */
+};
+
+/**
+ * nftrules_flatten() - the policy's address entries (prefix length 32 and
+ * shorter) as disjoint ranges in ascending order, each with the rule that
+ * policy_lookup() finds for every address in it; addresses no rule covers
+ * (the internet) are in no range
+ * @out: the ranges; free() them
+ * Return: 0, or -ENOMEM.
+ */
+int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n);
+
+/**
+ * nftrules_format() - the whole ruleset as nft(8) text: the table, the
+ * maps, one chain per kind of denial (log to NFLOG, then refuse: TCP with
+ * an ICMP "administratively prohibited", so connect() fails at once
+ * instead of retransmitting into a drop; everything else dropped, which a
+ * sender sees as EPERM), and the output chain
+ * Return: the text (free() it), or NULL for -ENOMEM.
+ */
+char *nftrules_format(const struct policy *p);
+
+#endif /* EBPFJAIL_NFTRULES_H */
