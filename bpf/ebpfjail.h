@@ -164,6 +164,8 @@ enum jail_hook {
 	HOOK_TC,
 	HOOK_CONNECT_UNIX, /* cgroup/connect_unix: connect() on AF_UNIX */
 	HOOK_SENDMSG_UNIX, /* cgroup/sendmsg_unix: sendto()/sendmsg() with a path */
+	HOOK_NFT_OUTPUT,   /* the rootless engine: nftables' output hook, read
+			      back through NFLOG (no pid, no comm) */
 	HOOK_COUNT,
 };
 

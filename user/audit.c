@@ -127,9 +127,17 @@ size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct ti
 	put_time(&o, wall);
 	textbuf_put(&o, ", \"jail\": ");
 	put_json_string(&o, jail, 64);
-	textbuf_put(&o, ", \"pid\": %u, \"comm\": ", e->pid);
-	put_json_string(&o, e->comm, sizeof(e->comm));
-	textbuf_put(&o, ", \"uid\": %u, \"proto\": ", e->uid);
+	if (e->hook == HOOK_NFT_OUTPUT) {
+		/* NFLOG knows the socket, not who sent through it (nflog.h). */
+		textbuf_put(&o, ", \"pid\": null, \"comm\": null");
+	} else {
+		textbuf_put(&o, ", \"pid\": %u, \"comm\": ", e->pid);
+		put_json_string(&o, e->comm, sizeof(e->comm));
+	}
+	if (e->uid == (uint32_t)-1)
+		textbuf_put(&o, ", \"uid\": null, \"proto\": ");
+	else
+		textbuf_put(&o, ", \"uid\": %u, \"proto\": ", e->uid);
 	if (audit_event_is_unix(e)) {
 		/* The path instead of daddr and dport. The agent chose its
 		 * bytes, as it chose its comm: escaped the same way. No rule:

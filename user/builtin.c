@@ -152,6 +152,7 @@ static const char *const hook_names[HOOK_COUNT] = {
 	[HOOK_TC] = "tc",
 	[HOOK_CONNECT_UNIX] = "connect_unix",
 	[HOOK_SENDMSG_UNIX] = "sendmsg_unix",
+	[HOOK_NFT_OUTPUT] = "output",
 };
 
 const char *hook_name(unsigned int hook)

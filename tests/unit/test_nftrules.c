@@ -16,8 +16,13 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <criterion/criterion.h>
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_log.h>
 
+#include "audit.h"
 #include "config.h"
+#include "nflog.h"
 #include "nftengine.h"
 #include "nftrules.h"
 #include "policy.h"
@@ -155,6 +160,21 @@ static const struct try tries[] = {
 };
 #define N_TRIES (sizeof(tries) / sizeof(tries[0]))
 
+/* What the child read back through NFLOG. */
+struct logged {
+	unsigned int n;
+	struct jail_event e[2 * N_TRIES];
+};
+
+static int keep_event(void *ctx, const struct jail_event *e)
+{
+	struct logged *l = ctx;
+
+	if (l->n < 2 * N_TRIES)
+		l->e[l->n++] = *e;
+	return 0;
+}
+
 static int try_one(const struct try *t)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(t->port) };
@@ -187,7 +207,8 @@ static void write_file(const char *path, const char *text)
 static void enforce_child(int out)
 {
 	char why[256], map[32];
-	int results[N_TRIES];
+	int results[N_TRIES], fd, i_wait;
+	struct logged logged = { 0 };
 	size_t i;
 
 	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
@@ -202,6 +223,9 @@ static void enforce_child(int out)
 	snprintf(map, sizeof(map), "0 65534 1");
 	write_file("/proc/self/uid_map", map);
 	write_file("/proc/self/gid_map", map);
+	/* No IPv6, as in the jail: its neighbour discovery would be denials. */
+	write_file("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+	write_file("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
 	if (system("ip link set lo up && ip link add j0 type veth peer name j1 && "
 		   "ip link set j0 up && ip link set j1 up && ip addr add 203.0.113.2/24 dev j0 && "
 		   "ip route add default via 203.0.113.1 dev j0 && "
@@ -211,16 +235,30 @@ static void enforce_child(int out)
 		fprintf(stderr, "nft: %s\n", why);
 		_exit(94);
 	}
+	fd = nflog_open(NFTRULES_LOG_GROUP);
+	if (fd < 0)
+		_exit(96);
 	for (i = 0; i < N_TRIES; i++)
 		results[i] = try_one(&tries[i]);
-	_exit(write(out, results, sizeof(results)) == sizeof(results) ? 0 : 95);
+	/* The log messages come within a moment: read them for 1 s, so
+	 * that any extra one is seen too. */
+	for (i_wait = 0; i_wait < 100; i_wait++) {
+		if (nflog_read(fd, 2 * N_TRIES, keep_event, &logged) < 0)
+			_exit(97);
+		usleep(10000);
+	}
+	if (write(out, results, sizeof(results)) != sizeof(results) ||
+	    write(out, &logged, sizeof(logged)) != sizeof(logged))
+		_exit(95);
+	_exit(0);
 }
 
 Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 60)
 {
 	int pipefd[2], results[N_TRIES], status;
+	struct logged logged;
+	size_t i, j;
 	pid_t pid;
-	size_t i;
 
 	if (geteuid() != 0)
 		cr_skip_test("needs root: to become another user (uid 65534)");
@@ -235,13 +273,119 @@ Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 6
 	close(pipefd[1]);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		  "the child failed at step %d (90 files, 91 uid, 92 unshare, 93 ip, 94 nft)",
+		  "the child failed at step %d (90 files, 91 uid, 92 unshare, 93 ip, 94 nft, "
+		  "96 nflog)",
 		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	cr_assert_eq(read(pipefd[0], results, sizeof(results)), sizeof(results));
+	cr_assert_eq(read(pipefd[0], &logged, sizeof(logged)), sizeof(logged));
 	close(pipefd[0]);
 	for (i = 0; i < N_TRIES; i++)
 		cr_expect_eq(results[i], tries[i].want, "%s %s:%u: %s, want %s", tries[i].addr,
 			     tries[i].proto == IPPROTO_TCP ? "tcp" : "udp", tries[i].port,
 			     results[i] ? strerror(results[i]) : "ok",
 			     tries[i].want ? strerror(tries[i].want) : "ok");
+	/* Each denial is an NFLOG event with what the audit record needs:
+	 * destination, port, protocol, reason, rule, and the socket's uid (0
+	 * in the child's own user namespace, as the listener sees it). One
+	 * per datagram; a refused connect() logs its SYN once or twice (the
+	 * kernel may send it again before the ICMP error lands). Nothing
+	 * allowed is logged. */
+	for (i = 0; i < N_TRIES; i++) {
+		size_t seen = 0;
+
+		for (j = 0; j < logged.n; j++) {
+			const struct jail_event *e = &logged.e[j];
+
+			if (e->daddr != inet_addr(tries[i].addr) || e->dport != tries[i].port ||
+			    e->proto != tries[i].proto)
+				continue;
+			seen++;
+			cr_expect_eq(e->hook, HOOK_NFT_OUTPUT);
+			cr_expect_geq(e->reason, REASON_FIRST_DENY, "%s: reason %u", tries[i].addr,
+				      e->reason);
+			cr_expect_eq(e->uid, 0, "%s: uid %u", tries[i].addr, e->uid);
+			cr_expect_eq(e->family, AF_INET);
+		}
+		if (!tries[i].want)
+			cr_expect_eq(seen, 0, "%s:%u allowed, but logged", tries[i].addr, tries[i].port);
+		else if (tries[i].proto == IPPROTO_UDP)
+			cr_expect_eq(seen, 1, "%s:%u: %zu events", tries[i].addr, tries[i].port, seen);
+		else
+			cr_expect(seen == 1 || seen == 2, "%s:%u: %zu events", tries[i].addr,
+				  tries[i].port, seen);
+	}
+	/* And the reasons and rules, for two of them. */
+	for (j = 0; j < logged.n; j++) {
+		if (logged.e[j].daddr == inet_addr("169.254.169.254"))
+			cr_expect(logged.e[j].reason == REASON_METADATA &&
+				  logged.e[j].rule_prefixlen == 32);
+		if (logged.e[j].daddr == inet_addr("10.0.0.5"))
+			cr_expect(logged.e[j].reason == REASON_PRIVATE &&
+				  logged.e[j].rule_prefixlen == 8);
+	}
+}
+
+/* An NFLOG event's audit record: the process is unknown (null), the rest
+ * as the BPF engine writes it. */
+Test(nflog, event_record_has_null_process)
+{
+	struct jail_event e = { .hook = HOOK_NFT_OUTPUT, .reason = REASON_PRIVATE,
+				.rule_prefixlen = 8, .proto = IPPROTO_TCP, .dport = 22,
+				.family = AF_INET, .uid = 1000 };
+	struct timespec t = { 0 };
+	char line[AUDIT_LINE_MAX];
+
+	e.daddr = inet_addr("10.1.2.3");
+	audit_format_event(&e, "j", t, line, sizeof(line));
+	cr_expect(strstr(line, "\"pid\": null, \"comm\": null, \"uid\": 1000, \"proto\": \"tcp\", "
+			       "\"daddr\": \"10.1.2.3\", \"dport\": 22, \"hook\": \"output\", "
+			       "\"reason\": \"private\", \"rule\": \"10.0.0.0/8\""),
+		  "%s", line);
+	e.uid = (uint32_t)-1;
+	audit_format_event(&e, "j", t, line, sizeof(line));
+	cr_expect(strstr(line, "\"uid\": null"), "%s", line);
+}
+
+/* Only our own prefix, whole, is a denial; a malformed packet is none. */
+Test(nflog, foreign_and_malformed_messages_are_not_events)
+{
+	char buf[512];
+	struct nlmsghdr *nlh;
+	struct jail_event e;
+	uint8_t ip[24] = { 0x45, 0, 0, 24, 0, 0, 0, 0, 64, IPPROTO_UDP, 0, 0,
+			   192, 0, 2, 1, 10, 0, 0, 5, 0x9c, 0x40, 0, 53 };
+	const char *prefixes[] = { "ebpfjail 4 8 ", "other 4 8 ", "ebpfjail 4 8 x", "ebpfjail 99 8 ",
+				   "ebpfjail 4 33 " };
+	int want[] = { 0, -ENOENT, -ENOENT, -ENOENT, -ENOENT };
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		nlh = mnl_nlmsg_put_header(buf);
+		nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET;
+		mnl_nlmsg_put_extra_header(nlh, sizeof(struct nfgenmsg));
+		mnl_attr_put_strz(nlh, NFULA_PREFIX, prefixes[i]);
+		mnl_attr_put(nlh, NFULA_PAYLOAD, sizeof(ip), ip);
+		cr_expect_eq(nflog_event(nlh, nlh->nlmsg_len, &e), want[i], "prefix '%s'", prefixes[i]);
+	}
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET;
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct nfgenmsg));
+	mnl_attr_put_strz(nlh, NFULA_PREFIX, "ebpfjail 4 8 ");
+	mnl_attr_put(nlh, NFULA_PAYLOAD, 10, ip); /* cut short */
+	cr_expect_eq(nflog_event(nlh, nlh->nlmsg_len, &e), -EINVAL);
+	/* The good one, read whole. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET;
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct nfgenmsg));
+	mnl_attr_put_strz(nlh, NFULA_PREFIX, "ebpfjail 4 8 ");
+	mnl_attr_put(nlh, NFULA_PAYLOAD, sizeof(ip), ip);
+	mnl_attr_put_u32(nlh, NFULA_UID, htonl(1000));
+	cr_assert_eq(nflog_event(nlh, nlh->nlmsg_len, &e), 0);
+	cr_expect_eq(e.daddr, inet_addr("10.0.0.5"));
+	cr_expect_eq(e.dport, 53);
+	cr_expect_eq(e.proto, IPPROTO_UDP);
+	cr_expect_eq(e.reason, REASON_PRIVATE);
+	cr_expect_eq(e.rule_prefixlen, 8);
+	cr_expect_eq(e.uid, 1000);
+	cr_expect_eq(e.gid, (uint32_t)-1);
 }
