@@ -153,7 +153,12 @@ $(OUT)/bench/bench-connect: bench/bench_connect.c $(LIB_OBJS) | $(OUT)
 	$(Q)mkdir -p $(OUT)/bench
 	$(Q)$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
-bench: $(OUT)/bench/bench-connect $(OUT)/ebpfjail $(OUT)/probe
+$(OUT)/bench/bench-nft: bench/bench_nft.c $(LIB_OBJS) | $(OUT)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(OUT)/bench
+	$(Q)$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
+
+bench: $(OUT)/bench/bench-connect $(OUT)/bench/bench-nft $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)bench/run.sh $(if $(BENCH_JSON),--json $(BENCH_JSON))
 
 unit: $(OUT)/unit-tests
@@ -181,7 +186,7 @@ demo: $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)scripts/demo.sh
 
 # A few seconds of every benchmark, no verdicts: they cannot rot unseen.
-bench-smoke: $(OUT)/bench/bench-connect $(OUT)/ebpfjail $(OUT)/probe
+bench-smoke: $(OUT)/bench/bench-connect $(OUT)/bench/bench-nft $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)bench/run.sh --smoke --json $(OUT)/bench-smoke.json >$(OUT)/bench-smoke.txt; rc=$$?; \
 	sed 's/^/  bench    /' $(OUT)/bench-smoke.txt; exit $$rc
 

@@ -9,37 +9,52 @@
 #include "nftengine.h"
 #include "nftrules.h"
 
-int nftengine_apply(const struct policy *p, char *why, size_t why_size)
+/* "add table" first makes the "delete" that follows valid when the table
+ * is not there yet; in one buffer they are one transaction. */
+#define REMOVE_TABLE "add table inet " NFTRULES_TABLE "\ndelete table inet " NFTRULES_TABLE "\n"
+
+/* run() - one transaction of nft commands; @why: nft's first error line */
+static int run(const char *text, char *why, size_t why_size)
 {
-	/* "add table" first makes the "delete" that follows valid when the
-	 * table is not there yet; all three are one transaction. */
-	static const char replace[] = "add table inet " NFTRULES_TABLE "\n"
-				      "delete table inet " NFTRULES_TABLE "\n";
-	char *rules = nftrules_format(p), *text = NULL;
-	struct nft_ctx *nft = NULL;
-	int err = -ENOMEM;
+	struct nft_ctx *nft = nft_ctx_new(NFT_CTX_DEFAULT);
+	int err = 0;
 
 	if (why_size)
 		why[0] = '\0';
-	if (!rules)
-		return -ENOMEM;
-	text = malloc(sizeof(replace) + strlen(rules));
-	nft = nft_ctx_new(NFT_CTX_DEFAULT);
-	if (!text || !nft || nft_ctx_buffer_error(nft))
-		goto out;
-	memcpy(text, replace, sizeof(replace) - 1);
-	strcpy(text + sizeof(replace) - 1, rules);
-	err = 0;
-	if (nft_run_cmd_from_buffer(nft, text)) {
+	if (!nft || nft_ctx_buffer_error(nft)) {
+		err = -ENOMEM;
+	} else if (nft_run_cmd_from_buffer(nft, text)) {
 		const char *msg = nft_ctx_get_error_buffer(nft);
 
 		snprintf(why, why_size, "%.*s", (int)strcspn(msg ? msg : "", "\n"), msg ? msg : "");
 		err = -EINVAL;
 	}
-out:
 	if (nft)
 		nft_ctx_free(nft);
+	return err;
+}
+
+int nftengine_apply(const struct policy *p, char *why, size_t why_size)
+{
+	char *rules = nftrules_format(p), *text;
+	int err;
+
+	if (!rules)
+		return -ENOMEM;
+	text = malloc(sizeof(REMOVE_TABLE) + strlen(rules));
+	if (!text) {
+		free(rules);
+		return -ENOMEM;
+	}
+	memcpy(text, REMOVE_TABLE, sizeof(REMOVE_TABLE) - 1);
+	strcpy(text + sizeof(REMOVE_TABLE) - 1, rules);
+	err = run(text, why, why_size);
 	free(text);
 	free(rules);
 	return err;
+}
+
+int nftengine_remove(char *why, size_t why_size)
+{
+	return run(REMOVE_TABLE, why, why_size);
 }

@@ -28,4 +28,11 @@
  */
 int nftengine_apply(const struct policy *p, char *why, size_t why_size);
 
+/**
+ * nftengine_remove() - take the table away (nothing is filtered then);
+ * no table is no error
+ * Return: 0, -ENOMEM or -EINVAL (@why says why).
+ */
+int nftengine_remove(char *why, size_t why_size);
+
 #endif /* EBPFJAIL_NFTENGINE_H */
