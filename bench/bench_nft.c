@@ -11,8 +11,7 @@
  * rules.
  *
  * Usage: bench-nft [N [M]]   (root, to become uid 65534; default N = 20000,
- *                             M = 1000: much more does not fit in one
- *                             transaction from a user namespace yet)
+ *                             M = 10000)
  * Output: ROW lines, as bench-connect's.
  */
 #include <errno.h>
@@ -136,6 +135,7 @@ static int measure(const struct policy *const policies[VARIANTS], long n,
 	pid = fork();
 	if (pid == 0) {
 		double got[VARIANTS] = { 1e18, 1e18, 1e18 };
+		struct nftengine engine = { 0 };
 		char cmd[256], why[256], c;
 		int ready[2], round, v;
 		pid_t far;
@@ -159,9 +159,9 @@ static int measure(const struct policy *const policies[VARIANTS], long n,
 
 				/* No rules: an empty policy's table would still
 				 * hook the output path; none at all is the base. */
-				if (v == 0 && nftengine_remove(why, sizeof(why)))
+				if (v == 0 && nftengine_remove(&engine, why, sizeof(why)))
 					_exit(13);
-				if (v && nftengine_apply(policies[v], why, sizeof(why))) {
+				if (v && nftengine_apply(&engine, policies[v], why, sizeof(why))) {
 					fprintf(stderr, "bench-nft: %s\n", why);
 					_exit(13);
 				}
@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 	struct config plain, big;
 	struct policy pp = { 0 }, pb = { 0 };
 	long n = argc > 1 ? atol(argv[1]) : 20000;
-	int big_n = argc > 2 ? atoi(argv[2]) : 1000;
+	int big_n = argc > 2 ? atoi(argv[2]) : 10000;
 	const struct policy *policies[VARIANTS] = { NULL, &pp, &pb };
 	double best[VARIANTS];
 	char line[64];

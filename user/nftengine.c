@@ -9,18 +9,12 @@
 #include "nftengine.h"
 #include "nftrules.h"
 
-/* "add table" first makes the "delete" that follows valid when the table
- * is not there yet; in one buffer they are one transaction. */
-#define REMOVE_TABLE "add table inet " NFTRULES_TABLE "\ndelete table inet " NFTRULES_TABLE "\n"
-
 /* run() - one transaction of nft commands; @why: nft's first error line */
 static int run(const char *text, char *why, size_t why_size)
 {
 	struct nft_ctx *nft = nft_ctx_new(NFT_CTX_DEFAULT);
 	int err = 0;
 
-	if (why_size)
-		why[0] = '\0';
 	if (!nft || nft_ctx_buffer_error(nft)) {
 		err = -ENOMEM;
 	} else if (nft_run_cmd_from_buffer(nft, text)) {
@@ -34,27 +28,53 @@ static int run(const char *text, char *why, size_t why_size)
 	return err;
 }
 
-int nftengine_apply(const struct policy *p, char *why, size_t why_size)
+/* drop_table() - generation @gen's table gone (none is no error: the "add"
+ * first makes the "delete" valid, and both are one transaction) */
+static int drop_table(unsigned int gen, char *why, size_t why_size)
 {
-	char *rules = nftrules_format(p), *text;
-	int err;
+	char text[128];
 
-	if (!rules)
-		return -ENOMEM;
-	text = malloc(sizeof(REMOVE_TABLE) + strlen(rules));
-	if (!text) {
-		free(rules);
-		return -ENOMEM;
-	}
-	memcpy(text, REMOVE_TABLE, sizeof(REMOVE_TABLE) - 1);
-	strcpy(text + sizeof(REMOVE_TABLE) - 1, rules);
-	err = run(text, why, why_size);
-	free(text);
-	free(rules);
-	return err;
+	snprintf(text, sizeof(text), "add table inet %s%u\ndelete table inet %s%u\n",
+		 NFTRULES_TABLE, gen, NFTRULES_TABLE, gen);
+	return run(text, why, why_size);
 }
 
-int nftengine_remove(char *why, size_t why_size)
+int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size_t why_size)
 {
-	return run(REMOVE_TABLE, why, why_size);
+	unsigned int gen = e->generation + 1;
+	struct nft_script s;
+	size_t i;
+	int err;
+
+	if (why_size)
+		why[0] = '\0';
+	err = nftrules_script(p, gen, e->generation ? e->generation : gen, &s);
+	for (i = 0; !err && i < s.n; i++)
+		err = run(s.steps[i], why, why_size);
+	nftrules_script_free(&s);
+	if (err) {
+		/* Before the last step the old rules still hold: the new
+		 * table, as far as it got, goes; the last step is one
+		 * transaction, so it changed nothing. */
+		char ignored[8];
+
+		drop_table(gen, ignored, sizeof(ignored));
+		return err;
+	}
+	e->generation = gen;
+	return 0;
+}
+
+int nftengine_remove(struct nftengine *e, char *why, size_t why_size)
+{
+	int err;
+
+	if (why_size)
+		why[0] = '\0';
+	if (!e->generation)
+		return 0;
+	err = drop_table(e->generation, why, why_size);
+	if (!err)
+		e->generation = 0;
+	return err;
 }

@@ -4,8 +4,8 @@
  * The rootless engine (docs/DESIGN.md) enforces the compiled policy with
  * nftables in the jail's own network namespace, which the unprivileged
  * user owns through its user namespace: no privilege on the host is
- * needed. libnftables takes the ruleset nftrules_format() writes, as nft(8)
- * would read it from a file, and replaces the table in one transaction.
+ * needed. libnftables takes the transactions nftrules_script() writes, as
+ * nft(8) would read them from files.
  * libnftables rather than libnftnl: the ruleset is text a person can read
  * (and `nft list ruleset` shows it back), and the parser does the sets,
  * interval maps and concatenations that would be a few hundred lines of
@@ -18,21 +18,28 @@
 
 #include "policy.h"
 
-/**
- * nftengine_apply() - replace the table NFTRULES_TABLE of the calling
- * thread's network namespace with @p's rules, in one transaction: the old
- * rules hold until the new ones are in, never neither
- * @why: on failure, nft's first error line
- * Return: 0, -ENOMEM, or -EINVAL (nft refused the ruleset, or has no
- * permission in this namespace: @why says which).
- */
-int nftengine_apply(const struct policy *p, char *why, size_t why_size);
+/* The engine in one network namespace: which generation of the rules is
+ * in force (0: none yet). */
+struct nftengine {
+	unsigned int generation;
+};
 
 /**
- * nftengine_remove() - take the table away (nothing is filtered then);
- * no table is no error
+ * nftengine_apply() - put @p's rules in force in the calling thread's
+ * network namespace, in place of the ones @e has there (nftrules_script():
+ * the old rules hold, whole, until the new ones are in, whole)
+ * @why: on failure, nft's first error line
+ * Return: 0; -ENOMEM; or -EINVAL (nft refused the ruleset, or has no
+ * permission in this namespace: @why says which). On failure the rules
+ * in force are the old ones (none, the first time: fail closed means the
+ * caller does not start the agent then).
+ */
+int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size_t why_size);
+
+/**
+ * nftengine_remove() - take @e's rules away (nothing is filtered then)
  * Return: 0, -ENOMEM or -EINVAL (@why says why).
  */
-int nftengine_remove(char *why, size_t why_size);
+int nftengine_remove(struct nftengine *e, char *why, size_t why_size);
 
 #endif /* EBPFJAIL_NFTENGINE_H */

@@ -105,15 +105,29 @@ struct kinds {
 	bool used[REASON_COUNT][POLICY_PREFIXLEN_ADDR + 1];
 };
 
+/* The transactions being written: one memstream each. */
+struct writer {
+	struct nft_script *out;
+	FILE *f;          /* the current step, or NULL */
+	char *text;
+	size_t len;
+	size_t in_step;   /* elements in the current step */
+	const char *map;  /* the map the current step adds to */
+	unsigned int gen;
+	int err;
+};
+
 static void put_verdict(FILE *f, struct kinds *k, const struct policy_value *v)
 {
+	unsigned int reason = v->reason % REASON_COUNT;
+	unsigned int len = v->prefixlen % (POLICY_PREFIXLEN_ADDR + 1);
+
 	if (v->action == JAIL_ALLOW) {
 		fputs("accept", f);
 		return;
 	}
-	k->used[v->reason % REASON_COUNT][v->prefixlen % (POLICY_PREFIXLEN_ADDR + 1)] = true;
-	fprintf(f, "jump deny_%u_%u", v->reason % REASON_COUNT,
-		v->prefixlen % (POLICY_PREFIXLEN_ADDR + 1));
+	k->used[reason][len] = true;
+	fprintf(f, "jump deny_%u_%u", reason, len);
 }
 
 static void put_addr(FILE *f, uint32_t host_order)
@@ -124,18 +138,67 @@ static void put_addr(FILE *f, uint32_t host_order)
 	fputs(text, f);
 }
 
+/* end_step() - the current step is written: it joins the script */
+static void end_step(struct writer *w)
+{
+	char **steps;
+
+	if (!w->f)
+		return;
+	if (w->in_step)
+		fputs(" }\n", w->f);
+	if (fclose(w->f))
+		w->err = -ENOMEM;
+	w->f = NULL;
+	w->in_step = 0;
+	steps = w->err ? NULL : realloc(w->out->steps, (w->out->n + 1) * sizeof(*steps));
+	if (!steps) {
+		free(w->text);
+		w->err = -ENOMEM;
+		return;
+	}
+	steps[w->out->n++] = w->text;
+	w->out->steps = steps;
+}
+
+static FILE *begin_step(struct writer *w)
+{
+	end_step(w);
+	if (w->err)
+		return NULL;
+	w->f = open_memstream(&w->text, &w->len);
+	if (!w->f)
+		w->err = -ENOMEM;
+	return w->f;
+}
+
+/* element() - start one more element of @map: a new step every
+ * NFTRULES_ELEMENTS_PER_STEP. Return: where to write it, or NULL. */
+static FILE *element(struct writer *w, const char *map)
+{
+	if (!w->f || w->map != map || w->in_step == NFTRULES_ELEMENTS_PER_STEP) {
+		if (!begin_step(w))
+			return NULL;
+		fprintf(w->f, "add element inet %s%u %s { ", NFTRULES_TABLE, w->gen, map);
+		w->map = map;
+	} else {
+		fputs(",\n\t", w->f);
+	}
+	w->in_step++;
+	return w->f;
+}
+
 /* put_ports() - the address+port entries, every protocol with ports they
  * hold for. One for a single protocol (the DNS exception where pasta does
  * not forward TCP) refuses the other as the trie does: reason gateway,
  * rule ADDR/32. */
-static void put_ports(FILE *f, struct kinds *k, const struct policy *p)
+static void put_ports(struct writer *w, struct kinds *k, const struct policy *p)
 {
 	static const struct policy_value other = { .action = JAIL_DENY, .reason = REASON_GATEWAY,
 						   .prefixlen = 32 };
 	static const struct { uint8_t proto; const char *name; } protos[] = {
 		{ IPPROTO_TCP, "tcp" }, { IPPROTO_UDP, "udp" },
 	};
-	const char *sep = "\t\telements = { ";
 	size_t i, j;
 
 	for (i = 0; i < p->n; i++) {
@@ -145,26 +208,27 @@ static void put_ports(FILE *f, struct kinds *k, const struct policy *p)
 			continue;
 		for (j = 0; j < sizeof(protos) / sizeof(protos[0]); j++) {
 			bool holds = !r->value.proto || r->value.proto == protos[j].proto;
+			FILE *f = element(w, "ports");
 
-			fputs(sep, f);
+			if (!f)
+				return;
 			put_addr(f, ntohl(r->key.addr));
 			fprintf(f, " . %s . %u : ", protos[j].name, ntohs(r->key.port));
 			put_verdict(f, k, holds ? &r->value : &other);
-			sep = ",\n\t\t\t";
 		}
 	}
-	if (strcmp(sep, "\t\telements = { "))
-		fputs(" }\n", f);
 }
 
-static void put_ranges(FILE *f, struct kinds *k, const struct policy *p,
+static void put_ranges(struct writer *w, struct kinds *k, const struct policy *p,
 		       const struct nft_range *r, size_t n)
 {
-	const char *sep = "\t\telements = { ";
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		fputs(sep, f);
+		FILE *f = element(w, "addrs");
+
+		if (!f)
+			return;
 		put_addr(f, r[i].first);
 		if (r[i].last != r[i].first) {
 			fputc('-', f);
@@ -172,17 +236,18 @@ static void put_ranges(FILE *f, struct kinds *k, const struct policy *p,
 		}
 		fputs(" : ", f);
 		put_verdict(f, k, &p->rules[r[i].rule].value);
-		sep = ",\n\t\t\t";
 	}
-	if (n)
-		fputs(" }\n", f);
 }
 
-/* put_chains() - one chain per kind of denial used: log, then refuse */
-static void put_chains(FILE *f, const struct kinds *k)
+/* put_table() - the generation's table: one chain per kind of denial used
+ * (log, then refuse), the maps (empty: the steps after fill them), and the
+ * filter chain, not hooked yet */
+static void put_table(FILE *f, unsigned int gen, const struct kinds *k)
 {
 	unsigned int reason, len;
 
+	fprintf(f, "add table inet %s%u\ndelete table inet %s%u\ntable inet %s%u {\n",
+		NFTRULES_TABLE, gen, NFTRULES_TABLE, gen, NFTRULES_TABLE, gen);
 	for (reason = 0; reason < REASON_COUNT; reason++) {
 		for (len = 0; len <= POLICY_PREFIXLEN_ADDR; len++) {
 			if (!k->used[reason][len])
@@ -198,43 +263,10 @@ static void put_chains(FILE *f, const struct kinds *k)
 				reason, len, NFTRULES_LOG_GROUP, reason, len);
 		}
 	}
-}
-
-char *nftrules_format(const struct policy *p)
-{
-	struct kinds kinds = { 0 };
-	struct nft_range *ranges;
-	char *maps = NULL, *text = NULL;
-	size_t n, maps_len = 0, text_len = 0;
-	FILE *f;
-
-	if (nftrules_flatten(p, &ranges, &n))
-		return NULL;
-	/* The maps first, so that the kinds of denial they use are known
-	 * when the chains are written before them. */
-	f = open_memstream(&maps, &maps_len);
-	if (!f) {
-		free(ranges);
-		return NULL;
-	}
-	fputs("\tmap ports {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n", f);
-	put_ports(f, &kinds, p);
-	fputs("\t}\n\tmap addrs {\n\t\ttype ipv4_addr : verdict\n\t\tflags interval\n", f);
-	put_ranges(f, &kinds, p, ranges, n);
-	fputs("\t}\n", f);
-	free(ranges);
-	kinds.used[REASON_IPV6][0] = kinds.used[REASON_IP_OPTIONS][0] = true;
-	if (fclose(f))
-		goto fail;
-	f = open_memstream(&text, &text_len);
-	if (!f)
-		goto fail;
-	fprintf(f, "table inet %s {\n", NFTRULES_TABLE);
-	put_chains(f, &kinds);
-	fputs(maps, f);
 	fprintf(f,
-		"\tchain output {\n"
-		"\t\ttype filter hook output priority filter; policy accept;\n"
+		"\tmap ports {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t}\n"
+		"\tmap addrs {\n\t\ttype ipv4_addr : verdict\n\t\tflags interval\n\t}\n"
+		"\tchain filter {\n"
 		/* The jail's own loopback and addresses never leave it. */
 		"\t\toif lo accept\n"
 		"\t\tmeta nfproto ipv6 jump deny_%u_0\n"
@@ -247,11 +279,71 @@ char *nftrules_format(const struct policy *p)
 		"\t}\n"
 		"}\n",
 		REASON_IPV6, REASON_IP_OPTIONS);
-	if (fclose(f)) {
-		free(text);
-		text = NULL;
+}
+
+int nftrules_script(const struct policy *p, unsigned int gen, unsigned int old,
+		    struct nft_script *out)
+{
+	struct writer w = { .out = out, .gen = gen };
+	struct kinds kinds = { 0 };
+	struct nft_range *ranges;
+	char *table = NULL;
+	size_t n, table_len = 0;
+	FILE *f;
+
+	memset(out, 0, sizeof(*out));
+	if (nftrules_flatten(p, &ranges, &n))
+		return -ENOMEM;
+	/* Room for the table first: it is step 0, written once the elements
+	 * have said which kinds of denial it needs. */
+	out->steps = calloc(1, sizeof(*out->steps));
+	out->n = out->steps ? 1 : 0;
+	if (!out->steps)
+		w.err = -ENOMEM;
+	if (!w.err)
+		put_ports(&w, &kinds, p);
+	if (!w.err)
+		put_ranges(&w, &kinds, p, ranges, n);
+	free(ranges);
+	kinds.used[REASON_IPV6][0] = kinds.used[REASON_IP_OPTIONS][0] = true;
+	/* The swap, in one transaction: the new filter hooked, the old
+	 * generation's table gone. Until then the old rules hold. */
+	f = begin_step(&w);
+	if (f) {
+		fprintf(f,
+			"add chain inet %s%u output { type filter hook output priority filter; "
+			"policy accept; }\nadd rule inet %s%u output jump filter\n",
+			NFTRULES_TABLE, gen, NFTRULES_TABLE, gen);
+		if (old != gen)
+			fprintf(f, "add table inet %s%u\ndelete table inet %s%u\n", NFTRULES_TABLE,
+				old, NFTRULES_TABLE, old);
 	}
-fail:
-	free(maps);
-	return text;
+	end_step(&w);
+	if (!w.err) {
+		f = open_memstream(&table, &table_len);
+		if (!f)
+			w.err = -ENOMEM;
+		else
+			put_table(f, gen, &kinds);
+		if (f && fclose(f))
+			w.err = -ENOMEM;
+		if (!w.err)
+			out->steps[0] = table;
+	}
+	if (w.err) {
+		nftrules_script_free(out);
+		return w.err;
+	}
+	return 0;
+}
+
+void nftrules_script_free(struct nft_script *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->steps[i]);
+	free(s->steps);
+	s->steps = NULL;
+	s->n = 0;
 }

@@ -25,8 +25,14 @@
 
 #include "policy.h"
 
-/* The nftables table the engine owns in the jail's namespace. */
+/* The nftables tables the engine owns in the jail's namespace: one per
+ * generation of the policy, "ebpfjail1", "ebpfjail2", ... */
 #define NFTRULES_TABLE "ebpfjail"
+/* Elements per transaction. From a user namespace, libnftables' netlink
+ * socket gets no more buffer than net.core.wmem_max (the privileged
+ * SO_SNDBUFFORCE is refused), and a transaction must fit in it: some
+ * 2,000 elements did not. */
+#define NFTRULES_ELEMENTS_PER_STEP 500
 /* The NFLOG group denials are logged to; a log prefix is
  * "ebpfjail REASON PREFIXLEN " (numbers: enum jail_reason, the rule's
  * prefix length), from which the audit record's reason and rule follow. */
@@ -47,14 +53,30 @@ struct nft_range {
  */
 int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n);
 
+/* A policy's rules as nft(8) commands, in transactions to run in order. */
+struct nft_script {
+	char **steps;
+	size_t n;
+};
+
 /**
- * nftrules_format() - the whole ruleset as nft(8) text: the table, the
- * maps, one chain per kind of denial (log to NFLOG, then refuse: TCP with
- * an ICMP "administratively prohibited", so connect() fails at once
- * instead of retransmitting into a drop; everything else dropped, which a
- * sender sees as EPERM), and the output chain
- * Return: the text (free() it), or NULL for -ENOMEM.
+ * nftrules_script() - the transactions that put @p's rules in place of
+ * generation @old's (@old == @gen: there is none)
+ *   step 0     the table of generation @gen: one chain per kind of denial
+ *              (log to NFLOG, then refuse: TCP with an ICMP
+ *              "administratively prohibited", so that connect() fails at
+ *              once instead of retransmitting into a drop; anything else
+ *              dropped, which a sender sees as EPERM), the maps, empty, and
+ *              the filter chain, not hooked
+ *   1 .. n-2   the maps' elements, NFTRULES_ELEMENTS_PER_STEP at a time
+ *   n-1        the swap: the filter hooked to the output path and the old
+ *              generation's table deleted, in one transaction
+ * Until the last step the old rules hold, whole; after it, the new ones.
+ * Return: 0 (free @out with nftrules_script_free()), or -ENOMEM.
  */
-char *nftrules_format(const struct policy *p);
+int nftrules_script(const struct policy *p, unsigned int gen, unsigned int old,
+		    struct nft_script *out);
+
+void nftrules_script_free(struct nft_script *s);
 
 #endif /* EBPFJAIL_NFTRULES_H */

@@ -202,14 +202,12 @@ static void write_file(const char *path, const char *text)
 	close(fd);
 }
 
-/* enforce_child() - never returns: the results down @out, or an exit
- * status that says which step failed */
-static void enforce_child(int out)
+/* rootless_namespace() - in a child: become uid 65534, then uid 0 of a
+ * user and network namespace of our own with a route out through a veth
+ * pair (both ends in it); _exit()s with 91..93 on failure */
+static void rootless_namespace(void)
 {
-	char why[256], map[32];
-	int results[N_TRIES], fd, i_wait;
-	struct logged logged = { 0 };
-	size_t i;
+	char map[32];
 
 	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
 		_exit(91);
@@ -231,7 +229,20 @@ static void enforce_child(int out)
 		   "ip route add default via 203.0.113.1 dev j0 && "
 		   "ip neigh add 203.0.113.1 lladdr 02:00:00:00:00:01 dev j0"))
 		_exit(93);
-	if (nftengine_apply(&pol, why, sizeof(why))) {
+}
+
+/* enforce_child() - never returns: the results down @out, or an exit
+ * status that says which step failed */
+static void enforce_child(int out)
+{
+	char why[256];
+	int results[N_TRIES], fd, i_wait;
+	struct logged logged = { 0 };
+	struct nftengine engine = { 0 };
+	size_t i;
+
+	rootless_namespace();
+	if (nftengine_apply(&engine, &pol, why, sizeof(why))) {
 		fprintf(stderr, "nft: %s\n", why);
 		_exit(94);
 	}
@@ -322,6 +333,77 @@ Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 6
 		if (logged.e[j].daddr == inet_addr("10.0.0.5"))
 			cr_expect(logged.e[j].reason == REASON_PRIVATE &&
 				  logged.e[j].rule_prefixlen == 8);
+	}
+}
+
+/* A policy of 20,000 entries goes in as many transactions (one would be
+ * refused from a user namespace: "Message too long"), and replacing it
+ * leaves only the new generation: an allow that is gone is a denial. */
+static void replace_child(int out)
+{
+	static const struct try big_tries[] = {
+		{ "198.18.3.7", IPPROTO_UDP, 80, 0 },        /* allow-ip, in a host route */
+		{ "198.18.3.251", IPPROTO_UDP, 80, EPERM },  /* not allowed */
+		{ "45.7.9.1", IPPROTO_UDP, 80, EPERM },      /* block-cidr */
+		{ "203.0.113.7", IPPROTO_UDP, 443, 0 },      /* the internet */
+	};
+	struct nftengine engine = { 0 };
+	int results[2][4];
+	char why[256];
+	size_t i;
+
+	rootless_namespace();
+	if (nftengine_apply(&engine, &pol, why, sizeof(why))) {
+		fprintf(stderr, "nft: %s\n", why);
+		_exit(94);
+	}
+	for (i = 0; i < 4; i++)
+		results[0][i] = try_one(&big_tries[i]) == big_tries[i].want;
+	/* Again, without the allow-ip lines: 198.18.3.7 is denied now. */
+	policy_free(&pol);
+	config_free(&cfg);
+	compile("block-cidr = 45.7.9.0/24\n");
+	if (nftengine_apply(&engine, &pol, why, sizeof(why)) || engine.generation != 2) {
+		fprintf(stderr, "nft: %s\n", why);
+		_exit(95);
+	}
+	results[1][0] = try_one(&big_tries[0]) == EPERM;
+	results[1][1] = try_one(&big_tries[1]) == EPERM;
+	results[1][2] = try_one(&big_tries[2]) == EPERM;
+	results[1][3] = try_one(&big_tries[3]) == 0;
+	_exit(write(out, results, sizeof(results)) == sizeof(results) ? 0 : 96);
+}
+
+Test(nftrules, twenty_thousand_entries_replaced_whole, .fini = teardown, .timeout = 120)
+{
+	static char text[64 * 20000 + 1];
+	char *at = text;
+	int pipefd[2], results[2][4], status, i;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: to become another user (uid 65534)");
+	for (i = 0; i < 10000; i++) {
+		at += sprintf(at, "allow-ip = 198.18.%d.%d\n", i / 250, i % 250 + 1);
+		at += sprintf(at, "block-cidr = 45.%d.%d.0/24\n", i / 250, i % 250);
+	}
+	compile(text);
+	cr_assert_eq(pipe(pipefd), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(pipefd[0]);
+		replace_child(pipefd[1]);
+	}
+	close(pipefd[1]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed at step %d",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	cr_assert_eq(read(pipefd[0], results, sizeof(results)), sizeof(results));
+	close(pipefd[0]);
+	for (i = 0; i < 4; i++) {
+		cr_expect(results[0][i], "20,000 entries: try %d went wrong", i);
+		cr_expect(results[1][i], "after the replacement: try %d went wrong", i);
 	}
 }
 
