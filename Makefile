@@ -148,15 +148,15 @@ fuzz: $(OUT)/fuzz/fuzz-config
 	@grep -E '^(stat::number_of_executed_units|Done)' $(OUT)/fuzz/fuzz.log | sed 's/^/  fuzz     /'
 
 # Benchmarks: not part of `make check` (timing on shared machines is noise).
-$(OUT)/bench/bench-connect: bench/bench_connect.c $(LIB_OBJS) | $(OUT)
+$(OUT)/bench/bench-connect: bench/bench_connect.c bench/benchutil.c $(LIB_OBJS) | $(OUT)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(OUT)/bench
 	$(Q)$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
-$(OUT)/bench/bench-nft: bench/bench_nft.c $(LIB_OBJS) | $(OUT)
+$(OUT)/bench/bench-nft: bench/bench_nft.c bench/benchutil.c tests/unit/rootlessns.c $(LIB_OBJS) | $(OUT)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(OUT)/bench
-	$(Q)$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
+	$(Q)$(CC) $(USER_CFLAGS) -Itests/unit $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
 bench: $(OUT)/bench/bench-connect $(OUT)/bench/bench-nft $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)bench/run.sh $(if $(BENCH_JSON),--json $(BENCH_JSON))

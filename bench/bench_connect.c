@@ -34,18 +34,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "benchutil.h"
 #include "cgroup.h"
 #include "loader.h"
 #include "netns.h"
 #include "policy.h"
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 /* bench_netns() - a namespace for one run: lo up with 203.0.113.1 on it.
  * Return: 0, or -1 (the namespace, if made, is closed). */
@@ -97,7 +90,7 @@ static double measure(int cg_fd, int ns_fd, long n, int type)
 		if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 4096))
 			_exit(2);
 		for (round = 0; round < 5; round++) {
-			double t0 = now_ns(), t;
+			double t0 = bench_now_ns(), t;
 			long i;
 
 			int ufd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -115,7 +108,7 @@ static double measure(int cg_fd, int ns_fd, long n, int type)
 				if (connect(ufd, (struct sockaddr *)&sin, sizeof(sin)))
 					_exit(3);
 			close(ufd);
-			t = (now_ns() - t0) / (double)n;
+			t = (bench_now_ns() - t0) / (double)n;
 			if (t < best)
 				best = t;
 		}
@@ -149,16 +142,9 @@ static int load(const struct config *cfg, int cg_fd, __u64 cookie, struct jail_b
 	return err;
 }
 
-static void row(const char *name, const char *unit, double value, double baseline,
-		const char *target)
-{
-	printf("ROW\t%s\t%s\t%.3f\t%.3f\t%s\n", name, unit, value, baseline, target);
-	fflush(stdout);
-}
-
 static double now_ms(void)
 {
-	return now_ns() / 1e6;
+	return bench_now_ns() / 1e6;
 }
 
 /* policy_update() - swap time of a big policy, and connect() latency while
@@ -214,8 +200,8 @@ static int policy_update(int cg_fd, long n, long entries)
 		busy = -1;
 	close(pipefd[0]);
 	snprintf(line, sizeof(line), "policy swap, %ld entries", entries);
-	row(line, "ms", swaps ? swap_ms / swaps : -1, 0, "-");
-	row("UDP connect() during policy swaps", "ns", busy, quiet, "-");
+	bench_row(line, "ms", swaps ? swap_ms / swaps : -1, 0, "-");
+	bench_row("UDP connect() during policy swaps", "ns", busy, quiet, "-");
 	ret = 0;
 out:
 	loader_close(jail);
@@ -261,8 +247,8 @@ static int startup(int cg_fd, int runs)
 	}
 	qsort(open_ms, (size_t)runs, sizeof(open_ms[0]), by_value);
 	qsort(all_ms, (size_t)runs, sizeof(all_ms[0]), by_value);
-	row("BPF load (loader_open)", "ms", open_ms[runs / 2], 0, "-");
-	row("BPF load, empty policy, attach", "ms", all_ms[runs / 2], 0, "-");
+	bench_row("BPF load (loader_open)", "ms", open_ms[runs / 2], 0, "-");
+	bench_row("BPF load, empty policy, attach", "ms", all_ms[runs / 2], 0, "-");
 	return 0;
 }
 
@@ -315,10 +301,10 @@ int main(int argc, char **argv)
 	loader_close(jail);
 	jail = NULL;
 
-	row("connect(), default policy", "ns", dflt, bare, "<=1.10");
-	row("connect(), 10k allow + 10k block", "ns", large, bare, "<=1.15");
-	row("UDP connect() alone, default", "ns", udflt, ubare, "-");
-	row("UDP connect() alone, 20k entries", "ns", ularge, ubare, "-");
+	bench_row("connect(), default policy", "ns", dflt, bare, "<=1.10");
+	bench_row("connect(), 10k allow + 10k block", "ns", large, bare, "<=1.15");
+	bench_row("UDP connect() alone, default", "ns", udflt, ubare, "-");
+	bench_row("UDP connect() alone, 20k entries", "ns", ularge, ubare, "-");
 	ret = policy_update(cg_fd, n, n >= 20000 ? 100000 : 1000);
 out:
 	loader_close(jail);

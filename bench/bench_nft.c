@@ -15,8 +15,6 @@
  * Output: ROW lines, as bench-connect's.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,43 +28,10 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include "benchutil.h"
 #include "nftengine.h"
 #include "policy.h"
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-/* unprivileged_namespaces() - become uid 65534, then uid 0 of a user and
- * network namespace of our own, as a rootless jail's supervisor is */
-static int unprivileged_namespaces(void)
-{
-	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
-		return -1;
-	prctl(PR_SET_DUMPABLE, 1); /* else /proc/self/uid_map stays root's */
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
-		return -1;
-	if (write_file("/proc/self/setgroups", "deny") ||
-	    write_file("/proc/self/uid_map", "0 65534 1") ||
-	    write_file("/proc/self/gid_map", "0 65534 1"))
-		return -1;
-	return write_file("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
-}
+#include "rootlessns.h"
 
 /* listener() - in a namespace of its own: 203.0.113.1:8080 on the veth's
  * far end, accepting until killed; says "ready" down @ready */
@@ -75,6 +40,8 @@ static void listener(int ready)
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(8080) };
 	int fd, one = 1;
 
+	/* Gone with the measuring child, whatever way it ends. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (unshare(CLONE_NEWNET))
 		_exit(1);
 	if (write(ready, "n", 1) != 1) /* the namespace exists: take j1 */
@@ -100,7 +67,7 @@ static double connects(long n)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(8080) };
 	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 	long i;
 
 	sin.sin_addr.s_addr = inet_addr("203.0.113.1");
@@ -114,7 +81,7 @@ static double connects(long n)
 			_exit(14);
 		close(fd);
 	}
-	return (now_ns() - t0) / (double)n;
+	return (bench_now_ns() - t0) / (double)n;
 }
 
 #define VARIANTS 3
@@ -140,15 +107,23 @@ static int measure(const struct policy *const policies[VARIANTS], long n,
 		int ready[2], round, v;
 		pid_t far;
 
-		if (unprivileged_namespaces() || pipe(ready))
+		if (rootless_netns() || pipe(ready))
 			_exit(10);
 		far = fork();
-		if (far == 0)
+		if (far < 0)
+			_exit(10);
+		if (far == 0) {
+			close(pipefd[1]);
+			close(ready[0]);
 			listener(ready[1]);
+		}
+		/* Only the listener holds the write end: if it dies, the
+		 * reads below see the end, not a wait for ever. */
+		close(ready[1]);
 		if (read(ready[0], &c, 1) != 1)
 			_exit(11);
 		snprintf(cmd, sizeof(cmd),
-			 "ip link set lo up && ip link add j0 type veth peer name j1 netns %d"
+			 "ip link add j0 type veth peer name j1 netns %d"
 			 " && ip addr add 203.0.113.2/24 dev j0 && ip link set j0 up", (int)far);
 		if (system(cmd) || read(ready[0], &c, 1) != 1 || c != 'r')
 			_exit(12);
@@ -182,27 +157,23 @@ static int measure(const struct policy *const policies[VARIANTS], long n,
 	return status;
 }
 
-static void row(const char *name, const char *unit, double value, double baseline,
-		const char *target)
-{
-	printf("ROW\t%s\t%s\t%.3f\t%.3f\t%s\n", name, unit, value, baseline, target);
-}
-
 int main(int argc, char **argv)
 {
 	struct host_facts none = { 0 };
 	struct config plain, big;
 	struct policy pp = { 0 }, pb = { 0 };
-	long n = argc > 1 ? atol(argv[1]) : 20000;
-	int big_n = argc > 2 ? atoi(argv[2]) : 10000;
+	long n = argc > 1 ? bench_count("N", argv[1], 1, 10000000) : 20000;
+	long big_n = argc > 2 ? bench_count("M", argv[2], 0, 64000) : 10000;
 	const struct policy *policies[VARIANTS] = { NULL, &pp, &pb };
 	double best[VARIANTS];
 	char line[64];
 	int i, ret = 1;
 
+	if (n < 0 || big_n < 0)
+		return 2;
 	config_init(&plain);
 	config_init(&big);
-	for (i = 0; i < big_n; i++) {
+	for (i = 0; i < (int)big_n; i++) {
 		int len = snprintf(line, sizeof(line), "allow-ip = 198.18.%d.%d\n", i / 250,
 				   i % 250 + 1);
 
@@ -210,15 +181,16 @@ int main(int argc, char **argv)
 		len = snprintf(line, sizeof(line), "block-cidr = 45.%d.%d.0/24\n", i / 250, i % 250);
 		config_parse_buffer(&big, "bench", line, (size_t)len);
 	}
-	if (policy_compile(&plain, &none, &pp) || policy_compile(&big, &none, &pb))
+	if (!config_ok(&big) || policy_compile(&plain, &none, &pp) ||
+	    policy_compile(&big, &none, &pb))
 		goto out;
 	if (measure(policies, n, best)) {
 		fprintf(stderr, "bench-nft: the measuring child failed\n");
 		goto out;
 	}
-	row("rootless engine: connect(), default policy", "ns", best[1], best[0], "<=1.10");
-	snprintf(line, sizeof(line), "rootless engine: connect(), %d entries", 2 * big_n);
-	row(line, "ns", best[2], best[0], "-");
+	bench_row("rootless engine: connect(), default policy", "ns", best[1], best[0], "<=1.10");
+	snprintf(line, sizeof(line), "rootless engine: connect(), %ld entries", 2 * big_n);
+	bench_row(line, "ns", best[2], best[0], "-");
 	ret = 0;
 out:
 	policy_free(&pp);

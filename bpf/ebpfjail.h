@@ -217,6 +217,10 @@ struct unix_value {
  * first NUL or the address length): a 108-byte path has no NUL, so read it
  * with strnlen(path, UNIX_PATH_MAX). Its bytes are the agent's: escape
  * them before they reach a log or a terminal. */
+/* A uid or gid no one told: the rootless engine's, where NFLOG had no
+ * socket to name one ("uid": null in the log). */
+#define JAIL_ID_UNKNOWN ((__u32)-1)
+
 struct jail_event {
 	__u64 time_ns;   /* bpf_ktime_get_boot_ns() */
 	__u64 cgroup_id;

@@ -134,7 +134,7 @@ size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct ti
 		textbuf_put(&o, ", \"pid\": %u, \"comm\": ", e->pid);
 		put_json_string(&o, e->comm, sizeof(e->comm));
 	}
-	if (e->uid == (uint32_t)-1)
+	if (e->uid == JAIL_ID_UNKNOWN)
 		textbuf_put(&o, ", \"uid\": null, \"proto\": ");
 	else
 		textbuf_put(&o, ", \"uid\": %u, \"proto\": ", e->uid);
@@ -275,6 +275,18 @@ static int parse_time(const char *s, struct timespec *t)
 	return 0;
 }
 
+/* unknown() - a field the log says is null: not 0 (that would be root's
+ * uid), but AUDIT_UNKNOWN, or an empty comm */
+static void unknown(struct audit_record *r, const char *key)
+{
+	if (!strcmp(key, "pid"))
+		r->pid = AUDIT_UNKNOWN;
+	else if (!strcmp(key, "uid"))
+		r->uid = AUDIT_UNKNOWN;
+	else
+		r->comm[0] = '\0';
+}
+
 int audit_parse_line(const char *line, struct audit_record *r)
 {
 	const char *p = line;
@@ -287,6 +299,7 @@ int audit_parse_line(const char *line, struct audit_record *r)
 		return -EINVAL;
 	for (;;) {
 		char key[32], text[256];
+		bool quoted;
 
 		while (*p == ' ' || *p == ',')
 			p++;
@@ -297,7 +310,8 @@ int audit_parse_line(const char *line, struct audit_record *r)
 			return -EINVAL;
 		while (*p == ' ' || *p == ':')
 			p++;
-		if (*p == '"') {
+		quoted = *p == '"';
+		if (quoted) {
 			p = json_string(p, text, sizeof(text));
 			if (!p)
 				return -EINVAL;
@@ -315,6 +329,9 @@ int audit_parse_line(const char *line, struct audit_record *r)
 			have_time = parse_time(text, &r->time) == 0;
 		else if (!strcmp(key, "jail"))
 			TEXT(jail);
+		else if (!quoted && !strcmp(text, "null") &&
+			 (!strcmp(key, "pid") || !strcmp(key, "uid") || !strcmp(key, "comm")))
+			unknown(r, key); /* the rootless engine's: no process */
 		else if (!strcmp(key, "pid"))
 			r->pid = strtoul(text, NULL, 10);
 		else if (!strcmp(key, "uid"))

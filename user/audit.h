@@ -3,6 +3,7 @@
 #ifndef EBPFJAIL_AUDIT_H
 #define EBPFJAIL_AUDIT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,11 +72,14 @@ bool audit_event_is_unix(const struct jail_event *e);
 struct timespec audit_event_wall_time(uint64_t boot_ns);
 
 
+/* A pid or uid the record says is null (the rootless engine's denials). */
+#define AUDIT_UNKNOWN ULONG_MAX
+
 /* One line of the log, parsed (what `ebpfjail audit` shows). */
 struct audit_record {
 	struct timespec time;
 	char jail[32];
-	unsigned long pid, uid, dport, lost;
+	unsigned long pid, uid, dport, lost; /* pid, uid: or AUDIT_UNKNOWN */
 	unsigned long count; /* an aggregated record's "count"; 0: one */
 	char comm[64]; /* as escaped in the log, unescaped */
 	char proto[16];

@@ -51,7 +51,7 @@ static void printable(char *dst, size_t size, const char *src)
 static void print_row(const struct audit_record *r)
 {
 	char when[32], dest[sizeof(r->path) + 8], comm[sizeof(r->comm)], change[sizeof(r->change)];
-	char rule_count[48];
+	char rule_count[48], pid[24], uid[24];
 	struct tm tm;
 
 	localtime_r(&r->time.tv_sec, &tm);
@@ -78,8 +78,11 @@ static void print_row(const struct audit_record *r)
 	 * same, the latest at its time; nothing for a single denial. */
 	if (r->count)
 		snprintf(rule_count, sizeof(rule_count), "%-18s  x%lu", r->rule[0] ? r->rule : "-", r->count);
-	printf("%-19s  %-8s  %7lu  %-15s  %6lu  %-5s  %-21s  %-12s  %-10s  %s\n", when, r->jail,
-	       r->pid, comm, r->uid, r->proto, dest, r->hook, r->reason,
+	/* The rootless engine knows no process: "-", not pid or uid 0. */
+	snprintf(pid, sizeof(pid), r->pid == AUDIT_UNKNOWN ? "-" : "%lu", r->pid);
+	snprintf(uid, sizeof(uid), r->uid == AUDIT_UNKNOWN ? "-" : "%lu", r->uid);
+	printf("%-19s  %-8s  %7s  %-15s  %6s  %-5s  %-21s  %-12s  %-10s  %s\n", when, r->jail, pid,
+	       comm[0] ? comm : "-", uid, r->proto, dest, r->hook, r->reason,
 	       r->count ? rule_count : r->rule[0] ? r->rule : "-");
 }
 

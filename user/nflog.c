@@ -5,6 +5,7 @@
  * this file only says which messages and which attributes.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,11 +19,13 @@
 #include <sys/socket.h>
 
 #include "nflog.h"
+#include "policy.h"
 
 /* Bytes of each packet the kernel copies: an IPv6 header (40) and the
  * ports after it, or an IPv4 header with options and its ports. */
 #define NFLOG_COPY_BYTES 96
 
+/* keep_attr() - an mnl_attr_cb_t: a known attribute into the table @data */
 static int keep_attr(const struct nlattr *a, void *data)
 {
 	const struct nlattr **tb = data;
@@ -32,10 +35,10 @@ static int keep_attr(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-/* put_packet() - destination, protocol and port from the packet's bytes */
+/* put_packet() - destination, protocol and port from the packet's bytes
+ * Return: 0, or -EINVAL for neither IPv4 nor IPv6 (or cut short). */
 static int put_packet(struct jail_event *e, const uint8_t *p, size_t len)
 {
-	uint16_t ports[2];
 	size_t l4 = 0;
 
 	if (len >= 20 && p[0] >> 4 == 4) {
@@ -59,10 +62,28 @@ static int put_packet(struct jail_event *e, const uint8_t *p, size_t len)
 		return -EINVAL;
 	}
 	if (l4 && (e->proto == IPPROTO_TCP || e->proto == IPPROTO_UDP) && len >= l4 + 4) {
+		uint16_t ports[2];
+
 		memcpy(ports, p + l4, sizeof(ports));
 		e->dport = ntohs(ports[1]);
 	}
 	return 0;
+}
+
+/* our_prefix() - whether @prefix is exactly one the deny chains write,
+ * "ebpfjail REASON PREFIXLEN " (nftrules.c): another rule's log (the
+ * user's own nft rules in a namespace of theirs) is no denial of ours,
+ * nor is a near miss ("ebpfjail +4 8", extra spaces) */
+static bool our_prefix(const char *prefix, unsigned int *reason, unsigned int *prefixlen)
+{
+	char expect[32];
+
+	if (sscanf(prefix, "ebpfjail %u %u ", reason, prefixlen) != 2 ||
+	    *reason < REASON_FIRST_DENY || *reason >= REASON_COUNT ||
+	    *prefixlen > POLICY_PREFIXLEN_ADDR)
+		return false;
+	snprintf(expect, sizeof(expect), "ebpfjail %u %u ", *reason, *prefixlen);
+	return !strcmp(prefix, expect);
 }
 
 int nflog_event(const void *msg, size_t len, struct jail_event *e)
@@ -70,7 +91,6 @@ int nflog_event(const void *msg, size_t len, struct jail_event *e)
 	const struct nlattr *tb[NFULA_MAX + 1] = { 0 };
 	const struct nlmsghdr *nlh = msg;
 	unsigned int reason, prefixlen;
-	int used = 0;
 
 	if (!mnl_nlmsg_ok(nlh, (int)len) || nlh->nlmsg_len < MNL_NLMSG_HDRLEN + sizeof(struct nfgenmsg))
 		return -EINVAL;
@@ -79,14 +99,8 @@ int nflog_event(const void *msg, size_t len, struct jail_event *e)
 		return -ENOENT;
 	if (mnl_attr_parse(nlh, sizeof(struct nfgenmsg), keep_attr, tb) < 0)
 		return -EINVAL;
-	/* The prefix is ours only if it is the whole "ebpfjail R L " the
-	 * rules write: another rule's log (the user's own nft rules in a
-	 * namespace of theirs) is no denial of ours. */
 	if (!tb[NFULA_PREFIX] || mnl_attr_validate(tb[NFULA_PREFIX], MNL_TYPE_NUL_STRING) < 0 ||
-	    sscanf(mnl_attr_get_str(tb[NFULA_PREFIX]), "ebpfjail %u %u %n", &reason, &prefixlen,
-		   &used) != 2 ||
-	    mnl_attr_get_str(tb[NFULA_PREFIX])[used] || reason < REASON_FIRST_DENY ||
-	    reason >= REASON_COUNT || prefixlen > 32)
+	    !our_prefix(mnl_attr_get_str(tb[NFULA_PREFIX]), &reason, &prefixlen))
 		return -ENOENT;
 	if (!tb[NFULA_PAYLOAD])
 		return -EINVAL;
@@ -94,7 +108,7 @@ int nflog_event(const void *msg, size_t len, struct jail_event *e)
 	e->hook = HOOK_NFT_OUTPUT;
 	e->reason = (uint8_t)reason;
 	e->rule_prefixlen = (uint8_t)prefixlen;
-	e->uid = e->gid = (uint32_t)-1; /* unknown, unless the kernel says */
+	e->uid = e->gid = JAIL_ID_UNKNOWN; /* unless the kernel says */
 	if (tb[NFULA_UID] && mnl_attr_validate(tb[NFULA_UID], MNL_TYPE_U32) == 0)
 		e->uid = ntohl(mnl_attr_get_u32(tb[NFULA_UID]));
 	if (tb[NFULA_GID] && mnl_attr_validate(tb[NFULA_GID], MNL_TYPE_U32) == 0)
@@ -160,18 +174,30 @@ fail:
 	return err;
 }
 
-int nflog_read(int fd, unsigned int max, nflog_event_fn fn, void *ctx)
+int nflog_read(int fd, unsigned int max, nflog_event_fn fn, void *ctx, uint64_t *lost)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	unsigned int handed = 0;
+	unsigned int handed = 0, reads;
+	bool stop = false;
 
-	while (handed < max) {
+	/* At most @max reads too: an overflow that comes back at once must
+	 * not keep the caller here. */
+	for (reads = 0; handed < max && reads < max && !stop; reads++) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 		int left = (int)n;
 
+		if (n < 0 && errno == ENOBUFS) {
+			/* The socket overflowed: messages were dropped, how
+			 * many the kernel does not say. Counted, never a reason
+			 * to stop reading. */
+			(*lost)++;
+			continue;
+		}
 		if (n < 0)
 			return errno == EAGAIN ? (int)handed : -errno;
+		/* A datagram may hold several messages: all of them are
+		 * handed over, even past @max (a recv() cannot be undone). */
 		for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
 			struct jail_event e;
 			struct timespec now;
@@ -183,8 +209,7 @@ int nflog_read(int fd, unsigned int max, nflog_event_fn fn, void *ctx)
 			clock_gettime(CLOCK_BOOTTIME, &now);
 			e.time_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 			handed++;
-			if (fn(ctx, &e))
-				return (int)handed;
+			stop |= fn(ctx, &e) != 0;
 		}
 	}
 	return (int)handed;

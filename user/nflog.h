@@ -15,13 +15,17 @@
 #define EBPFJAIL_NFLOG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 
 #include "ebpfjail.h"
 
 /**
- * nflog_event() - one NFLOG packet message into @e (pure)
+ * nflog_event() - one NFLOG packet message into an event (pure)
  * @msg: the netlink message, @len bytes
+ * @e: the event: hook HOOK_NFT_OUTPUT, reason and rule from the prefix,
+ *     destination, protocol and port from the packet, uid and gid where
+ *     the kernel gave them (else JAIL_ID_UNKNOWN), time 0
  * Return: 0; -ENOENT for a message that is not one of ours (another
  * prefix, not a packet), -EINVAL for a malformed one.
  */
@@ -35,13 +39,18 @@ int nflog_event(const void *msg, size_t len, struct jail_event *e);
  */
 int nflog_open(unsigned int group);
 
+/* Called for each event; a nonzero return stops the read once the current
+ * datagram's events are handed over (as a loader_event_fn's would). */
 typedef int (*nflog_event_fn)(void *ctx, const struct jail_event *e);
 
 /**
- * nflog_read() - the events waiting on @fd to @fn, one recv() at a time
- * until it would block or @max messages were handed over
+ * nflog_read() - the events waiting on @fd to @fn, stamped with the time
+ * they are read, one recv() at a time until it would block, at least @max
+ * were handed over (a datagram's messages all go) or @max reads were made
+ * @lost: incremented for each overflow of the socket (ENOBUFS: messages
+ *        the kernel dropped, a number it does not tell)
  * Return: how many events, or -errno.
  */
-int nflog_read(int fd, unsigned int max, nflog_event_fn fn, void *ctx);
+int nflog_read(int fd, unsigned int max, nflog_event_fn fn, void *ctx, uint64_t *lost);
 
 #endif /* EBPFJAIL_NFLOG_H */

@@ -9,48 +9,62 @@
 #include "nftengine.h"
 #include "nftrules.h"
 
-/* run() - one transaction of nft commands; @why: nft's first error line */
-static int run(const char *text, char *why, size_t why_size)
+/* run_transaction() - one transaction of nft commands
+ * @why: nft's first error line, on failure
+ * Return: 0, or -EINVAL (nft refused it). */
+static int run_transaction(struct nft_ctx *nft, const char *text, char *why, size_t why_size)
 {
-	struct nft_ctx *nft = nft_ctx_new(NFT_CTX_DEFAULT);
-	int err = 0;
+	const char *msg;
 
-	if (!nft || nft_ctx_buffer_error(nft)) {
-		err = -ENOMEM;
-	} else if (nft_run_cmd_from_buffer(nft, text)) {
-		const char *msg = nft_ctx_get_error_buffer(nft);
-
-		snprintf(why, why_size, "%.*s", (int)strcspn(msg ? msg : "", "\n"), msg ? msg : "");
-		err = -EINVAL;
-	}
-	if (nft)
-		nft_ctx_free(nft);
-	return err;
+	if (!nft_run_cmd_from_buffer(nft, text))
+		return 0;
+	msg = nft_ctx_get_error_buffer(nft);
+	snprintf(why, why_size, "%.*s", (int)strcspn(msg ? msg : "", "\n"), msg ? msg : "");
+	return -EINVAL;
 }
 
-/* drop_table() - generation @gen's table gone (none is no error: the "add"
- * first makes the "delete" valid, and both are one transaction) */
-static int drop_table(unsigned int gen, char *why, size_t why_size)
+/* open_nft() - a libnftables context whose errors go to a buffer */
+static struct nft_ctx *open_nft(void)
+{
+	struct nft_ctx *nft = nft_ctx_new(NFT_CTX_DEFAULT);
+
+	if (nft && nft_ctx_buffer_error(nft)) {
+		nft_ctx_free(nft);
+		return NULL;
+	}
+	return nft;
+}
+
+/* drop_table() - generation @gen's table gone (none is no error) */
+static int drop_table(struct nft_ctx *nft, unsigned int gen, char *why, size_t why_size)
 {
 	char text[128];
 
-	snprintf(text, sizeof(text), "add table inet %s%u\ndelete table inet %s%u\n",
-		 NFTRULES_TABLE, gen, NFTRULES_TABLE, gen);
-	return run(text, why, why_size);
+	if (nftrules_drop_table(gen, text, sizeof(text)))
+		return -ENOMEM;
+	return run_transaction(nft, text, why, why_size);
 }
 
 int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size_t why_size)
 {
 	unsigned int gen = e->generation + 1;
+	struct nft_ctx *nft;
 	struct nft_script s;
 	size_t i;
 	int err;
 
 	if (why_size)
 		why[0] = '\0';
-	err = nftrules_script(p, gen, e->generation ? e->generation : gen, &s);
+	err = nftrules_script(p, gen, e->generation, &s);
+	if (err)
+		return err;
+	nft = open_nft();
+	if (!nft) {
+		nftrules_script_free(&s);
+		return -ENOMEM;
+	}
 	for (i = 0; !err && i < s.n; i++)
-		err = run(s.steps[i], why, why_size);
+		err = run_transaction(nft, s.steps[i], why, why_size);
 	nftrules_script_free(&s);
 	if (err) {
 		/* Before the last step the old rules still hold: the new
@@ -58,22 +72,28 @@ int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size
 		 * transaction, so it changed nothing. */
 		char ignored[8];
 
-		drop_table(gen, ignored, sizeof(ignored));
-		return err;
+		drop_table(nft, gen, ignored, sizeof(ignored));
+	} else {
+		e->generation = gen;
 	}
-	e->generation = gen;
-	return 0;
+	nft_ctx_free(nft);
+	return err;
 }
 
 int nftengine_remove(struct nftengine *e, char *why, size_t why_size)
 {
+	struct nft_ctx *nft;
 	int err;
 
 	if (why_size)
 		why[0] = '\0';
 	if (!e->generation)
 		return 0;
-	err = drop_table(e->generation, why, why_size);
+	nft = open_nft();
+	if (!nft)
+		return -ENOMEM;
+	err = drop_table(nft, e->generation, why, why_size);
+	nft_ctx_free(nft);
 	if (!err)
 		e->generation = 0;
 	return err;

@@ -28,6 +28,8 @@ struct nftengine {
  * nftengine_apply() - put @p's rules in force in the calling thread's
  * network namespace, in place of the ones @e has there (nftrules_script():
  * the old rules hold, whole, until the new ones are in, whole)
+ * @e: the engine of this namespace; its generation advances on success
+ * @p: the compiled policy
  * @why: on failure, nft's first error line
  * Return: 0; -ENOMEM; or -EINVAL (nft refused the ruleset, or has no
  * permission in this namespace: @why says which). On failure the rules

@@ -22,18 +22,21 @@ static uint32_t last_of(const struct policy_key *k)
 	return first_of(k) | ~netaddr_mask(k->prefixlen);
 }
 
-static const struct policy *sorting; /* qsort() has no context argument */
+/* An address entry, as the sweep needs it. */
+struct span {
+	uint32_t first, last; /* host byte order */
+	uint8_t len;
+	size_t rule;
+};
 
 /* by_span() - outer prefixes before the inner ones they contain */
 static int by_span(const void *a, const void *b)
 {
-	const struct policy_key *x = &sorting->rules[*(const size_t *)a].key;
-	const struct policy_key *y = &sorting->rules[*(const size_t *)b].key;
-	uint32_t fx = first_of(x), fy = first_of(y);
+	const struct span *x = a, *y = b;
 
-	if (fx != fy)
-		return fx < fy ? -1 : 1;
-	return (int)x->prefixlen - (int)y->prefixlen;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return (int)x->len - (int)y->len;
 }
 
 struct ranges {
@@ -41,7 +44,8 @@ struct ranges {
 	size_t n;
 };
 
-static void emit(struct ranges *out, uint64_t first, uint32_t last, size_t rule)
+/* add_range() - @first..@last as a range of @rule, unless empty */
+static void add_range(struct ranges *out, uint64_t first, uint32_t last, size_t rule)
 {
 	if (first <= last)
 		out->r[out->n++] = (struct nft_range){ (uint32_t)first, last, rule };
@@ -49,8 +53,9 @@ static void emit(struct ranges *out, uint64_t first, uint32_t last, size_t rule)
 
 int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n)
 {
-	size_t *order = calloc(p->n + 1, sizeof(*order)), stack[POLICY_PREFIXLEN_ADDR + 1];
+	struct span *order = calloc(p->n + 1, sizeof(*order));
 	struct ranges r = { calloc(2 * p->n + 1, sizeof(*r.r)), 0 };
+	const struct span *stack[POLICY_PREFIXLEN_ADDR + 1];
 	size_t i, m = 0, depth = 0;
 	uint64_t cursor = 0; /* the first address not yet in a range */
 
@@ -59,39 +64,36 @@ int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n)
 		free(r.r);
 		return -ENOMEM;
 	}
-	for (i = 0; i < p->n; i++)
-		if (p->rules[i].key.prefixlen <= POLICY_PREFIXLEN_ADDR)
-			order[m++] = i;
-	sorting = p;
+	for (i = 0; i < p->n; i++) {
+		const struct policy_key *k = &p->rules[i].key;
+
+		if (k->prefixlen > POLICY_PREFIXLEN_ADDR)
+			continue;
+		order[m++] = (struct span){ first_of(k), last_of(k), (uint8_t)k->prefixlen, i };
+	}
 	qsort(order, m, sizeof(*order), by_span);
 	/* A sweep from low addresses to high with the prefixes that contain
 	 * the cursor on a stack, innermost on top: prefixes nest or are
 	 * disjoint, never overlap otherwise. Each rule opens at most one
 	 * range and closes one, so 2n + 1 ranges are room enough. */
 	for (i = 0; i < m; i++) {
-		const struct policy_key *k = &p->rules[order[i]].key;
-
-		while (depth && last_of(&p->rules[stack[depth - 1]].key) < first_of(k)) {
-			uint32_t end = last_of(&p->rules[stack[depth - 1]].key);
-
-			emit(&r, cursor, end, stack[depth - 1]);
-			cursor = (uint64_t)end + 1;
+		while (depth && stack[depth - 1]->last < order[i].first) {
+			add_range(&r, cursor, stack[depth - 1]->last, stack[depth - 1]->rule);
+			cursor = (uint64_t)stack[depth - 1]->last + 1;
 			depth--;
 		}
 		/* What the enclosing prefix holds before this one starts; a
 		 * gap with none is the internet, in no range. */
-		if (cursor < first_of(k)) {
+		if (cursor < order[i].first) {
 			if (depth)
-				emit(&r, cursor, first_of(k) - 1, stack[depth - 1]);
-			cursor = first_of(k);
+				add_range(&r, cursor, order[i].first - 1, stack[depth - 1]->rule);
+			cursor = order[i].first;
 		}
-		stack[depth++] = order[i];
+		stack[depth++] = &order[i];
 	}
 	while (depth) {
-		uint32_t end = last_of(&p->rules[stack[depth - 1]].key);
-
-		emit(&r, cursor, end, stack[depth - 1]);
-		cursor = (uint64_t)end + 1;
+		add_range(&r, cursor, stack[depth - 1]->last, stack[depth - 1]->rule);
+		cursor = (uint64_t)stack[depth - 1]->last + 1;
 		depth--;
 	}
 	free(order);
@@ -100,8 +102,9 @@ int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n)
 	return 0;
 }
 
-/* The kinds of denial: one chain each, named by reason and prefix length. */
-struct kinds {
+/* The deny chains a generation needs: one per kind of denial, named by
+ * reason and prefix length. */
+struct deny_chains {
 	bool used[REASON_COUNT][POLICY_PREFIXLEN_ADDR + 1];
 };
 
@@ -117,17 +120,19 @@ struct writer {
 	int err;
 };
 
-static void put_verdict(FILE *f, struct kinds *k, const struct policy_value *v)
+/* put_verdict() - @v as a map's verdict. Return: 0, or -EINVAL for a
+ * reason or prefix length no deny chain can have (policy.c writes none). */
+static int put_verdict(FILE *f, struct deny_chains *k, const struct policy_value *v)
 {
-	unsigned int reason = v->reason % REASON_COUNT;
-	unsigned int len = v->prefixlen % (POLICY_PREFIXLEN_ADDR + 1);
-
 	if (v->action == JAIL_ALLOW) {
 		fputs("accept", f);
-		return;
+		return 0;
 	}
-	k->used[reason][len] = true;
-	fprintf(f, "jump deny_%u_%u", reason, len);
+	if (v->reason >= REASON_COUNT || v->prefixlen > POLICY_PREFIXLEN_ADDR)
+		return -EINVAL;
+	k->used[v->reason][v->prefixlen] = true;
+	fprintf(f, "jump deny_%u_%u", v->reason, v->prefixlen);
+	return 0;
 }
 
 static void put_addr(FILE *f, uint32_t host_order)
@@ -147,7 +152,8 @@ static void end_step(struct writer *w)
 		return;
 	if (w->in_step)
 		fputs(" }\n", w->f);
-	if (fclose(w->f))
+	/* A write that failed (no memory) shows in ferror() or fclose(). */
+	if (ferror(w->f) | fclose(w->f))
 		w->err = -ENOMEM;
 	w->f = NULL;
 	w->in_step = 0;
@@ -161,6 +167,8 @@ static void end_step(struct writer *w)
 	w->out->steps = steps;
 }
 
+/* begin_step() - end the current step, start the next. Return: where to
+ * write it, or NULL (w->err says why). */
 static FILE *begin_step(struct writer *w)
 {
 	end_step(w);
@@ -172,9 +180,9 @@ static FILE *begin_step(struct writer *w)
 	return w->f;
 }
 
-/* element() - start one more element of @map: a new step every
+/* next_element() - start one more element of @map: a new step every
  * NFTRULES_ELEMENTS_PER_STEP. Return: where to write it, or NULL. */
-static FILE *element(struct writer *w, const char *map)
+static FILE *next_element(struct writer *w, const char *map)
 {
 	if (!w->f || w->map != map || w->in_step == NFTRULES_ELEMENTS_PER_STEP) {
 		if (!begin_step(w))
@@ -192,7 +200,7 @@ static FILE *element(struct writer *w, const char *map)
  * hold for. One for a single protocol (the DNS exception where pasta does
  * not forward TCP) refuses the other as the trie does: reason gateway,
  * rule ADDR/32. */
-static void put_ports(struct writer *w, struct kinds *k, const struct policy *p)
+static void put_ports(struct writer *w, struct deny_chains *k, const struct policy *p)
 {
 	static const struct policy_value other = { .action = JAIL_DENY, .reason = REASON_GATEWAY,
 						   .prefixlen = 32 };
@@ -206,26 +214,27 @@ static void put_ports(struct writer *w, struct kinds *k, const struct policy *p)
 
 		if (r->key.prefixlen != POLICY_PREFIXLEN_PORT)
 			continue;
-		for (j = 0; j < sizeof(protos) / sizeof(protos[0]); j++) {
+		for (j = 0; j < sizeof(protos) / sizeof(protos[0]) && !w->err; j++) {
 			bool holds = !r->value.proto || r->value.proto == protos[j].proto;
-			FILE *f = element(w, "ports");
+			FILE *f = next_element(w, "ports");
 
 			if (!f)
 				return;
 			put_addr(f, ntohl(r->key.addr));
 			fprintf(f, " . %s . %u : ", protos[j].name, ntohs(r->key.port));
-			put_verdict(f, k, holds ? &r->value : &other);
+			if (put_verdict(f, k, holds ? &r->value : &other))
+				w->err = -EINVAL;
 		}
 	}
 }
 
-static void put_ranges(struct writer *w, struct kinds *k, const struct policy *p,
+static void put_ranges(struct writer *w, struct deny_chains *k, const struct policy *p,
 		       const struct nft_range *r, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		FILE *f = element(w, "addrs");
+	for (i = 0; i < n && !w->err; i++) {
+		FILE *f = next_element(w, "addrs");
 
 		if (!f)
 			return;
@@ -235,19 +244,39 @@ static void put_ranges(struct writer *w, struct kinds *k, const struct policy *p
 			put_addr(f, r[i].last);
 		}
 		fputs(" : ", f);
-		put_verdict(f, k, &p->rules[r[i].rule].value);
+		if (put_verdict(f, k, &p->rules[r[i].rule].value))
+			w->err = -EINVAL;
 	}
+}
+
+/* put_drop_table() - generation @gen's table gone, or no error if there is
+ * none: the "add" first makes the "delete" valid, and in one transaction
+ * nothing comes of it */
+static void put_drop_table(FILE *f, unsigned int gen)
+{
+	fprintf(f, "add table inet %s%u\ndelete table inet %s%u\n", NFTRULES_TABLE, gen,
+		NFTRULES_TABLE, gen);
+}
+
+int nftrules_drop_table(unsigned int gen, char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+
+	if (!f)
+		return -ENOMEM;
+	put_drop_table(f, gen);
+	return ferror(f) | fclose(f) ? -ENOMEM : 0;
 }
 
 /* put_table() - the generation's table: one chain per kind of denial used
  * (log, then refuse), the maps (empty: the steps after fill them), and the
  * filter chain, not hooked yet */
-static void put_table(FILE *f, unsigned int gen, const struct kinds *k)
+static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 {
 	unsigned int reason, len;
 
-	fprintf(f, "add table inet %s%u\ndelete table inet %s%u\ntable inet %s%u {\n",
-		NFTRULES_TABLE, gen, NFTRULES_TABLE, gen, NFTRULES_TABLE, gen);
+	put_drop_table(f, gen);
+	fprintf(f, "table inet %s%u {\n", NFTRULES_TABLE, gen);
 	for (reason = 0; reason < REASON_COUNT; reason++) {
 		for (len = 0; len <= POLICY_PREFIXLEN_ADDR; len++) {
 			if (!k->used[reason][len])
@@ -285,7 +314,7 @@ int nftrules_script(const struct policy *p, unsigned int gen, unsigned int old,
 		    struct nft_script *out)
 {
 	struct writer w = { .out = out, .gen = gen };
-	struct kinds kinds = { 0 };
+	struct deny_chains kinds = { 0 };
 	struct nft_range *ranges;
 	char *table = NULL;
 	size_t n, table_len = 0;
@@ -314,21 +343,23 @@ int nftrules_script(const struct policy *p, unsigned int gen, unsigned int old,
 			"add chain inet %s%u output { type filter hook output priority filter; "
 			"policy accept; }\nadd rule inet %s%u output jump filter\n",
 			NFTRULES_TABLE, gen, NFTRULES_TABLE, gen);
-		if (old != gen)
-			fprintf(f, "add table inet %s%u\ndelete table inet %s%u\n", NFTRULES_TABLE,
-				old, NFTRULES_TABLE, old);
+		if (old)
+			put_drop_table(f, old);
 	}
 	end_step(&w);
 	if (!w.err) {
 		f = open_memstream(&table, &table_len);
-		if (!f)
+		if (!f) {
 			w.err = -ENOMEM;
-		else
+		} else {
 			put_table(f, gen, &kinds);
-		if (f && fclose(f))
-			w.err = -ENOMEM;
+			if (ferror(f) | fclose(f))
+				w.err = -ENOMEM;
+		}
 		if (!w.err)
 			out->steps[0] = table;
+		else
+			free(table);
 	}
 	if (w.err) {
 		nftrules_script_free(out);

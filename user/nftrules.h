@@ -44,11 +44,11 @@ struct nft_range {
 };
 
 /**
- * nftrules_flatten() - the policy's address entries (prefix length 32 and
- * shorter) as disjoint ranges in ascending order, each with the rule that
+ * nftrules_flatten() - @p's address entries (prefix length 32 and shorter)
+ * as disjoint ranges in ascending order, each with the rule that
  * policy_lookup() finds for every address in it; addresses no rule covers
  * (the internet) are in no range
- * @out: the ranges; free() them
+ * @out: the ranges, @n of them; free() them
  * Return: 0, or -ENOMEM.
  */
 int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n);
@@ -60,8 +60,8 @@ struct nft_script {
 };
 
 /**
- * nftrules_script() - the transactions that put @p's rules in place of
- * generation @old's (@old == @gen: there is none)
+ * nftrules_script() - the transactions that put @p's rules, as generation
+ * @gen (1 and up), in place of generation @old's (0: there is none)
  *   step 0     the table of generation @gen: one chain per kind of denial
  *              (log to NFLOG, then refuse: TCP with an ICMP
  *              "administratively prohibited", so that connect() fails at
@@ -72,11 +72,20 @@ struct nft_script {
  *   n-1        the swap: the filter hooked to the output path and the old
  *              generation's table deleted, in one transaction
  * Until the last step the old rules hold, whole; after it, the new ones.
- * Return: 0 (free @out with nftrules_script_free()), or -ENOMEM.
+ * Return: 0 (free @out with nftrules_script_free()), -ENOMEM, or -EINVAL
+ * for a rule no chain can express (a reason or prefix length out of range).
  */
 int nftrules_script(const struct policy *p, unsigned int gen, unsigned int old,
 		    struct nft_script *out);
 
+/** nftrules_script_free() - free @s's steps; @s is empty afterwards */
 void nftrules_script_free(struct nft_script *s);
+
+/**
+ * nftrules_drop_table() - the transaction that deletes generation @gen's
+ * table, and is no error where there is none, into @buf
+ * Return: 0, or -ENOMEM when @size is too small.
+ */
+int nftrules_drop_table(unsigned int gen, char *buf, size_t size);
 
 #endif /* EBPFJAIL_NFTRULES_H */

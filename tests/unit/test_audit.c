@@ -206,3 +206,38 @@ Test(audit, netns_line_has_no_rule)
 			       "\"reason\": \"netns\", \"rule\": null}\n"),
 		  "%s", line);
 }
+
+/* An NFLOG event's audit record: the process is unknown (null), the rest
+ * as the BPF engine writes it. */
+Test(audit, rootless_record_has_null_process)
+{
+	struct jail_event e = { .hook = HOOK_NFT_OUTPUT, .reason = REASON_PRIVATE,
+				.rule_prefixlen = 8, .proto = IPPROTO_TCP, .dport = 22,
+				.family = AF_INET, .uid = 1000 };
+	struct timespec t = { 0 };
+	struct audit_record r;
+	char line[AUDIT_LINE_MAX];
+
+	e.daddr = inet_addr("10.1.2.3");
+	audit_format_event(&e, "j", t, line, sizeof(line));
+	cr_expect(strstr(line, "\"pid\": null, \"comm\": null, \"uid\": 1000, \"proto\": \"tcp\", "
+			       "\"daddr\": \"10.1.2.3\", \"dport\": 22, \"hook\": \"output\", "
+			       "\"reason\": \"private\", \"rule\": \"10.0.0.0/8\""),
+		  "%s", line);
+	cr_assert_eq(audit_parse_line(line, &r), 0);
+	cr_expect_eq(r.pid, AUDIT_UNKNOWN, "null read back as pid %lu", r.pid);
+	cr_expect_eq(r.uid, 1000);
+	cr_expect_str_eq(r.comm, "");
+	e.uid = JAIL_ID_UNKNOWN;
+	audit_format_event(&e, "j", t, line, sizeof(line));
+	cr_expect(strstr(line, "\"uid\": null"), "%s", line);
+	cr_assert_eq(audit_parse_line(line, &r), 0);
+	cr_expect_eq(r.uid, AUDIT_UNKNOWN, "null read back as uid %lu (0 is root)", r.uid);
+	/* A comm the agent named "null" is a string, not the unknown. */
+	e.hook = HOOK_CONNECT4;
+	strcpy(e.comm, "null");
+	audit_format_event(&e, "j", t, line, sizeof(line));
+	cr_assert_eq(audit_parse_line(line, &r), 0);
+	cr_expect_str_eq(r.comm, "null");
+}
+

@@ -2,8 +2,6 @@
 /* test_nftrules.c - the rootless engine's ruleset: it says what the trie
  * says, and the kernel enforces it for an unprivileged user */
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +10,6 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <criterion/criterion.h>
@@ -26,6 +23,8 @@
 #include "nftengine.h"
 #include "nftrules.h"
 #include "policy.h"
+#include "rootlessns.h"
+#include "testutil.h"
 
 /* The host: 192.0.2.10 on 192.0.2.0/24, a VPN route to 198.18.0.0/15,
  * pasta's gateway 198.51.100.1 and DNS forwarder 169.254.1.1 (UDP only). */
@@ -127,6 +126,52 @@ Test(nftrules, nested_prefixes_at_the_edges, .fini = teardown)
 	free(r);
 }
 
+/* The transactions: the table first, unhooked; the elements, at most
+ * NFTRULES_ELEMENTS_PER_STEP each; the hook and the old table's end last,
+ * together. Pure: what the kernel tests below rely on, said plainly. */
+Test(nftrules, script_steps, .fini = teardown)
+{
+	static char text[64 * 1000 + 1];
+	struct nft_script sc;
+	char *at = text;
+	size_t i, elements = 0;
+	int k;
+
+	for (k = 0; k < 1000; k++)
+		at += sprintf(at, "allow-ip = 198.18.%d.%d:443\n", k / 250, k % 250 + 1);
+	compile(text);
+	cr_assert_eq(nftrules_script(&pol, 3, 2, &sc), 0);
+	cr_assert_geq(sc.n, 3);
+	cr_expect(strstr(sc.steps[0], "table inet ebpfjail3 {"), "%.200s", sc.steps[0]);
+	for (i = 0; i + 1 < sc.n; i++)
+		cr_expect(!strstr(sc.steps[i], "hook output"), "step %zu hooks the table", i);
+	for (i = 1; i + 1 < sc.n; i++) {
+		size_t n = 1;
+		const char *c;
+
+		cr_expect(!strncmp(sc.steps[i], "add element inet ebpfjail3 ", 27), "%.80s",
+			  sc.steps[i]);
+		for (c = sc.steps[i]; (c = strstr(c, ",\n")); c++)
+			n++;
+		cr_expect_leq(n, NFTRULES_ELEMENTS_PER_STEP, "step %zu: %zu elements", i, n);
+		elements += n;
+	}
+	/* Two per addr:port entry (TCP and UDP), the DNS exception's too. */
+	cr_expect_geq(elements, 2 * 1000);
+	cr_expect(strstr(sc.steps[sc.n - 1], "add chain inet ebpfjail3 output { type filter hook output"));
+	cr_expect(strstr(sc.steps[sc.n - 1], "delete table inet ebpfjail2"));
+	/* The DNS exception is UDP only here: TCP to it is the gateway's. */
+	for (i = 1; i + 1 < sc.n; i++)
+		if (strstr(sc.steps[i], "169.254.1.1 . tcp . 53 : jump deny_11_32"))
+			break;
+	cr_expect_lt(i + 1, sc.n, "no gateway denial for TCP to the DNS exception");
+	nftrules_script_free(&sc);
+	/* The first generation deletes none. */
+	cr_assert_eq(nftrules_script(&pol, 1, 0, &sc), 0);
+	cr_expect(!strstr(sc.steps[sc.n - 1], "delete table"));
+	nftrules_script_free(&sc);
+}
+
 /* --- in the kernel, as an unprivileged user ------------------------------
  *
  * A child gives up root (uid and gid 65534), makes a user and a network
@@ -160,21 +205,6 @@ static const struct try tries[] = {
 };
 #define N_TRIES (sizeof(tries) / sizeof(tries[0]))
 
-/* What the child read back through NFLOG. */
-struct logged {
-	unsigned int n;
-	struct jail_event e[2 * N_TRIES];
-};
-
-static int keep_event(void *ctx, const struct jail_event *e)
-{
-	struct logged *l = ctx;
-
-	if (l->n < 2 * N_TRIES)
-		l->e[l->n++] = *e;
-	return 0;
-}
-
 static int try_one(const struct try *t)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(t->port) };
@@ -193,38 +223,13 @@ static int try_one(const struct try *t)
 	return err;
 }
 
-static void write_file(const char *path, const char *text)
+/* jail_netns() - in a child: the rootless namespace (rootlessns.h) with a
+ * route out through a veth pair, both ends in it; _exit()s with 92 or 93 */
+static void jail_netns(void)
 {
-	int fd = open(path, O_WRONLY);
-
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		_exit(90);
-	close(fd);
-}
-
-/* rootless_namespace() - in a child: become uid 65534, then uid 0 of a
- * user and network namespace of our own with a route out through a veth
- * pair (both ends in it); _exit()s with 91..93 on failure */
-static void rootless_namespace(void)
-{
-	char map[32];
-
-	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
-		_exit(91);
-	/* A changed uid leaves the process undumpable: its /proc files
-	 * would stay root's, uid_map among them. A user who never was root
-	 * has no such step. */
-	prctl(PR_SET_DUMPABLE, 1);
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
+	if (rootless_netns())
 		_exit(92);
-	write_file("/proc/self/setgroups", "deny");
-	snprintf(map, sizeof(map), "0 65534 1");
-	write_file("/proc/self/uid_map", map);
-	write_file("/proc/self/gid_map", map);
-	/* No IPv6, as in the jail: its neighbour discovery would be denials. */
-	write_file("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
-	write_file("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
-	if (system("ip link set lo up && ip link add j0 type veth peer name j1 && "
+	if (system("ip link add j0 type veth peer name j1 && "
 		   "ip link set j0 up && ip link set j1 up && ip addr add 203.0.113.2/24 dev j0 && "
 		   "ip route add default via 203.0.113.1 dev j0 && "
 		   "ip neigh add 203.0.113.1 lladdr 02:00:00:00:00:01 dev j0"))
@@ -237,11 +242,12 @@ static void enforce_child(int out)
 {
 	char why[256];
 	int results[N_TRIES], fd, i_wait;
-	struct logged logged = { 0 };
+	struct test_events logged = { 0 };
 	struct nftengine engine = { 0 };
+	uint64_t overflows = 0;
 	size_t i;
 
-	rootless_namespace();
+	jail_netns();
 	if (nftengine_apply(&engine, &pol, why, sizeof(why))) {
 		fprintf(stderr, "nft: %s\n", why);
 		_exit(94);
@@ -254,7 +260,8 @@ static void enforce_child(int out)
 	/* The log messages come within a moment: read them for 1 s, so
 	 * that any extra one is seen too. */
 	for (i_wait = 0; i_wait < 100; i_wait++) {
-		if (nflog_read(fd, 2 * N_TRIES, keep_event, &logged) < 0)
+		if (nflog_read(fd, 2 * N_TRIES, test_events_add, &logged, &overflows) < 0 ||
+		    overflows)
 			_exit(97);
 		usleep(10000);
 	}
@@ -267,7 +274,7 @@ static void enforce_child(int out)
 Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 60)
 {
 	int pipefd[2], results[N_TRIES], status;
-	struct logged logged;
+	struct test_events logged;
 	size_t i, j;
 	pid_t pid;
 
@@ -284,8 +291,8 @@ Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 6
 	close(pipefd[1]);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		  "the child failed at step %d (90 files, 91 uid, 92 unshare, 93 ip, 94 nft, "
-		  "96 nflog)",
+		  "the child failed at step %d (92 namespaces, 93 ip, 94 nft, 95 pipe, "
+		  "96 nflog, 97 reading it)",
 		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	cr_assert_eq(read(pipefd[0], results, sizeof(results)), sizeof(results));
 	cr_assert_eq(read(pipefd[0], &logged, sizeof(logged)), sizeof(logged));
@@ -346,20 +353,23 @@ static void replace_child(int out)
 		{ "198.18.3.251", IPPROTO_UDP, 80, EPERM },  /* not allowed */
 		{ "45.7.9.1", IPPROTO_UDP, 80, EPERM },      /* block-cidr */
 		{ "203.0.113.7", IPPROTO_UDP, 443, 0 },      /* the internet */
+		{ "45.7.10.1", IPPROTO_UDP, 80, EPERM },     /* block-cidr, gone next */
 	};
 	struct nftengine engine = { 0 };
-	int results[2][4];
+	int results[2][5];
 	char why[256];
 	size_t i;
 
-	rootless_namespace();
+	jail_netns();
 	if (nftengine_apply(&engine, &pol, why, sizeof(why))) {
 		fprintf(stderr, "nft: %s\n", why);
 		_exit(94);
 	}
-	for (i = 0; i < 4; i++)
-		results[0][i] = try_one(&big_tries[i]) == big_tries[i].want;
-	/* Again, without the allow-ip lines: 198.18.3.7 is denied now. */
+	for (i = 0; i < 5; i++)
+		results[0][i] = try_one(&big_tries[i]);
+	/* Again, without the allow-ip lines and all block-cidr lines but one:
+	 * 198.18.3.7 is denied now, and 45.7.10.1 allowed, which only the old
+	 * table would deny (a drop in any hooked table is a drop). */
 	policy_free(&pol);
 	config_free(&cfg);
 	compile("block-cidr = 45.7.9.0/24\n");
@@ -367,10 +377,8 @@ static void replace_child(int out)
 		fprintf(stderr, "nft: %s\n", why);
 		_exit(95);
 	}
-	results[1][0] = try_one(&big_tries[0]) == EPERM;
-	results[1][1] = try_one(&big_tries[1]) == EPERM;
-	results[1][2] = try_one(&big_tries[2]) == EPERM;
-	results[1][3] = try_one(&big_tries[3]) == 0;
+	for (i = 0; i < 5; i++)
+		results[1][i] = try_one(&big_tries[i]);
 	_exit(write(out, results, sizeof(results)) == sizeof(results) ? 0 : 96);
 }
 
@@ -378,7 +386,8 @@ Test(nftrules, twenty_thousand_entries_replaced_whole, .fini = teardown, .timeou
 {
 	static char text[64 * 20000 + 1];
 	char *at = text;
-	int pipefd[2], results[2][4], status, i;
+	static const int want[2][5] = { { 0, EPERM, EPERM, 0, EPERM }, { EPERM, EPERM, EPERM, 0, 0 } };
+	int pipefd[2], results[2][5], status, i;
 	pid_t pid;
 
 	if (geteuid() != 0)
@@ -401,73 +410,11 @@ Test(nftrules, twenty_thousand_entries_replaced_whole, .fini = teardown, .timeou
 		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	cr_assert_eq(read(pipefd[0], results, sizeof(results)), sizeof(results));
 	close(pipefd[0]);
-	for (i = 0; i < 4; i++) {
-		cr_expect(results[0][i], "20,000 entries: try %d went wrong", i);
-		cr_expect(results[1][i], "after the replacement: try %d went wrong", i);
+	for (i = 0; i < 5; i++) {
+		cr_expect_eq(results[0][i], want[0][i], "20,000 entries, try %d: %s", i,
+			     results[0][i] ? strerror(results[0][i]) : "ok");
+		cr_expect_eq(results[1][i], want[1][i], "after the replacement, try %d: %s", i,
+			     results[1][i] ? strerror(results[1][i]) : "ok");
 	}
 }
 
-/* An NFLOG event's audit record: the process is unknown (null), the rest
- * as the BPF engine writes it. */
-Test(nflog, event_record_has_null_process)
-{
-	struct jail_event e = { .hook = HOOK_NFT_OUTPUT, .reason = REASON_PRIVATE,
-				.rule_prefixlen = 8, .proto = IPPROTO_TCP, .dport = 22,
-				.family = AF_INET, .uid = 1000 };
-	struct timespec t = { 0 };
-	char line[AUDIT_LINE_MAX];
-
-	e.daddr = inet_addr("10.1.2.3");
-	audit_format_event(&e, "j", t, line, sizeof(line));
-	cr_expect(strstr(line, "\"pid\": null, \"comm\": null, \"uid\": 1000, \"proto\": \"tcp\", "
-			       "\"daddr\": \"10.1.2.3\", \"dport\": 22, \"hook\": \"output\", "
-			       "\"reason\": \"private\", \"rule\": \"10.0.0.0/8\""),
-		  "%s", line);
-	e.uid = (uint32_t)-1;
-	audit_format_event(&e, "j", t, line, sizeof(line));
-	cr_expect(strstr(line, "\"uid\": null"), "%s", line);
-}
-
-/* Only our own prefix, whole, is a denial; a malformed packet is none. */
-Test(nflog, foreign_and_malformed_messages_are_not_events)
-{
-	char buf[512];
-	struct nlmsghdr *nlh;
-	struct jail_event e;
-	uint8_t ip[24] = { 0x45, 0, 0, 24, 0, 0, 0, 0, 64, IPPROTO_UDP, 0, 0,
-			   192, 0, 2, 1, 10, 0, 0, 5, 0x9c, 0x40, 0, 53 };
-	const char *prefixes[] = { "ebpfjail 4 8 ", "other 4 8 ", "ebpfjail 4 8 x", "ebpfjail 99 8 ",
-				   "ebpfjail 4 33 " };
-	int want[] = { 0, -ENOENT, -ENOENT, -ENOENT, -ENOENT };
-	size_t i;
-
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-		nlh = mnl_nlmsg_put_header(buf);
-		nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET;
-		mnl_nlmsg_put_extra_header(nlh, sizeof(struct nfgenmsg));
-		mnl_attr_put_strz(nlh, NFULA_PREFIX, prefixes[i]);
-		mnl_attr_put(nlh, NFULA_PAYLOAD, sizeof(ip), ip);
-		cr_expect_eq(nflog_event(nlh, nlh->nlmsg_len, &e), want[i], "prefix '%s'", prefixes[i]);
-	}
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET;
-	mnl_nlmsg_put_extra_header(nlh, sizeof(struct nfgenmsg));
-	mnl_attr_put_strz(nlh, NFULA_PREFIX, "ebpfjail 4 8 ");
-	mnl_attr_put(nlh, NFULA_PAYLOAD, 10, ip); /* cut short */
-	cr_expect_eq(nflog_event(nlh, nlh->nlmsg_len, &e), -EINVAL);
-	/* The good one, read whole. */
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET;
-	mnl_nlmsg_put_extra_header(nlh, sizeof(struct nfgenmsg));
-	mnl_attr_put_strz(nlh, NFULA_PREFIX, "ebpfjail 4 8 ");
-	mnl_attr_put(nlh, NFULA_PAYLOAD, sizeof(ip), ip);
-	mnl_attr_put_u32(nlh, NFULA_UID, htonl(1000));
-	cr_assert_eq(nflog_event(nlh, nlh->nlmsg_len, &e), 0);
-	cr_expect_eq(e.daddr, inet_addr("10.0.0.5"));
-	cr_expect_eq(e.dport, 53);
-	cr_expect_eq(e.proto, IPPROTO_UDP);
-	cr_expect_eq(e.reason, REASON_PRIVATE);
-	cr_expect_eq(e.rule_prefixlen, 8);
-	cr_expect_eq(e.uid, 1000);
-	cr_expect_eq(e.gid, (uint32_t)-1);
-}
