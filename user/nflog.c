@@ -117,17 +117,19 @@ int nflog_event(const void *msg, size_t len, struct jail_event *e)
 			  mnl_attr_get_payload_len(tb[NFULA_PAYLOAD]));
 }
 
-/* configure() - one NFULNL_MSG_CONFIG request for @group, answered */
+/* configure() - one NFULNL_MSG_CONFIG request for @group, answered
+ * Return: 0, or -errno (the kernel's answer, or -EPROTO for none). */
 static int configure(int fd, unsigned int group, uint16_t attr, const void *data, size_t size)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct nfgenmsg *g;
+	unsigned int tries, seq = attr; /* one request per attribute */
 	ssize_t n;
 
 	nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_CONFIG;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = 1;
+	nlh->nlmsg_seq = seq;
 	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 	g->nfgen_family = AF_UNSPEC;
 	g->version = NFNETLINK_V0;
@@ -135,11 +137,25 @@ static int configure(int fd, unsigned int group, uint16_t attr, const void *data
 	mnl_attr_put(nlh, attr, size, data);
 	if (send(fd, nlh, nlh->nlmsg_len, 0) < 0)
 		return -errno;
-	n = recv(fd, buf, sizeof(buf), 0);
-	if (n < 0)
-		return -errno;
-	/* The ACK: an error message whose error is 0. */
-	return mnl_cb_run(buf, (size_t)n, 1, 0, NULL, NULL) < 0 ? -errno : 0;
+	/* The answer is an NLMSG_ERROR for this request (error 0: done);
+	 * packet messages of a group bound before may come first. */
+	for (tries = 0; tries < 64; tries++) {
+		const struct nlmsghdr *m = (const struct nlmsghdr *)buf;
+		int left;
+
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0)
+			return -errno;
+		for (left = (int)n; mnl_nlmsg_ok(m, left); m = mnl_nlmsg_next(m, &left)) {
+			const struct nlmsgerr *ack = mnl_nlmsg_get_payload(m);
+
+			if (m->nlmsg_type != NLMSG_ERROR || m->nlmsg_seq != seq ||
+			    m->nlmsg_len < mnl_nlmsg_size(sizeof(*ack)))
+				continue;
+			return ack->error;
+		}
+	}
+	return -EPROTO;
 }
 
 int nflog_open(unsigned int group)

@@ -45,55 +45,101 @@ static int drop_table(struct nft_ctx *nft, unsigned int gen, char *why, size_t w
 	return run_transaction(nft, text, why, why_size);
 }
 
+/* The most tables of ours a namespace can hold at once: the one in force,
+ * and what a crash may have left. More are refused (fail closed). */
+#define GENERATIONS_MAX 16
+
+/* list_generations() - the generations whose tables exist here, read from
+ * the kernel: the engine's own count may be stale (another supervisor, a
+ * restart), and a table it did not know of must be neither overwritten
+ * nor left hooked. Return: how many (in @gens), or -errno. */
+static int list_generations(struct nft_ctx *nft, unsigned int gens[GENERATIONS_MAX], char *why,
+			    size_t why_size)
+{
+	const char *out, *line, *next;
+	int n = 0, err;
+
+	if (nft_ctx_buffer_output(nft))
+		return -ENOMEM;
+	err = run_transaction(nft, "list tables inet\n", why, why_size);
+	out = err ? NULL : nft_ctx_get_output_buffer(nft);
+	for (line = out; !err && line && *line; line = next) {
+		const char *nl = strchr(line, '\n');
+		unsigned int gen;
+		char end;
+
+		next = nl ? nl + 1 : line + strlen(line);
+		if (sscanf(line, "table inet " NFTRULES_TABLE "%u%c", &gen, &end) != 2 || end != '\n')
+			continue;
+		if (n == GENERATIONS_MAX)
+			err = -E2BIG;
+		else
+			gens[n++] = gen;
+	}
+	nft_ctx_unbuffer_output(nft);
+	if (err == -E2BIG)
+		snprintf(why, why_size, "more than %d tables " NFTRULES_TABLE "N here",
+			 GENERATIONS_MAX);
+	return err ? err : n;
+}
+
 int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size_t why_size)
 {
-	unsigned int gen = e->generation + 1;
+	unsigned int gens[GENERATIONS_MAX], gen = 0;
 	struct nft_ctx *nft;
 	struct nft_script s;
 	size_t i;
-	int err;
+	int n, err;
 
 	if (why_size)
 		why[0] = '\0';
-	err = nftrules_script(p, gen, e->generation, &s);
-	if (err)
-		return err;
 	nft = open_nft();
-	if (!nft) {
-		nftrules_script_free(&s);
+	if (!nft)
 		return -ENOMEM;
+	n = list_generations(nft, gens, why, why_size);
+	if (n < 0) {
+		nft_ctx_free(nft);
+		return n;
 	}
+	for (i = 0; i < (size_t)n; i++)
+		gen = gens[i] > gen ? gens[i] : gen;
+	gen++;
+	err = nftrules_script(p, gen, gens, (size_t)n, &s);
 	for (i = 0; !err && i < s.n; i++)
 		err = run_transaction(nft, s.steps[i], why, why_size);
-	nftrules_script_free(&s);
-	if (err) {
-		/* Before the last step the old rules still hold: the new
-		 * table, as far as it got, goes; the last step is one
-		 * transaction, so it changed nothing. */
+	/* Step 0 failed: the table is not ours, leave it. Later, before the
+	 * last step, the old rules still hold: the new table, as far as it
+	 * got, goes. The last step is one transaction: it changed nothing. */
+	if (err && i > 1) {
 		char ignored[8];
 
 		drop_table(nft, gen, ignored, sizeof(ignored));
-	} else {
-		e->generation = gen;
 	}
+	if (!err)
+		e->generation = gen;
+	if (s.steps)
+		nftrules_script_free(&s);
 	nft_ctx_free(nft);
 	return err;
 }
 
 int nftengine_remove(struct nftengine *e, char *why, size_t why_size)
 {
+	unsigned int gens[GENERATIONS_MAX];
 	struct nft_ctx *nft;
-	int err;
+	int n, i, err = 0;
 
 	if (why_size)
 		why[0] = '\0';
-	if (!e->generation)
-		return 0;
 	nft = open_nft();
 	if (!nft)
 		return -ENOMEM;
-	err = drop_table(nft, e->generation, why, why_size);
+	n = list_generations(nft, gens, why, why_size);
+	for (i = 0; i < n && !err; i++)
+		err = drop_table(nft, gens[i], why, why_size);
 	nft_ctx_free(nft);
+	if (n < 0)
+		return n;
 	if (!err)
 		e->generation = 0;
 	return err;

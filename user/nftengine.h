@@ -18,8 +18,9 @@
 
 #include "policy.h"
 
-/* The engine in one network namespace: which generation of the rules is
- * in force (0: none yet). */
+/* The engine in one network namespace: which generation of the rules it
+ * last put in force (0: none yet). What is in force is read from the kernel
+ * at each change, not taken from here. */
 struct nftengine {
 	unsigned int generation;
 };
@@ -28,8 +29,11 @@ struct nftengine {
  * nftengine_apply() - put @p's rules in force in the calling thread's
  * network namespace, in place of the ones @e has there (nftrules_script():
  * the old rules hold, whole, until the new ones are in, whole)
- * @e: the engine of this namespace; its generation advances on success
+ * @e: the engine of this namespace; its generation is set on success
  * @p: the compiled policy
+ * The new generation is one past the highest table of ours the namespace
+ * holds, and the last step deletes every other one: rules the engine did
+ * not know of are never overwritten, nor left hooked.
  * @why: on failure, nft's first error line
  * Return: 0; -ENOMEM; or -EINVAL (nft refused the ruleset, or has no
  * permission in this namespace: @why says which). On failure the rules
@@ -39,7 +43,8 @@ struct nftengine {
 int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size_t why_size);
 
 /**
- * nftengine_remove() - take @e's rules away (nothing is filtered then)
+ * nftengine_remove() - take every table of ours away (nothing is filtered
+ * then)
  * Return: 0, -ENOMEM or -EINVAL (@why says why).
  */
 int nftengine_remove(struct nftengine *e, char *why, size_t why_size);

@@ -275,8 +275,11 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 {
 	unsigned int reason, len;
 
-	put_drop_table(f, gen);
-	fprintf(f, "table inet %s%u {\n", NFTRULES_TABLE, gen);
+	/* "create", not "add": it fails if the table exists. Whatever has
+	 * the name (a generation in force that the caller did not know of)
+	 * is never overwritten or deleted by this script. */
+	fprintf(f, "create table inet %s%u\ntable inet %s%u {\n", NFTRULES_TABLE, gen,
+		NFTRULES_TABLE, gen);
 	for (reason = 0; reason < REASON_COUNT; reason++) {
 		for (len = 0; len <= POLICY_PREFIXLEN_ADDR; len++) {
 			if (!k->used[reason][len])
@@ -296,13 +299,18 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 		"\tmap ports {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t}\n"
 		"\tmap addrs {\n\t\ttype ipv4_addr : verdict\n\t\tflags interval\n\t}\n"
 		"\tchain filter {\n"
-		/* The jail's own loopback and addresses never leave it. */
+		/* The jail's own loopback and addresses never leave it (the
+		 * socket hooks refuse 0.0.0.0 and the jail's own tap address
+		 * instead, where the trie says so: here they stay inside). */
 		"\t\toif lo accept\n"
 		"\t\tmeta nfproto ipv6 jump deny_%u_0\n"
 		/* Source routing and friends have no business leaving. */
 		"\t\tip hdrlength != 5 jump deny_%u_0\n"
-		/* Later fragments carry no port: th does not match them, so
-		 * they are judged on the address alone, as by the trie. */
+		/* The output hook sees a datagram before it is cut into
+		 * fragments: all of it is judged by its first part's address
+		 * and port. A fragment built by hand (a raw socket, which the
+		 * agent has no capability for) has no port to match: th
+		 * does not match it, and the address alone decides. */
 		"\t\tip daddr . meta l4proto . th dport vmap @ports\n"
 		"\t\tip daddr vmap @addrs\n"
 		"\t}\n"
@@ -310,14 +318,14 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 		REASON_IPV6, REASON_IP_OPTIONS);
 }
 
-int nftrules_script(const struct policy *p, unsigned int gen, unsigned int old,
-		    struct nft_script *out)
+int nftrules_script(const struct policy *p, unsigned int gen, const unsigned int *old,
+		    size_t n_old, struct nft_script *out)
 {
 	struct writer w = { .out = out, .gen = gen };
 	struct deny_chains kinds = { 0 };
 	struct nft_range *ranges;
 	char *table = NULL;
-	size_t n, table_len = 0;
+	size_t n, i, table_len = 0;
 	FILE *f;
 
 	memset(out, 0, sizeof(*out));
@@ -343,8 +351,8 @@ int nftrules_script(const struct policy *p, unsigned int gen, unsigned int old,
 			"add chain inet %s%u output { type filter hook output priority filter; "
 			"policy accept; }\nadd rule inet %s%u output jump filter\n",
 			NFTRULES_TABLE, gen, NFTRULES_TABLE, gen);
-		if (old)
-			put_drop_table(f, old);
+		for (i = 0; i < n_old; i++)
+			put_drop_table(f, old[i]);
 	}
 	end_step(&w);
 	if (!w.err) {

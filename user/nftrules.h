@@ -61,8 +61,10 @@ struct nft_script {
 
 /**
  * nftrules_script() - the transactions that put @p's rules, as generation
- * @gen (1 and up), in place of generation @old's (0: there is none)
- *   step 0     the table of generation @gen: one chain per kind of denial
+ * @gen (1 and up), in place of the tables of the @n_old generations @old
+ *   step 0     the table of generation @gen, created (it fails if a table
+ *              of that name exists: nothing in force is overwritten): one
+ *              chain per kind of denial
  *              (log to NFLOG, then refuse: TCP with an ICMP
  *              "administratively prohibited", so that connect() fails at
  *              once instead of retransmitting into a drop; anything else
@@ -70,13 +72,13 @@ struct nft_script {
  *              the filter chain, not hooked
  *   1 .. n-2   the maps' elements, NFTRULES_ELEMENTS_PER_STEP at a time
  *   n-1        the swap: the filter hooked to the output path and the old
- *              generation's table deleted, in one transaction
+ *              generations' tables deleted, in one transaction
  * Until the last step the old rules hold, whole; after it, the new ones.
  * Return: 0 (free @out with nftrules_script_free()), -ENOMEM, or -EINVAL
  * for a rule no chain can express (a reason or prefix length out of range).
  */
-int nftrules_script(const struct policy *p, unsigned int gen, unsigned int old,
-		    struct nft_script *out);
+int nftrules_script(const struct policy *p, unsigned int gen, const unsigned int *old,
+		    size_t n_old, struct nft_script *out);
 
 /** nftrules_script_free() - free @s's steps; @s is empty afterwards */
 void nftrules_script_free(struct nft_script *s);
