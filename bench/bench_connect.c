@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,9 @@ int main(int argc, char **argv)
 	double bare, dflt, large, ubare, udflt, ularge;
 	int cg_fd, i, ret = 1;
 
+	/* A reader that goes away (| head) must not kill us before the
+	 * cgroup below is removed: its rows are lost, not the cleanup. */
+	signal(SIGPIPE, SIG_IGN);
 	if (cgroup_v2_root(root, sizeof(root)))
 		return fprintf(stderr, "no cgroup v2\n"), 1;
 	snprintf(path, sizeof(path), "%s/ebpfjail-bench-%d", root, getpid());
