@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* nftengine.c - the rootless engine's rules into the kernel (libnftables) */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,5 +143,52 @@ int nftengine_remove(struct nftengine *e, char *why, size_t why_size)
 		return n;
 	if (!err)
 		e->generation = 0;
+	return err;
+}
+
+int nftengine_denied(const struct nftengine *e, uint64_t denied[REASON_COUNT], char *why,
+		     size_t why_size)
+{
+	unsigned int kind = REASON_COUNT; /* the deny chain being read, if any */
+	const char *out, *line, *next;
+	struct nft_ctx *nft;
+	char cmd[64];
+	int err;
+
+	memset(denied, 0, REASON_COUNT * sizeof(*denied));
+	if (why_size)
+		why[0] = '\0';
+	if (!e->generation)
+		return 0;
+	nft = open_nft();
+	if (!nft || nft_ctx_buffer_output(nft)) {
+		if (nft)
+			nft_ctx_free(nft);
+		return -ENOMEM;
+	}
+	snprintf(cmd, sizeof(cmd), "list table inet %s%u\n", NFTRULES_TABLE, e->generation);
+	err = run_transaction(nft, cmd, why, why_size);
+	out = err ? NULL : nft_ctx_get_output_buffer(nft);
+	/* Each deny chain's first rule starts with its counter:
+	 *   chain deny_4_8 {
+	 *           counter packets 12 bytes 336 limit rate ... */
+	for (line = out; line && *line; line = next) {
+		const char *nl = strchr(line, '\n'), *c;
+		unsigned int reason, len;
+		uint64_t packets;
+
+		next = nl ? nl + 1 : line + strlen(line);
+		if (sscanf(line, " chain deny_%u_%u {", &reason, &len) == 2) {
+			kind = reason < REASON_COUNT ? reason : REASON_COUNT;
+			continue;
+		}
+		c = strstr(line, "counter packets ");
+		if (kind < REASON_COUNT && c && sscanf(c, "counter packets %" SCNu64, &packets) == 1) {
+			denied[kind] += packets;
+			kind = REASON_COUNT;
+		}
+	}
+	nft_ctx_unbuffer_output(nft);
+	nft_ctx_free(nft);
 	return err;
 }

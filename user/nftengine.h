@@ -15,6 +15,7 @@
 #define EBPFJAIL_NFTENGINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "policy.h"
 
@@ -48,5 +49,17 @@ int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size
  * Return: 0, -ENOMEM or -EINVAL (@why says why).
  */
 int nftengine_remove(struct nftengine *e, char *why, size_t why_size);
+
+/**
+ * nftengine_denied() - every denial of the generation in force, per reason,
+ * from its deny chains' counters: what NFLOG shows, and what it did not
+ * (the chains log at most NFTRULES_LOG_PER_SECOND a second each, and a
+ * socket that overflows drops messages). The difference from the events
+ * read is the lost count. The counters are the generation's own: a new
+ * policy starts them at 0, so the caller reads them before each change.
+ * Return: 0, -ENOMEM, or -EINVAL (@why says why).
+ */
+int nftengine_denied(const struct nftengine *e, uint64_t denied[REASON_COUNT], char *why,
+		     size_t why_size);
 
 #endif /* EBPFJAIL_NFTENGINE_H */

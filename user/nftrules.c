@@ -286,13 +286,19 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 				continue;
 			fprintf(f,
 				"\tchain deny_%u_%u {\n"
-				"\t\tlog group %d prefix \"ebpfjail %u %u \"\n"
+				/* Every denial counted, a flood's logged at a
+				 * rate the supervisor keeps up with: the
+				 * difference is an exact "lost", as the BPF
+				 * engine's sum gives (nftengine_denied()). */
+				"\t\tcounter limit rate %u/second burst %u packets "
+				"log group %d prefix \"ebpfjail %u %u \"\n"
 				/* A dropped SYN is retransmitted until connect()
 				 * times out; the ICMP error ends it at once. */
 				"\t\tmeta l4proto tcp reject with icmpx admin-prohibited\n"
 				"\t\tdrop\n"
 				"\t}\n",
-				reason, len, NFTRULES_LOG_GROUP, reason, len);
+				reason, len, NFTRULES_LOG_PER_SECOND, NFTRULES_LOG_PER_SECOND,
+				NFTRULES_LOG_GROUP, reason, len);
 		}
 	}
 	fprintf(f,

@@ -37,6 +37,9 @@
  * "ebpfjail REASON PREFIXLEN " (numbers: enum jail_reason, the rule's
  * prefix length), from which the audit record's reason and rule follow. */
 #define NFTRULES_LOG_GROUP 7
+/* Denials of one kind logged per second at most (each kind's chain has its
+ * own limit); the rest are counted, not logged. */
+#define NFTRULES_LOG_PER_SECOND 2000
 
 struct nft_range {
 	uint32_t first, last; /* host byte order, inclusive */

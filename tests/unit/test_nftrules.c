@@ -432,3 +432,72 @@ Test(nftrules, twenty_thousand_entries_replaced_whole, .fini = teardown, .timeou
 	}
 }
 
+
+/* A flood: every denial counted by its chain, exactly; at most
+ * NFTRULES_LOG_PER_SECOND a second (and the burst) logged; the difference
+ * is what a lost record will say. */
+#define FLOOD_SENDS 20000
+
+static void flood_child(int out)
+{
+	static const struct try denied = { "10.0.0.5", IPPROTO_UDP, 53, EPERM };
+	struct test_events logged = { 0 };
+	struct nftengine engine = { 0 };
+	uint64_t counted[REASON_COUNT], overflows = 0, results[3];
+	int fd, i, refused = 0;
+	char why[256];
+
+	jail_netns();
+	if (nftengine_apply(&engine, &pol, why, sizeof(why)))
+		_exit(94);
+	fd = nflog_open(NFTRULES_LOG_GROUP);
+	if (fd < 0)
+		_exit(96);
+	for (i = 0; i < FLOOD_SENDS; i++)
+		refused += try_one(&denied) == EPERM;
+	for (i = 0; i < 50; i++) {
+		if (nflog_read(fd, 100000, test_events_add, &logged, &overflows) < 0)
+			_exit(97);
+		usleep(10000);
+	}
+	if (nftengine_denied(&engine, counted, why, sizeof(why))) {
+		fprintf(stderr, "nft: %s\n", why);
+		_exit(98);
+	}
+	results[0] = (uint64_t)refused;
+	results[1] = counted[REASON_PRIVATE];
+	results[2] = logged.total;
+	_exit(write(out, results, sizeof(results)) == sizeof(results) ? 0 : 95);
+}
+
+Test(nftrules, a_flood_is_counted_exactly_and_logged_at_a_rate, .fini = teardown, .timeout = 60)
+{
+	uint64_t results[3];
+	int pipefd[2], status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: to become another user (uid 65534)");
+	compile(conf);
+	cr_assert_eq(pipe(pipefd), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(pipefd[0]);
+		flood_child(pipefd[1]);
+	}
+	close(pipefd[1]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed at step %d",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	cr_assert_eq(read(pipefd[0], results, sizeof(results)), sizeof(results));
+	close(pipefd[0]);
+	cr_expect_eq(results[0], FLOOD_SENDS, "%lu of %d refused", (unsigned long)results[0],
+		     FLOOD_SENDS);
+	cr_expect_eq(results[1], FLOOD_SENDS, "the chain counted %lu of %d",
+		     (unsigned long)results[1], FLOOD_SENDS);
+	cr_expect_geq(results[2], 1, "nothing logged");
+	cr_expect_lt(results[2], FLOOD_SENDS, "every one logged: no limit");
+	cr_log_info("flood: %lu counted, %lu logged", (unsigned long)results[1],
+		    (unsigned long)results[2]);
+}
