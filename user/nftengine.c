@@ -84,6 +84,27 @@ static int list_generations(struct nft_ctx *nft, unsigned int gens[GENERATIONS_M
 	return err ? err : n;
 }
 
+/* open_with_generations() - a context (@nft, the caller frees it) and the
+ * generations in force; @why cleared first. Return: how many, or -errno
+ * (no context then). */
+static int open_with_generations(struct nft_ctx **nft, unsigned int gens[GENERATIONS_MAX],
+				 char *why, size_t why_size)
+{
+	int n;
+
+	if (why_size)
+		why[0] = '\0';
+	*nft = open_nft();
+	if (!*nft)
+		return -ENOMEM;
+	n = list_generations(*nft, gens, why, why_size);
+	if (n < 0) {
+		nft_ctx_free(*nft);
+		*nft = NULL;
+	}
+	return n;
+}
+
 int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size_t why_size)
 {
 	unsigned int gens[GENERATIONS_MAX], gen = 0;
@@ -92,16 +113,9 @@ int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size
 	size_t i;
 	int n, err;
 
-	if (why_size)
-		why[0] = '\0';
-	nft = open_nft();
-	if (!nft)
-		return -ENOMEM;
-	n = list_generations(nft, gens, why, why_size);
-	if (n < 0) {
-		nft_ctx_free(nft);
+	n = open_with_generations(&nft, gens, why, why_size);
+	if (n < 0)
 		return n;
-	}
 	for (i = 0; i < (size_t)n; i++)
 		gen = gens[i] > gen ? gens[i] : gen;
 	gen++;
@@ -130,17 +144,12 @@ int nftengine_remove(struct nftengine *e, char *why, size_t why_size)
 	struct nft_ctx *nft;
 	int n, i, err = 0;
 
-	if (why_size)
-		why[0] = '\0';
-	nft = open_nft();
-	if (!nft)
-		return -ENOMEM;
-	n = list_generations(nft, gens, why, why_size);
+	n = open_with_generations(&nft, gens, why, why_size);
+	if (n < 0)
+		return n;
 	for (i = 0; i < n && !err; i++)
 		err = drop_table(nft, gens[i], why, why_size);
 	nft_ctx_free(nft);
-	if (n < 0)
-		return n;
 	if (!err)
 		e->generation = 0;
 	return err;

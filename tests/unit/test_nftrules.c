@@ -272,32 +272,42 @@ static void enforce_child(int out)
 	_exit(0);
 }
 
-Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 60)
+/* in_child() - @fn in a forked child, which _exit()s with 0 or the number
+ * of the step that failed (@steps names them); once it has exited 0, the
+ * read end of the pipe it wrote its results into (less than a pipe's
+ * buffer, so it never waits for a reader) */
+static int in_child(void (*fn)(int out), const char *steps)
 {
-	int pipefd[2], results[N_TRIES], status;
-	struct test_events logged;
-	size_t i, j;
+	int pipefd[2], status;
 	pid_t pid;
 
-	if (geteuid() != 0)
-		cr_skip_test("needs root: to become another user (uid 65534)");
-	compile(conf);
 	cr_assert_eq(pipe(pipefd), 0);
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
 		close(pipefd[0]);
-		enforce_child(pipefd[1]);
+		fn(pipefd[1]);
 	}
 	close(pipefd[1]);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		  "the child failed at step %d (92 namespaces, 93 ip, 94 nft, 95 pipe, "
-		  "96 nflog, 97 reading it)",
-		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	cr_assert_eq(read(pipefd[0], results, sizeof(results)), sizeof(results));
-	cr_assert_eq(read(pipefd[0], &logged, sizeof(logged)), sizeof(logged));
-	close(pipefd[0]);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed at step %d (%s)",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1, steps);
+	return pipefd[0];
+}
+
+Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 60)
+{
+	int fd, results[N_TRIES];
+	struct test_events logged;
+	size_t i, j;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: to become another user (uid 65534)");
+	compile(conf);
+	fd = in_child(enforce_child, "92 namespaces, 93 ip, 94 nft, 95 pipe, 96 nflog, 97 reading it");
+	cr_assert_eq(read(fd, results, sizeof(results)), sizeof(results));
+	cr_assert_eq(read(fd, &logged, sizeof(logged)), sizeof(logged));
+	close(fd);
 	for (i = 0; i < N_TRIES; i++)
 		cr_expect_eq(results[i], tries[i].want, "%s %s:%u: %s, want %s", tries[i].addr,
 			     tries[i].proto == IPPROTO_TCP ? "tcp" : "udp", tries[i].port,
@@ -401,8 +411,7 @@ Test(nftrules, twenty_thousand_entries_replaced_whole, .fini = teardown, .timeou
 	static char text[64 * 20000 + 1];
 	char *at = text;
 	static const int want[2][5] = { { 0, EPERM, EPERM, 0, EPERM }, { EPERM, EPERM, EPERM, 0, 0 } };
-	int pipefd[2], results[2][5], status, i;
-	pid_t pid;
+	int fd, results[2][5], i;
 
 	if (geteuid() != 0)
 		cr_skip_test("needs root: to become another user (uid 65534)");
@@ -411,19 +420,10 @@ Test(nftrules, twenty_thousand_entries_replaced_whole, .fini = teardown, .timeou
 		at += sprintf(at, "block-cidr = 45.%d.%d.0/24\n", i / 250, i % 250);
 	}
 	compile(text);
-	cr_assert_eq(pipe(pipefd), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		close(pipefd[0]);
-		replace_child(pipefd[1]);
-	}
-	close(pipefd[1]);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed at step %d",
-		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	cr_assert_eq(read(pipefd[0], results, sizeof(results)), sizeof(results));
-	close(pipefd[0]);
+	fd = in_child(replace_child, "92 namespaces, 93 ip, 94/95 the two policies, 96 pipe, "
+				     "97/98 the stale engine");
+	cr_assert_eq(read(fd, results, sizeof(results)), sizeof(results));
+	close(fd);
 	for (i = 0; i < 5; i++) {
 		cr_expect_eq(results[0][i], want[0][i], "20,000 entries, try %d: %s", i,
 			     results[0][i] ? strerror(results[0][i]) : "ok");
@@ -473,25 +473,15 @@ static void flood_child(int out)
 Test(nftrules, a_flood_is_counted_exactly_and_logged_at_a_rate, .fini = teardown, .timeout = 60)
 {
 	uint64_t results[3];
-	int pipefd[2], status;
-	pid_t pid;
+	int fd;
 
 	if (geteuid() != 0)
 		cr_skip_test("needs root: to become another user (uid 65534)");
 	compile(conf);
-	cr_assert_eq(pipe(pipefd), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		close(pipefd[0]);
-		flood_child(pipefd[1]);
-	}
-	close(pipefd[1]);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed at step %d",
-		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	cr_assert_eq(read(pipefd[0], results, sizeof(results)), sizeof(results));
-	close(pipefd[0]);
+	fd = in_child(flood_child, "92 namespaces, 93 ip, 94 nft, 95 pipe, 96 nflog, 97 reading "
+				   "it, 98 the counters");
+	cr_assert_eq(read(fd, results, sizeof(results)), sizeof(results));
+	close(fd);
 	cr_expect_eq(results[0], FLOOD_SENDS, "%lu of %d refused", (unsigned long)results[0],
 		     FLOOD_SENDS);
 	cr_expect_eq(results[1], FLOOD_SENDS, "the chain counted %lu of %d",
