@@ -167,6 +167,17 @@ int agent_user_resolve(const char *user_opt, char *const envp[], struct agent_us
 		u->gid = parse_id(env_get(envp, "SUDO_GID"), &gid) == 0 ? (gid_t)gid : (gid_t)id;
 		return fill_groups(u, why, why_size);
 	}
+	/* Not root: the agent is the user who runs us (the rootless engine). */
+	if (getuid() != 0) {
+		pw = getpwuid(getuid());
+		if (pw)
+			fill_user(pw, u);
+		else
+			snprintf(u->home, sizeof(u->home), "/");
+		u->uid = getuid();
+		u->gid = getgid();
+		return fill_groups(u, why, why_size);
+	}
 	snprintf(why, why_size,
 		 "refusing to run the agent as root: run ebpfjail through sudo, or say who "
 		 "the agent runs as with --user USER (--user root if you really mean it)");
@@ -316,7 +327,7 @@ static void agent_child(const struct agent_spec *s, int report, int channel, pid
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	if (setgroups((size_t)u->n_groups, u->groups))
+	if (!s->rootless && setgroups((size_t)u->n_groups, u->groups))
 		fail(report, -errno, "setting the user's groups");
 	/* The bounding set needs CAP_SETPCAP to shrink: before the uid
 	 * change. setresuid() away from root then clears the rest. */

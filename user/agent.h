@@ -65,6 +65,9 @@ struct agent_spec {
 	const struct agentfs *fs; /* jailed: the agent's own PID and mount
 				     namespaces, as agentfs.h says; NULL: neither */
 	const struct rlimit *nofile; /* RLIMIT_NOFILE to restore, or NULL */
+	bool rootless;           /* the supervisor is in the jail's user
+				    namespace (netns.h), where setgroups() is
+				    denied: the agent keeps the groups it has */
 };
 
 /* The processes agent_spawn() started, and who owns what: the supervisor

@@ -427,11 +427,28 @@ int agentfs_setup(const struct agentfs *fs)
 	char cwd[PATH_MAX];
 	bool have_cwd, in_private;
 	size_t n = 0, i;
-	int err = 0, denials_fd = -1;
+	int err = 0, denials_fd = -1, resolv_fd = -1;
+	char resolv[32];
 
 	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		return log_err(-errno, "cannot create the agent's mount namespace: %s",
 			       strerror(errno));
+	/* The jail's own files, held first: they live in the jail's state
+	 * directory, which the private /run/user (a rootless jail's) or the
+	 * hiding of JAILSTATE_DIR (root's) takes out of sight. */
+	if (fs->resolv_conf) {
+		resolv_fd = open(fs->resolv_conf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (resolv_fd < 0)
+			return log_err(-errno, "cannot mount the jail's /etc/resolv.conf: %s",
+				       strerror(errno));
+		snprintf(resolv, sizeof(resolv), "/proc/self/fd/%d", resolv_fd);
+	}
+	if (fs->denials) {
+		denials_fd = open(fs->denials, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (denials_fd < 0)
+			return log_err(-errno, "cannot show the agent its denials %s: %s",
+				       fs->denials, strerror(errno));
+	}
 	/* 1. What the private directories would hide, cloned now. The
 	 * current directory (a project in /tmp) keeps its path. */
 	have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
@@ -464,7 +481,7 @@ int agentfs_setup(const struct agentfs *fs)
 	/* 2-5. */
 	if (!err)
 		err = new_proc(fs);
-	if (!err)
+	if (!err && !fs->rootless)
 		err = new_cgroup_view();
 	if (!err && !fs->share_tmp)
 		err = private_dirs_mount(fs);
@@ -472,24 +489,19 @@ int agentfs_setup(const struct agentfs *fs)
 		err = place(fs, &carried[i]);
 	if (!err)
 		err = mask_sockets(fs);
-	if (!err && fs->resolv_conf) {
-		err = bind_readonly(fs->resolv_conf, "/etc/resolv.conf", false);
+	if (!err && resolv_fd >= 0) {
+		err = bind_readonly(resolv, "/etc/resolv.conf", false);
 		if (err)
 			log_err(err, "cannot mount the jail's /etc/resolv.conf: %s", strerror(-err));
 	}
 	if (!err)
 		err = private_ipc_view();
-	/* The denials' file lives in JAILSTATE_DIR too: held before it goes. */
-	if (!err && fs->denials) {
-		denials_fd = open(fs->denials, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (denials_fd < 0)
-			err = log_err(-errno, "cannot show the agent its denials %s: %s", fs->denials,
-				      strerror(errno));
-	}
 	if (!err)
-		err = hide_dirs(denials_fd); /* after resolv.conf, which lives in JAILSTATE_DIR */
+		err = hide_dirs(denials_fd);
 	if (denials_fd >= 0)
 		close(denials_fd);
+	if (resolv_fd >= 0)
+		close(resolv_fd);
 	if (!err && fs->uid == 0)
 		err = root_agent_readonly();
 	/* The attack: `cd /tmp && ebpfjail run claude`. A process keeps its

@@ -18,6 +18,9 @@ struct agentfs {
 	uid_t uid;                    /* the agent's user, who owns /run/user/UID */
 	gid_t gid;
 	bool share_tmp;               /* keep the host's /tmp, /dev/shm, /run/user */
+	bool rootless;                /* in the jail's user namespace: the host's
+					 mounts are locked there, and the agent
+					 has no cgroup of its own to show */
 	const char *resolv_conf;      /* bound over /etc/resolv.conf, or NULL */
 	const char *denials;          /* bound read-only at JAIL_DENIALS_VIEW, or NULL */
 	char *const *unix_sockets;    /* unix-socket paths (absolute) */

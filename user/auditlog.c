@@ -109,7 +109,14 @@ int audit_log_open(struct audit_log *log, const char *path)
 	log->dir_fd = err;
 	if (fstat(log->dir_fd, &st))
 		return log_err(-errno, "cannot open the directory of the audit log %s", path);
-	if (!trust_root_only(&st, false))
+	/* Rootless, the log is the user's own: a directory others can write
+	 * would let them replace it. */
+	if (geteuid() != 0 && (st.st_uid != geteuid() || (st.st_mode & 022)))
+		return log_err(-EPERM,
+			       "the directory of the audit log %s belongs to uid %u, mode %03o: "
+			       "it must be yours and writable by you alone (chmod go-w DIR)",
+			       path, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 0777));
+	if (geteuid() == 0 && !trust_root_only(&st, false))
 		return log_err(-EPERM,
 			       "the directory of the audit log %s belongs to uid %u, mode %03o: "
 			       "root writes there, so it must be root's and writable by root alone "

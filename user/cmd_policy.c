@@ -54,7 +54,7 @@ static int send_to_jails(const char *only, const char *request)
 {
 	struct jail_status *st = NULL;
 	size_t n = 0, i, asked = 0, failed = 0;
-	char dir[sizeof(JAILSTATE_DIR) + JAIL_ID_LEN + 2], reply[CONTROL_MAX_REPLY];
+	char dir[4096 + JAIL_ID_LEN + 2], reply[CONTROL_MAX_REPLY];
 	int err;
 
 	/* Jails' state and control sockets are root's alone (see control.c). */
@@ -62,13 +62,13 @@ static int send_to_jails(const char *only, const char *request)
 		return log_err(EXIT_TROUBLE, "only root can change a jail's policy; run it with sudo");
 	err = jailstate_list(&st, &n);
 	if (err && err != -ENOENT)
-		return log_err(EXIT_TROUBLE, "cannot list the jails in %s: %s", JAILSTATE_DIR,
+		return log_err(EXIT_TROUBLE, "cannot list the jails in %s: %s", jailstate_dir(),
 			       strerror(-err));
 	for (i = 0; i < n; i++) {
 		if (!st[i].alive || (only && strcmp(only, st[i].id)))
 			continue;
 		asked++;
-		snprintf(dir, sizeof(dir), "%s/%s", JAILSTATE_DIR, st[i].id);
+		snprintf(dir, sizeof(dir), "%s/%s", jailstate_dir(), st[i].id);
 		err = control_request(dir, request, reply, sizeof(reply));
 		if (err || !reply[0]) {
 			log_err(0, "jail %s did not answer (%s); is it still starting?", st[i].id,

@@ -96,11 +96,13 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 		       const struct config *cfg)
 {
 	struct agentfs fs = { .uid = u->uid, .gid = u->gid, .share_tmp = cfg->share_tmp,
+			      .rootless = j->rootless,
 			      .resolv_conf = j->resolv_conf, .denials = j->denials,
 			      .n_unix_sockets = cfg->n_unix_socket };
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = j->cg_fd,
 				   .netns_fd = j->ns.fd, .fs = &fs,
-				   .nofile = j->nofile.rlim_max ? &j->nofile : NULL };
+				   .nofile = j->nofile.rlim_max ? &j->nofile : NULL,
+				   .rootless = j->rootless };
 	int err;
 
 	fs.unix_sockets = j->unix_sockets;
@@ -120,7 +122,8 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 	return 0;
 }
 
-static int run_jailed(struct cli_options *o, const struct agent_user *u, struct config *cfg)
+static int run_jailed(struct cli_options *o, const struct agent_user *u, struct config *cfg,
+		      bool rootless)
 {
 	struct jail j = JAIL_INIT;
 	char line[1024];
@@ -131,6 +134,7 @@ static int run_jailed(struct cli_options *o, const struct agent_user *u, struct 
 	 * the policy): not dumpable, so not ptrace-able even by the same uid. */
 	prctl(PR_SET_DUMPABLE, 0);
 	jailstate_new_id(j.id);
+	j.rootless = rootless;
 	j.policy = (struct jail_policy){ .id = j.id, .opts = o, .cfg = cfg, .audit = &j.audit,
 					 .agent_uid = u->uid };
 	supervisor_block_signals(&set);
@@ -153,6 +157,33 @@ out:
 	return ret;
 }
 
+/* choose_engine() - BPF or the rootless engine (config.h), said in one
+ * line. Return: 0, or EXIT_REFUSED with the cause and the fix printed. */
+static int choose_engine(const struct config *cfg, const struct agent_user *u, bool *rootless)
+{
+	struct probe_result pr;
+	bool host_root = probe_host_root();
+
+	*rootless = cfg->engine == ENGINE_NFTABLES || (cfg->engine == ENGINE_AUTO && !host_root);
+	if (!*rootless) {
+		if (probe_privileges(&pr) == PROBE_FAIL || !host_root)
+			return refuse("engine = bpf needs root on the host (BPF programs need "
+				      "capabilities in the host's user namespace); run it with sudo, "
+				      "or use engine = nftables");
+		log_info("engine: bpf%s", cfg->engine == ENGINE_AUTO ? " (auto: root on the host)" : "");
+		return 0;
+	}
+	/* The jail's user namespace maps our own uid to itself, and no
+	 * other: the agent is who runs ebpfjail. */
+	if (u->uid != geteuid())
+		return refuse("the rootless engine runs the agent as you (uid %u), not uid %u; "
+			      "run ebpfjail as the agent's user, without sudo",
+			      (unsigned)geteuid(), (unsigned)u->uid);
+	log_info("engine: nftables, rootless%s",
+		 cfg->engine == ENGINE_AUTO ? " (auto: not root on the host)" : "");
+	return 0;
+}
+
 static int refuse_config(const struct config *cfg, const struct cli_options *o, uid_t agent_uid)
 {
 	char hint[1024];
@@ -170,10 +201,10 @@ static int refuse_config(const struct config *cfg, const struct cli_options *o, 
 
 int cmd_run(const struct command *cmd, int argc, char **argv)
 {
-	struct probe_result pr;
 	struct agent_user user;
 	struct cli_options o;
 	struct config cfg;
+	bool rootless = false;
 	char why[512];
 	int ret;
 
@@ -187,10 +218,6 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 		return cli_usage_error(cmd, "run: missing COMMAND");
 	}
 	config_init(&cfg);
-	if (probe_privileges(&pr) == PROBE_FAIL) {
-		ret = refuse("%s; %s", pr.detail, pr.fix);
-		goto out;
-	}
 	if (agent_user_resolve(o.user, environ, &user, why, sizeof(why))) {
 		ret = refuse("%s", why);
 		goto out;
@@ -207,8 +234,8 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 		ret = refuse_config(&cfg, &o, user.uid);
 	else if (!cfg.egress_jail)
 		ret = run_unjailed(o.rest, &user, &cfg);
-	else
-		ret = run_jailed(&o, &user, &cfg);
+	else if ((ret = choose_engine(&cfg, &user, &rootless)) == 0)
+		ret = run_jailed(&o, &user, &cfg, rootless);
 out:
 	config_free(&cfg);
 	cli_options_free(&o);

@@ -140,12 +140,12 @@ int cmd_status(const struct command *cmd, int argc, char **argv)
 		goto out;
 	if (geteuid() != 0) {
 		ret = log_err(EXIT_TROUBLE, "status reads %s, which is root's: run it with sudo",
-			      JAILSTATE_DIR);
+			      jailstate_dir());
 		goto out;
 	}
 	ret = jailstate_list(&list, &n);
 	if (ret) {
-		ret = log_err(EXIT_TROUBLE, "cannot read %s: %s", JAILSTATE_DIR, strerror(-ret));
+		ret = log_err(EXIT_TROUBLE, "cannot read %s: %s", jailstate_dir(), strerror(-ret));
 		goto out;
 	}
 	if (o.json)

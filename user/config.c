@@ -188,6 +188,39 @@ static int set_egress_jail(struct config *cfg, const char *value,
 	return 0;
 }
 
+static int set_engine(struct config *cfg, const char *value, const struct config_origin *origin,
+		      char *why, size_t why_size)
+{
+	static const char *const names[] = { "auto", "bpf", "nftables" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(value, names[i])) {
+			cfg->engine = (enum config_engine)i;
+			cfg->engine_origin = *origin;
+			return 0;
+		}
+	}
+	snprintf(why, why_size, "engine must be auto, bpf or nftables, not '%s'", value);
+	return -EINVAL;
+}
+
+const char *config_default_audit_log(void)
+{
+	static char path[4096];
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (geteuid() == 0)
+		return CONFIG_DEFAULT_AUDIT_LOG;
+	if (state && state[0] == '/')
+		snprintf(path, sizeof(path), "%s/%s", state, CONFIG_USER_AUDIT_LOG);
+	else if (home && home[0] == '/')
+		snprintf(path, sizeof(path), "%s/.local/state/%s", home, CONFIG_USER_AUDIT_LOG);
+	else
+		snprintf(path, sizeof(path), "/nonexistent/%s", CONFIG_USER_AUDIT_LOG);
+	return path;
+}
+
 static int set_share_tmp(struct config *cfg, const char *value,
 			 const struct config_origin *origin, char *why, size_t why_size)
 {
@@ -530,6 +563,10 @@ static int set_audit_log(struct config *cfg, const char *value,
 }
 
 static const struct key_def keys[] = {
+	/* The rootless engine has no Unix socket hooks (nor per-process
+	 * attribution): an agent that could choose it would shed them. */
+	{ "engine", "EBPFJAIL_ENGINE", false, KEY_LOOSENS_UNLESS, "auto", set_engine,
+	  SINGLE(engine_origin) },
 	{ "egress-jail", "EBPFJAIL_EGRESS_JAIL", false, KEY_LOOSENS_UNLESS, "on", set_egress_jail,
 	  SINGLE(egress_jail_origin) },
 	{ "allow-ip", "EBPFJAIL_ALLOW_IP", true, KEY_LOOSENS, NULL, set_allow_ip, 0 },
@@ -995,7 +1032,7 @@ void config_init(struct config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->egress_jail = true;
 	cfg->local_model_port = CONFIG_DEFAULT_LOCAL_MODEL_PORT;
-	cfg->audit_log = xstrdup(CONFIG_DEFAULT_AUDIT_LOG);
+	cfg->audit_log = xstrdup(config_default_audit_log());
 }
 
 void config_free(struct config *cfg)
@@ -1045,6 +1082,8 @@ void config_print(const struct config *cfg, FILE *out)
 	char a[NETADDR_CIDR_STRLEN];
 	size_t i;
 
+	print_line(out, &cfg->engine_origin, "engine = %s",
+		   (const char *[]){ "auto", "bpf", "nftables" }[cfg->engine]);
 	print_line(out, &cfg->egress_jail_origin, "egress-jail = %s",
 		   cfg->egress_jail ? "on" : "off");
 	for (i = 0; i < cfg->n_allow_ip; i++) {

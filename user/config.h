@@ -12,6 +12,16 @@
 #define CONFIG_SYSTEM_PATH "/etc/ebpfjail.conf"
 #define CONFIG_USER_RELPATH ".config/ebpfjail.conf"
 #define CONFIG_DEFAULT_AUDIT_LOG "/var/log/ebpfjail/audit.jsonl"
+/* A user's own, without root: under $XDG_STATE_HOME (~/.local/state). */
+#define CONFIG_USER_AUDIT_LOG "ebpfjail/audit.jsonl"
+
+/**
+ * config_default_audit_log() - where the audit log is unless audit-log
+ * says: CONFIG_DEFAULT_AUDIT_LOG for root, else
+ * $XDG_STATE_HOME/CONFIG_USER_AUDIT_LOG (or ~/.local/state/...)
+ * Return: a static string.
+ */
+const char *config_default_audit_log(void);
 #define CONFIG_DEFAULT_LOCAL_MODEL_PORT 1920
 /* Longest accepted line; longer ones are an error, not a truncation. */
 #define CONFIG_MAX_LINE 4096
@@ -81,7 +91,14 @@ struct config_approval {
 	size_t n_lines;
 };
 
+/* Which engine enforces the policy (docs/DESIGN.md): BPF needs root in the
+ * host's user namespace; nftables in a user namespace of the user's own
+ * needs nothing. auto: BPF where it can load, else nftables. */
+enum config_engine { ENGINE_AUTO, ENGINE_BPF, ENGINE_NFTABLES };
+
 struct config {
+	enum config_engine engine;
+	struct config_origin engine_origin;
 	bool egress_jail;
 	struct config_origin egress_jail_origin;
 	uint16_t local_model_port; /* 0 = disabled */

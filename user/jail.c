@@ -96,7 +96,8 @@ static int write_resolv_conf(const char *path, uint32_t dns)
 
 void jail_protections(struct jail *j, bool share_tmp, char *buf, size_t size)
 {
-	snprintf(buf, size, "pid-namespace cgroup-namespace seccomp netns-rule %s%s%s",
+	snprintf(buf, size, "pid-namespace %s seccomp netns-rule %s%s%s",
+		 j->rootless ? "user-namespace" : "cgroup-namespace",
 		 share_tmp ? "shared-tmp" : "private-tmp",
 		 j->bpf && loader_has_unix_hooks(j->bpf) ? " unix-hooks" : "",
 		 landlock_abi() >= LANDLOCK_ABI_SCOPES ? " landlock-scopes" : "");
@@ -172,6 +173,20 @@ static int wait_for_tap(struct jail *j, int *ifindex)
 	return -ETIMEDOUT;
 }
 
+/* find_pasta() - pasta on PATH, and whether it forwards TCP DNS */
+static int find_pasta(struct jail *j, const struct pasta_opts *po)
+{
+	char version[128];
+
+	if (pasta_find(j->pasta_path, sizeof(j->pasta_path)))
+		return fail(j, -ENOENT, "pasta is not on PATH; install it: apt-get install passt");
+	j->policy.dns_forward = po->dns_forward;
+	j->policy.dns_tcp = pasta_binary_forwards_tcp_dns(j->pasta_path, version, sizeof(version));
+	log_debug("pasta %s, version %s: %s DNS", j->pasta_path, version,
+		  j->policy.dns_tcp ? "UDP and TCP" : "UDP only (TCP 53 refused)");
+	return 0;
+}
+
 /* start_network() - the namespace (IPv6 off before anything can use it)
  * and pasta. pasta takes a few milliseconds to come up: the caller loads
  * the BPF programs meanwhile, then finish_network() waits for the tap.
@@ -181,16 +196,11 @@ static int start_network(struct jail *j, const struct hostnet *host)
 	struct pasta_opts po = { .path = j->pasta_path, .addr = host->default_addr,
 				 .gateway = host->default_gateway,
 				 .dns_forward = htonl(PASTA_DNS_FORWARD) };
-	char version[128];
 	int lo, err;
 
-	if (pasta_find(j->pasta_path, sizeof(j->pasta_path)))
-		return fail(j, -ENOENT, "pasta is not on PATH; install it: apt-get install passt");
-	j->policy.dns_forward = po.dns_forward;
-	j->policy.dns_tcp = pasta_binary_forwards_tcp_dns(j->pasta_path, version, sizeof(version));
-	log_debug("pasta %s, version %s: %s DNS", j->pasta_path, version,
-		  j->policy.dns_tcp ? "UDP and TCP" : "UDP only (TCP 53 refused)");
-
+	err = find_pasta(j, &po);
+	if (err)
+		return err;
 	err = netns_create(&j->ns);
 	if (err)
 		return fail(j, err, "cannot create a network namespace; run as root on a kernel "
@@ -280,6 +290,169 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 			    last);
 	}
 	return 0;
+}
+
+/* Rootless (docs/DESIGN.md, "The rootless engine"): the jail is a user
+ * namespace of the user's own, with the network namespace in it; pasta
+ * joins both from outside, and then the supervisor joins the user
+ * namespace (every capability over the jail's namespaces, none on the
+ * host). It cannot enter and leave the network namespace from then on:
+ * whatever it does there is done by a thread that enters and ends
+ * (netns_run()). The rules are nftables', from the same compiled policy. */
+
+/* configure_rootless_ns() - a netns_run() function: lo up, IPv6 off where
+ * /proc/sys lets us (a container's may be read-only; the rules refuse
+ * every IPv6 packet whatever the sysctl says) */
+static int configure_rootless_ns(void *arg)
+{
+	int lo = nl_link_index("lo"), err;
+
+	(void)arg;
+	err = lo > 0 ? nl_link_up(lo) : lo;
+	if (!err && netns_disable_ipv6())
+		log_debug("IPv6 stays on in the jail's namespace; the rules refuse it");
+	return err;
+}
+
+static int start_network_rootless(struct jail *j, const struct hostnet *host)
+{
+	struct pasta_opts po = { .path = j->pasta_path, .addr = host->default_addr,
+				 .gateway = host->default_gateway,
+				 .dns_forward = htonl(PASTA_DNS_FORWARD), .rootless = true };
+	int err;
+
+	err = find_pasta(j, &po);
+	if (err)
+		return err;
+	err = netns_create_rootless(&j->ns);
+	if (err)
+		return fail(j, err, "cannot create a user namespace for the jail; the rootless "
+			    "engine needs unprivileged user namespaces (sysctl "
+			    "user.max_user_namespaces > 0; kernel.unprivileged_userns_clone = 1 where "
+			    "it exists); run 'ebpfjail doctor'");
+	snprintf(j->pasta_log, sizeof(j->pasta_log), "%s/pasta.log", j->state_dir);
+	po.netns_pid = j->ns.holder;
+	po.log_path = j->pasta_log;
+	/* From the host's user namespace: pasta needs to join ours. */
+	err = pasta_start(&po, &j->pasta);
+	if (err)
+		return fail(j, err, "cannot start pasta: %s", strerror(-err));
+	err = netns_join_user(&j->ns);
+	if (!err)
+		err = netns_run(j->ns.fd, configure_rootless_ns, NULL);
+	if (err)
+		return fail(j, err, "cannot configure the jail's namespace: %s", strerror(-err));
+	return 0;
+}
+
+struct rootless_net {
+	struct jail *j;
+	struct jail_net net;
+	char why[256];
+};
+
+/* check_rootless_net() - a netns_run() function: pasta's tap, the routes
+ * rebuilt and verified, the gateway answering (finish_network()'s steps,
+ * but the TC filter: the rules are in the output hook) */
+static int check_rootless_net(void *arg)
+{
+	struct rootless_net *rn = arg;
+	struct net_state state;
+	int err;
+
+	rn->net.lo_ifindex = nl_link_index("lo");
+	err = wait_for_tap(rn->j, &rn->net.tap_ifindex);
+	if (err)
+		return err;
+	err = routes_rebuild(&rn->net);
+	if (!err)
+		err = routes_read(&state);
+	if (err)
+		return err;
+	err = routes_check(&rn->net, &state, rn->why, sizeof(rn->why));
+	routes_state_free(&state);
+	if (err)
+		return err;
+	rn->why[0] = '\0';
+	return tapcheck_gateway_answers(PASTA_IFNAME, rn->net.tap_ifindex, rn->net.gateway, 3000);
+}
+
+static int finish_network_rootless(struct jail *j, const struct hostnet *host)
+{
+	struct rootless_net rn = { .j = j, .net = { .addr = host->default_addr,
+						    .gateway = host->default_gateway } };
+	char last[256] = "";
+	int err;
+
+	err = netns_run(j->ns.fd, check_rootless_net, &rn);
+	if (!err) {
+		netns_release_holder(&j->ns);
+		return 0;
+	}
+	if (err == -ECHILD || pasta_exited_late(j))
+		return fail_pasta_exited(j);
+	if (rn.why[0])
+		return fail(j, err, "the jail's routing is not what was set: %s", rn.why);
+	if (err == -ETIMEDOUT) {
+		jail_pasta_last_line(j, last, sizeof(last));
+		return fail(j, err, "pasta does not serve the jail's interface (\"%s\"); check "
+			    "'pasta --version' and that /dev/net/tun is usable by this user; in a "
+			    "container, see README.md \"In a container\"", last);
+	}
+	return fail(j, err, "cannot set up the jail's routes: %s", strerror(-err));
+}
+
+/* build_filters_rootless() - build_filters() for the rootless engine:
+ * host facts, namespaces and pasta, the rules in force, the network */
+static int build_filters_rootless(struct jail *j, loader_event_fn on_event)
+{
+	struct hostnet host;
+	int err;
+
+	err = hostwatch_open(&j->watch);
+	if (err)
+		return fail(j, err, "cannot watch the host's addresses and routes: %s",
+			    strerror(-err));
+	err = hostnet_read(&host);
+	if (err)
+		return fail(j, err, "cannot read the host's addresses and routes: %s",
+			    strerror(-err));
+	if (!host.default_gateway || !host.default_addr) {
+		err = fail(j, -ENETUNREACH, "the host has no IPv4 default route with an address: "
+			   "the jail would have nothing to reach");
+		goto out;
+	}
+	err = start_network_rootless(j, &host);
+	if (err)
+		goto out;
+	j->nft = calloc(1, sizeof(*j->nft));
+	if (!j->nft) {
+		err = fail(j, -ENOMEM, "out of memory");
+		goto out;
+	}
+	err = nftjail_open(j->nft, j->ns.fd, on_event, j, 0);
+	if (err) {
+		free(j->nft);
+		j->nft = NULL;
+		err = fail(j, err, "cannot read the jail's denials through NFLOG (%s); run "
+			   "'ebpfjail doctor'", strerror(-err));
+		goto out;
+	}
+	/* The rules before anything can run in the namespace (fail closed:
+	 * no rules, no agent). */
+	j->policy.nft = j->nft;
+	j->policy.gateway = host.default_gateway;
+	err = jail_policy_install(&j->policy, &host);
+	log_debug("policy: %zu rules (nftables)", j->policy.rules.n);
+	if (err) {
+		err = fail(j, err, "cannot put the jail's rules in force with nftables (%s); run "
+			   "'ebpfjail doctor'", strerror(-err));
+		goto out;
+	}
+	err = finish_network_rootless(j, &host);
+out:
+	hostnet_free(&host);
+	return err;
 }
 
 /* start_relays() - local ports into the host (fail closed: the user asked
@@ -500,16 +673,17 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 	raise_nofile(j);
 	/* The same checks as `ebpfjail doctor`, so it never says ok about
 	 * what this refuses. */
-	if (probe_tun(&pr) == PROBE_FAIL || probe_cgroup(&pr, cg_base, sizeof(cg_base)) == PROBE_FAIL ||
+	if (probe_tun(&pr) == PROBE_FAIL ||
+	    (!j->rootless && probe_cgroup(&pr, cg_base, sizeof(cg_base)) == PROBE_FAIL) ||
 	    probe_pasta(&pr, false) == PROBE_FAIL)
 		return fail(j, -ENOENT, "%s; %s", pr.detail, pr.fix);
 
 	jailstate_cleanup_dead();
 	err = jailstate_create(j->id, getpid(), j->state_dir, sizeof(j->state_dir));
 	if (err)
-		return fail(j, err, "cannot create the jail's state under %s: %s", JAILSTATE_DIR,
+		return fail(j, err, "cannot create the jail's state under %s: %s", jailstate_dir(),
 			    strerror(-err));
-	err = build_filters(j, cg_base, on_event);
+	err = j->rootless ? build_filters_rootless(j, on_event) : build_filters(j, cg_base, on_event);
 	if (err)
 		return err;
 	snprintf(j->resolv_conf, sizeof(j->resolv_conf), "%s/resolv.conf", j->state_dir);
@@ -545,9 +719,16 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 	/* Processes first: nothing may run once its filters are gone. */
 	if (j->cg_path[0] && cgroup_destroy(j->cg_path) == 0)
 		j->cg_path[0] = '\0';
+	/* Rootless, no cgroup holds them: the agent's PID namespace goes
+	 * with its init, and everything in it. */
+	if (j->rootless && j->proc.init > 0 && kill(j->proc.init, SIGKILL) == 0)
+		waitpid(j->proc.init, NULL, 0);
 	if (j->cg_fd >= 0)
 		close(j->cg_fd);
 	j->cg_fd = -1;
+	/* The last events, while the rules' namespace is still there. */
+	if ((j->bpf || j->nft) && drain)
+		drain(j);
 	if (j->proc.channel >= 0)
 		close(j->proc.channel);
 	j->proc.channel = -1;
@@ -560,10 +741,12 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 	pasta_stop(j->pasta);
 	j->pasta = -1;
 	netns_close(&j->ns);
-	if (j->bpf && drain)
-		drain(j);
 	loader_close(j->bpf);
 	j->bpf = NULL;
+	if (j->nft)
+		nftjail_close(j->nft);
+	free(j->nft);
+	j->nft = j->policy.nft = NULL;
 	jail_policy_free(&j->policy);
 	audit_log_close(&j->audit);
 	if (j->denials_fd >= 0)

@@ -19,6 +19,7 @@
 #include "jailstate.h"
 #include "loader.h"
 #include "netns.h"
+#include "nftjail.h"
 #include "jail_policy.h"
 #include "relay.h"
 #include "summary.h"
@@ -48,7 +49,9 @@ struct jail {
 	uint64_t tty_stop_ns;      /* when the terminal last sent a stop, CLOCK_MONOTONIC */
 	bool network_lost;         /* pasta died under the agent: exit 125 */
 	struct rlimit nofile;      /* RLIMIT_NOFILE as we were started: the agent's */
-	struct jail_bpf *bpf;
+	bool rootless;             /* the rootless engine (nftjail.h), not BPF */
+	struct jail_bpf *bpf;      /* the BPF engine, or NULL */
+	struct nftjail *nft;       /* the rootless engine, or NULL */
 	struct jail_policy policy; /* what reload, allow and deny change */
 	struct hostwatch watch;    /* the host's addresses and routes */
 	int control_fd;            /* /run/ebpfjail/ID/control, or -1 */
@@ -65,7 +68,7 @@ struct jail {
 #define JAIL_INIT                                                                          \
 	{ .cg_fd = -1, .pasta = -1, .denials_fd = -1, .proc = { .init = -1, .agent = -1, .channel = -1 },  \
 	  .audit = { .fd = -1, .dir_fd = -1 },                                           \
-	  .control_fd = -1, .ns = { .holder = -1, .fd = -1, .host_fd = -1 },              \
+	  .control_fd = -1, .ns = { .holder = -1, .fd = -1, .host_fd = -1, .user_fd = -1 },              \
 	  .watch = HOSTWATCH_INIT }
 
 /**

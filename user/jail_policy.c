@@ -37,8 +37,12 @@ static int compile(const struct jail_policy *jp, const struct hostnet *host, str
  * -errno. */
 static int swap(struct jail_policy *jp, struct policy *next)
 {
-	int err = loader_set_policy(jp->bpf, next->rules, next->n);
+	char why[256] = "";
+	int err = jp->nft ? nftjail_set_policy(jp->nft, next, why, sizeof(why))
+			  : loader_set_policy(jp->bpf, next->rules, next->n);
 
+	if (err && why[0])
+		log_warn("nft refused the jail's rules: %s", why);
 	if (err) {
 		policy_free(next);
 		return err;

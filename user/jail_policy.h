@@ -16,11 +16,13 @@
 #include "hostnet.h"
 #include "livepolicy.h"
 #include "loader.h"
+#include "nftjail.h"
 #include "policy.h"
 
 struct jail_policy {
 	const char *id;
-	struct jail_bpf *bpf;
+	struct jail_bpf *bpf;           /* the engine: BPF's maps, */
+	struct nftjail *nft;            /* or the rootless engine's rules */
 	const struct cli_options *opts; /* the sources a reload reads again */
 	struct config *cfg;             /* the configuration in force */
 	uint32_t gateway;               /* the jail's gateway, fixed */

@@ -96,17 +96,34 @@ static int read_file(const char *dir, const char *name, char *buf, size_t size)
 	return 0;
 }
 
+const char *jailstate_dir(void)
+{
+	static char dir[4096];
+	const char *run = getenv("XDG_RUNTIME_DIR");
+
+	if (dir[0])
+		return dir;
+	if (geteuid() == 0)
+		snprintf(dir, sizeof(dir), "%s", JAILSTATE_DIR);
+	else if (run && run[0] == '/' && strlen(run) < sizeof(dir) - 16)
+		snprintf(dir, sizeof(dir), "%s/ebpfjail", run);
+	else
+		snprintf(dir, sizeof(dir), "/run/user/%u/ebpfjail", (unsigned)geteuid());
+	return dir;
+}
+
 int jailstate_create(const char *id, pid_t supervisor, char *dir, size_t size)
 {
 	char text[64], tmp[512];
 	int err;
 
-	if (mkdir(JAILSTATE_DIR, 0755) && errno != EEXIST)
+	/* Root's is for every user to read (status); a user's is its own. */
+	if (mkdir(jailstate_dir(), geteuid() ? 0700 : 0755) && errno != EEXIST)
 		return -errno;
 	/* Built under a dot name and renamed: a concurrent cleanup never
 	 * sees a jail without its supervisor and takes it for dead. */
-	snprintf(tmp, sizeof(tmp), "%s/.%s", JAILSTATE_DIR, id);
-	snprintf(dir, size, "%s/%s", JAILSTATE_DIR, id);
+	snprintf(tmp, sizeof(tmp), "%s/.%s", jailstate_dir(), id);
+	snprintf(dir, size, "%s/%s", jailstate_dir(), id);
 	if (mkdir(tmp, 0700))
 		return -errno;
 	snprintf(text, sizeof(text), "%d %llu %llu\n", supervisor, start_time(supervisor), pid_ns());
@@ -172,11 +189,11 @@ void jailstate_cleanup_dead(void)
 	 * that no state here names may be another container's running jail
 	 * (its /run is its own, the cgroup tree may be shared). Its state is
 	 * written before its cgroup exists, so nothing of ours lacks one. */
-	d = opendir(JAILSTATE_DIR);
+	d = opendir(jailstate_dir());
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(dir, sizeof(dir), "%s/%s", JAILSTATE_DIR, de->d_name);
+		snprintf(dir, sizeof(dir), "%s/%s", jailstate_dir(), de->d_name);
 		if (supervisor_alive(dir))
 			continue;
 		log_info("removing the leftovers of jail %s (its supervisor is gone)", de->d_name);
@@ -289,7 +306,7 @@ int jailstate_list(struct jail_status **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	d = opendir(JAILSTATE_DIR);
+	d = opendir(jailstate_dir());
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
@@ -304,7 +321,7 @@ int jailstate_list(struct jail_status **out, size_t *n)
 		st = &list[(*n)++];
 		memset(st, 0, sizeof(*st));
 		snprintf(st->id, sizeof(st->id), "%s", de->d_name);
-		snprintf(dir, sizeof(dir), "%s/%s", JAILSTATE_DIR, de->d_name);
+		snprintf(dir, sizeof(dir), "%s/%s", jailstate_dir(), de->d_name);
 		st->alive = supervisor_alive(dir);
 		if (read_file(dir, "supervisor", text, sizeof(text)) == 0)
 			st->supervisor = atoi(text);

@@ -18,6 +18,14 @@
 #define JAIL_DENIALS_MAX (1U << 20)
 #define JAIL_ID_LEN 8
 
+/**
+ * jailstate_dir() - where this user's jails keep their state: root's in
+ * JAILSTATE_DIR; a rootless user's in its runtime directory,
+ * $XDG_RUNTIME_DIR/ebpfjail (or /run/user/UID/ebpfjail), which only it can
+ * enter and which the agent's private /run/user hides
+ */
+const char *jailstate_dir(void);
+
 /** jailstate_new_id() - a random id of JAIL_ID_LEN hex digits */
 void jailstate_new_id(char id[JAIL_ID_LEN + 1]);
 

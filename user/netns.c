@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* netns.c - the jail's network namespace: create it, enter it, leave it */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -51,6 +52,7 @@ int netns_create(struct netns *ns)
 
 	ns->holder = -1;
 	ns->fd = -1;
+	ns->user_fd = -1;
 	ns->cookie = 0;
 	ns->host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (ns->host_fd < 0)
@@ -106,6 +108,147 @@ out:
 	if (pipefd[1] >= 0)
 		close(pipefd[1]);
 	return err;
+}
+
+/* write_id_map() - "ID ID 1" into /proc/@pid/@file: @id mapped to itself */
+static int write_id_map(pid_t pid, const char *file, const char *text)
+{
+	char path[64];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		err = errno ? -errno : -EIO;
+	close(fd);
+	return err;
+}
+
+/* open_holder_ns() - the holder's namespace @kind (user, net) */
+static int open_holder_ns(pid_t holder, const char *kind)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", holder, kind);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return log_err(-errno, "cannot open %s: %s", path, strerror(errno));
+	return fd;
+}
+
+int netns_create_rootless(struct netns *ns)
+{
+	char uid_map[32], gid_map[32];
+	int pipefd[2], err = 0;
+	pid_t self = getpid();
+	char ok = 0;
+
+	ns->holder = ns->fd = ns->user_fd = -1;
+	ns->cookie = 0;
+	ns->host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns->host_fd < 0)
+		return log_err(-errno, "cannot open this process's network namespace: %s",
+			       strerror(errno));
+	snprintf(uid_map, sizeof(uid_map), "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
+	snprintf(gid_map, sizeof(gid_map), "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	ns->holder = fork();
+	if (ns->holder < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (ns->holder == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != self)
+			_exit(1);
+		/* Dumpable (the supervisor is not): its maps are written, and
+		 * its namespaces opened by pasta, through /proc/HOLDER, which
+		 * only a dumpable process leaves to its own uid. */
+		if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER | CLONE_NEWNET))
+			_exit(1);
+		if (write(pipefd[1], &ok, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	if (read(pipefd[0], &ok, 1) != 1) {
+		err = log_err(-EPERM, "cannot create a user namespace with a network namespace "
+			      "(unshare CLONE_NEWUSER|CLONE_NEWNET failed)");
+		goto out;
+	}
+	/* setgroups denied first: it is what lets an unprivileged user map
+	 * its gid, and it keeps the agent from dropping a group that a
+	 * file's permissions deny it (a "negative" group). */
+	err = write_id_map(ns->holder, "setgroups", "deny");
+	if (!err)
+		err = write_id_map(ns->holder, "uid_map", uid_map);
+	if (!err)
+		err = write_id_map(ns->holder, "gid_map", gid_map);
+	if (err) {
+		err = log_err(err, "cannot map the user into the jail's user namespace: %s",
+			      strerror(-err));
+		goto out;
+	}
+	ns->user_fd = open_holder_ns(ns->holder, "user");
+	if (ns->user_fd < 0) {
+		err = ns->user_fd;
+		goto out;
+	}
+	ns->fd = open_holder_ns(ns->holder, "net");
+	if (ns->fd < 0)
+		err = ns->fd;
+out:
+	close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	return err;
+}
+
+int netns_join_user(const struct netns *ns)
+{
+	if (setns(ns->user_fd, CLONE_NEWUSER))
+		return log_err(-errno, "cannot join the jail's user namespace: %s", strerror(errno));
+	return 0;
+}
+
+struct ns_call {
+	int ns_fd;
+	int (*fn)(void *arg);
+	void *arg;
+	int ret;
+};
+
+static void *ns_thread(void *p)
+{
+	struct ns_call *c = p;
+
+	/* Only this thread moves (a network namespace is per thread), and
+	 * it ends here: nothing needs to come back. */
+	if (setns(c->ns_fd, CLONE_NEWNET))
+		c->ret = log_err(-errno, "cannot enter the jail's network namespace: %s",
+				 strerror(errno));
+	else
+		c->ret = c->fn(c->arg);
+	return NULL;
+}
+
+int netns_run(int ns_fd, int (*fn)(void *arg), void *arg)
+{
+	struct ns_call c = { .ns_fd = ns_fd, .fn = fn, .arg = arg };
+	pthread_t t;
+	int err;
+
+	err = pthread_create(&t, NULL, ns_thread, &c);
+	if (err)
+		return log_err(-err, "cannot start a thread: %s", strerror(err));
+	pthread_join(t, NULL);
+	return c.ret;
 }
 
 void netns_release_holder(struct netns *ns)
@@ -204,5 +347,7 @@ void netns_close(struct netns *ns)
 		close(ns->fd);
 	if (ns->host_fd >= 0)
 		close(ns->host_fd);
-	ns->fd = ns->host_fd = -1;
+	if (ns->user_fd >= 0)
+		close(ns->user_fd);
+	ns->fd = ns->host_fd = ns->user_fd = -1;
 }

@@ -11,6 +11,7 @@ struct netns {
 	int fd;       /* the namespace: keeps it alive */
 	int host_fd;  /* the namespace we came from */
 	__u64 cookie; /* its SO_NETNS_COOKIE: what the socket hooks compare */
+	int user_fd;  /* rootless: the user namespace that owns it, or -1 */
 };
 
 /**
@@ -25,6 +26,40 @@ struct netns {
  * -ENOPROTOOPT: the hooks could not tell the jail's sockets from others).
  */
 int netns_create(struct netns *ns);
+
+/**
+ * netns_create_rootless() - a new user namespace that maps the caller's
+ * uid and gid to themselves, and a network namespace it owns (the rootless
+ * engine, docs/DESIGN.md)
+ *
+ * Made by a holder that unshares both and waits; its maps are written from
+ * here, as an unprivileged user may (its own uid and gid, setgroups
+ * denied). Identity maps, not root: inside, the agent is its own uid, not
+ * 0, so it loses every capability over the namespaces at exec. No cookie
+ * (@ns->cookie stays 0): there are no socket hooks to give it to.
+ * Return: 0 or -errno (logged).
+ */
+int netns_create_rootless(struct netns *ns);
+
+/**
+ * netns_join_user() - this (single-threaded) process into the jail's user
+ * namespace: every capability over the jail's namespaces from then on,
+ * none more on the host; it stays in the host's network namespace, and
+ * can never return to it once it leaves (the host's belongs to a user
+ * namespace where it has no capability), so netns_run() replaces
+ * netns_enter() and netns_leave() from then on
+ * Return: 0 or -errno (logged).
+ */
+int netns_join_user(const struct netns *ns);
+
+/**
+ * netns_run() - @fn(@arg) in a thread of its own inside the network
+ * namespace @ns_fd (the jail's); this thread stays where it is. Sockets @fn makes are
+ * the jail's and work from any thread.
+ * Return: what @fn returned, or -errno when the thread could not start or
+ * enter the namespace.
+ */
+int netns_run(int ns_fd, int (*fn)(void *arg), void *arg);
 
 /** netns_release_holder() - end the holder once pasta has joined */
 void netns_release_holder(struct netns *ns);

@@ -65,7 +65,7 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
 {
 	char addr[NETADDR_CIDR_STRLEN], gw[NETADDR_CIDR_STRLEN], dns[NETADDR_CIDR_STRLEN];
 	static char *const fixed[] = {
-		"--foreground", "--quiet", "--runas", "0", "--no-netns-quit",
+		"--foreground", "--quiet", "--no-netns-quit",
 		"--ipv4-only", "--no-map-gw",
 		"--tcp-ports", "none", "--udp-ports", "none", "--tcp-ns", "none",
 		"--udp-ns", "none", "--mtu", PASTA_MTU, "--ns-ifname", PASTA_IFNAME,
@@ -83,6 +83,10 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
 		used += (size_t)snprintf(strings + used, size - used, fmt, __VA_ARGS__) + 1; \
 	} while (0)
 	PUT("%s", path);
+	if (!o->rootless) {
+		argv[argc++] = "--runas";
+		argv[argc++] = "0";
+	}
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		argv[argc++] = fixed[i];
 	argv[argc++] = "--address";
@@ -91,6 +95,13 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
 	PUT("%s", gw);
 	argv[argc++] = "--dns-forward";
 	PUT("%s", dns);
+	/* Rootless, pasta joins the jail's user namespace (it owns it, as
+	 * the same user from its parent) for the capabilities it needs over
+	 * the network namespace; as root it needs none. */
+	if (o->rootless) {
+		argv[argc++] = "--userns";
+		PUT("/proc/%d/ns/user", o->netns_pid);
+	}
 	argv[argc++] = "--netns";
 	PUT("/proc/%d/ns/net", o->netns_pid);
 #undef PUT

@@ -31,6 +31,8 @@ struct pasta_opts {
 	uint32_t gateway;      /* pasta's side of the tap */
 	uint32_t dns_forward;  /* PASTA_DNS_FORWARD, network byte order */
 	const char *log_path;  /* pasta's stdout and stderr go here */
+	bool rootless;         /* the jail is a user namespace of ours: pasta
+				  joins it, and keeps our uid (no --runas 0) */
 };
 
 /**

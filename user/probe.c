@@ -43,6 +43,23 @@ static enum probe_level set(struct probe_result *r, enum probe_level level, cons
 	return level;
 }
 
+bool probe_host_root(void)
+{
+	unsigned long inside, outside, count;
+	bool whole = false;
+	FILE *f;
+
+	if (geteuid() != 0)
+		return false;
+	f = fopen("/proc/self/uid_map", "re");
+	if (!f)
+		return false;
+	whole = fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 &&
+		outside == 0 && count == 4294967295UL;
+	fclose(f);
+	return whole;
+}
+
 enum probe_level probe_privileges(struct probe_result *r)
 {
 	if (geteuid() != 0)

@@ -23,6 +23,12 @@ struct probe_result {
 /* Each check fills @r and returns its level. `run` refuses to start on
  * PROBE_FAIL of the ones it calls, with the same words doctor prints, so
  * doctor can never say ok about something run then refuses. */
+/**
+ * probe_host_root() - root in the host's user namespace (uid_map the whole
+ * identity), where BPF can load; a rootless container's root is not
+ */
+bool probe_host_root(void);
+
 enum probe_level probe_privileges(struct probe_result *r);
 enum probe_level probe_tun(struct probe_result *r);
 /* @version: also find pasta's version and say whether it is known to work

@@ -6,7 +6,8 @@
  * Each relay is a listening socket on 127.0.0.1:N in one namespace; each
  * accepted connection gets a socket connected to 127.0.0.1:N in the other.
  * Sockets keep the namespace they were created in, so the supervisor creates
- * jail-side sockets with a brief setns() and then uses them from the host.
+ * jail-side sockets in a thread inside the jail's namespace (netns_run())
+ * and then uses them from the host.
  *
  * A connection is two sockets, fd[0] (accepted) and fd[1] (dialled), and two
  * pipes: pipe[d] carries what fd[d] reads to fd[!d]. Data moves with
@@ -40,7 +41,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +52,7 @@
 #include <sys/socket.h>
 
 #include "log.h"
+#include "netns.h"
 #include "relay.h"
 
 /* Measured against 1 MiB (the most an unprivileged pipe may have): no
@@ -150,24 +151,29 @@ int relays_fd(const struct relays *r)
 	return r->epfd;
 }
 
-/* socket_in() - a TCP socket of namespace @ns (we are in host_ns). */
+static int make_socket(void *arg)
+{
+	int *fd = arg;
+
+	*fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	return *fd < 0 ? -errno : 0;
+}
+
+/* socket_in() - a TCP socket of namespace @ns (we are in host_ns), made
+ * by a thread inside it (netns_run()): a rootless supervisor can enter
+ * the jail's namespace but never come back. Return: it, or -1 with errno
+ * set. */
 static int socket_in(const struct relays *r, int ns)
 {
-	int fd, err;
+	int fd = -1, err;
 
 	if (ns == r->host_ns)
 		return socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (setns(ns, CLONE_NEWNET))
+	err = netns_run(ns, make_socket, &fd);
+	if (err) {
+		errno = -err;
 		return -1;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	err = errno;
-	if (setns(r->host_ns, CLONE_NEWNET)) {
-		/* Stuck in the jail's namespace, the supervisor would dial
-		 * the jail for host relays: nothing sane is left to do. */
-		log_err(0, "cannot return to the host's network namespace: %s", strerror(errno));
-		abort();
 	}
-	errno = err;
 	return fd;
 }
 

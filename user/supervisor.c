@@ -129,6 +129,29 @@ static void write_lost(struct jail *j, unsigned int reason, uint64_t lost)
 	j->summary.lost += lost;
 }
 
+/* The engine's side of the loop, BPF's (loader.h) or the rootless one's
+ * (nftjail.h): both give events, counters and tallies alike. */
+static int engine_poll(struct jail *j)
+{
+	if (j->nft)
+		return nftjail_events_poll(j->nft);
+	return j->bpf ? loader_events_poll(j->bpf, 0) : 0;
+}
+
+static int engine_counters(struct jail *j, bool final, __u64 c[COUNTER_SLOTS])
+{
+	if (j->nft)
+		return nftjail_read_counters(j->nft, final, c);
+	return j->bpf ? loader_read_counters(j->bpf, c) : -ENOENT;
+}
+
+static int engine_denials(struct jail *j, loader_denial_fn fn)
+{
+	if (j->nft)
+		return nftjail_read_denials(j->nft, fn, j);
+	return loader_read_denials(j->bpf, fn, j);
+}
+
 /* book_tally() - a loader_denial_fn: one tally of the map into the book */
 static void book_tally(void *ctx, const struct denial_key *k, const struct denial_tally *t)
 {
@@ -162,10 +185,10 @@ static void close_window(struct jail *j, const __u64 c[COUNTER_SLOTS])
 		return;
 	/* Events first, so that a kind's count record rarely comes before
 	 * its event (a bounded batch: the loop is not held up). */
-	loader_events_poll(j->bpf, 0);
+	engine_poll(j);
 	err = denial_book_begin(&j->book);
 	if (!err)
-		err = loader_read_denials(j->bpf, book_tally, j);
+		err = engine_denials(j, book_tally);
 	n = denial_book_end(&j->book, err == 0);
 	if (err || j->book.overflow) {
 		if (err)
@@ -233,7 +256,7 @@ static void update_status(struct jail *j)
 {
 	__u64 c[COUNTER_SLOTS];
 
-	if (j->bpf && loader_read_counters(j->bpf, c) == 0)
+	if (engine_counters(j, false, c) == 0)
 		show_status(j, c);
 }
 
@@ -397,6 +420,7 @@ static int handle_signal(struct jail *j, const struct signalfd_siginfo *si, int 
 			pasta_died(j, st);
 		} else if (pid == j->proc.init) {
 			serve_init(j); /* its last words came before its end */
+			j->proc.init = -1; /* reaped: its pid is no longer ours */
 			*status = j->agent_exited ? j->agent_status : st;
 			return 1;
 		}
@@ -440,7 +464,7 @@ static void every_second(struct jail *j)
 {
 	__u64 c[COUNTER_SLOTS];
 
-	if (!j->bpf || loader_read_counters(j->bpf, c))
+	if (engine_counters(j, false, c))
 		return;
 	close_window(j, c);
 	show_status(j, c);
@@ -474,8 +498,8 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 		close(tfd);
 		tfd = -1;
 	}
-	if (j->bpf) {
-		ev.data.fd = loader_events_fd(j->bpf);
+	if (j->bpf || j->nft) {
+		ev.data.fd = j->nft ? nftjail_events_fd(j->nft) : loader_events_fd(j->bpf);
 		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
 	if (j->relays) {
@@ -539,7 +563,7 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 				continue;
 			}
 			if (got[i].data.fd != sfd) {
-				loader_events_poll(j->bpf, 0);
+				engine_poll(j);
 				continue;
 			}
 			while (!done && read(sfd, &si, sizeof(si)) == sizeof(si))
@@ -560,9 +584,9 @@ void supervisor_drain(struct jail *j)
 	/* The agent is gone: what the ring buffer holds (nothing adds to
 	 * it now, so this ends), then the last window, exactly. An event
 	 * left unread would be counted as shown and never written. */
-	while (loader_events_poll(j->bpf, 0) > 0)
+	while (engine_poll(j) > 0)
 		;
-	if (loader_read_counters(j->bpf, c) == 0)
+	if (engine_counters(j, true, c) == 0)
 		close_window(j, c);
 	denial_book_free(&j->book);
 }

@@ -30,7 +30,7 @@
 
 static int cg_fd = -1;
 static struct jail_bpf *jail;
-static struct netns ns = { .holder = -1, .fd = -1, .host_fd = -1 };
+static struct netns ns = { .holder = -1, .fd = -1, .host_fd = -1, .user_fd = -1 };
 
 static void setup(void)
 {

@@ -116,7 +116,7 @@ static const struct probe foreign_probes[] = {
 
 #define N_FOREIGN_PROBES (sizeof(foreign_probes) / sizeof(foreign_probes[0]))
 
-static struct netns ns = { .holder = -1, .fd = -1, .host_fd = -1 };
+static struct netns ns = { .holder = -1, .fd = -1, .host_fd = -1, .user_fd = -1 };
 static int cg_fd = -1;
 static struct jail_bpf *jail;
 static struct config cfg;

@@ -61,7 +61,7 @@ static size_t n_probes;
 static char scratch[64], allowed[128], outside[128], exact[128];
 static char abstract_name[64];
 static int cg_fd = -1, listeners[16], n_listeners;
-static struct netns ns = { .holder = -1, .fd = -1, .host_fd = -1 };
+static struct netns ns = { .holder = -1, .fd = -1, .host_fd = -1, .user_fd = -1 };
 static struct jail_bpf *jail;
 static struct test_events seen; /* the denials, as the loader hands them over */
 
