@@ -335,31 +335,66 @@ static const char *const hidden_dirs[] = { JAILSTATE_DIR, "/run/screen" };
 
 /* show_denials() - the jail's own denials, @denials_fd (an O_PATH fd of
  * the supervisor's file, opened before JAILSTATE_DIR was hidden), bound
- * read-only at JAIL_DENIALS_VIEW in the hiding tmpfs, which is then made
- * read-only itself. Return: 0 or -errno (logged). */
-static int show_denials(int denials_fd)
+ * read-only at @view in the hiding tmpfs @dir, which is then made
+ * read-only itself (@dir NULL: a directory of the agent's, left as it
+ * is). Return: 0 or -errno (logged). */
+static int show_denials(int denials_fd, const char *view, const char *dir)
 {
 	unsigned long ro = MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
 	char src[32];
 	int fd, err;
 
-	fd = open(JAIL_DENIALS_VIEW, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	fd = open(view, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
 	if (fd < 0)
 		return log_err(-errno, "cannot show the agent its denials: %s", strerror(errno));
 	close(fd);
 	snprintf(src, sizeof(src), "/proc/self/fd/%d", denials_fd);
-	err = bind_readonly(src, JAIL_DENIALS_VIEW, true);
-	if (!err && mount(NULL, JAILSTATE_DIR, NULL, ro, "mode=0755"))
+	err = bind_readonly(src, view, true);
+	if (!err && dir && mount(NULL, dir, NULL, ro, "mode=0755"))
 		err = -errno;
 	if (err)
 		return log_err(err, "cannot show the agent its denials: %s", strerror(-err));
 	return 0;
 }
 
-/* hide_dirs() - each of hidden_dirs[] that exists, JAILSTATE_DIR with the
- * jail's own denials in it (@denials_fd, or -1). Return: 0 or -errno. */
-static int hide_dirs(int denials_fd)
+/* show_denials_rootless() - a rootless jail without JAILSTATE_DIR: the
+ * view in the agent's private runtime directory, JAIL_DENIALS_VIEW_USER */
+static int show_denials_rootless(const struct agentfs *fs, int denials_fd)
 {
+	char view[128], run_user[64];
+	int err;
+
+	/* No /run/user (a system without it): no view, as the root engine
+	 * has none without JAILSTATE_DIR. */
+	snprintf(run_user, sizeof(run_user), "/run/user/%u", (unsigned)fs->uid);
+	if (!is_dir(run_user))
+		return 0;
+	snprintf(view, sizeof(view), JAIL_DENIALS_VIEW_USER, (unsigned)fs->uid);
+	err = mkdir_parents(fs, view);
+	if (err)
+		return log_err(err, "cannot show the agent its denials: %s", strerror(-err));
+	return show_denials(denials_fd, view, NULL);
+}
+
+/* hide() - an empty tmpfs over @dir, read-only unless @view (the jail's
+ * denials, @denials_fd, are shown in it). Return: 0 or -errno. */
+static int hide(const char *dir, bool view, int denials_fd)
+{
+	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | (view ? 0 : MS_RDONLY),
+		  "mode=0755"))
+		return log_err(-errno, "cannot hide %s from the agent: %s", dir, strerror(errno));
+	return view ? show_denials(denials_fd, JAIL_DENIALS_VIEW, dir) : 0;
+}
+
+/* hide_dirs() - each of hidden_dirs[] that exists, JAILSTATE_DIR with the
+ * jail's own denials in it (@denials_fd, or -1); a rootless jail's state
+ * directory too, where the private /run/user did not hide it already (a
+ * $XDG_RUNTIME_DIR elsewhere). The attack: the agent is the user there,
+ * and the state directory holds its jail's control socket.
+ * Return: 0 or -errno. */
+static int hide_dirs(const struct agentfs *fs, int denials_fd)
+{
+	bool shown = false;
 	size_t i;
 	int err;
 
@@ -368,14 +403,15 @@ static int hide_dirs(int denials_fd)
 
 		if (!is_dir(hidden_dirs[i]))
 			continue;
-		if (mount("tmpfs", hidden_dirs[i], "tmpfs",
-			  MS_NOSUID | MS_NODEV | MS_NOEXEC | (view ? 0 : MS_RDONLY), "mode=0755"))
-			return log_err(-errno, "cannot hide %s from the agent: %s", hidden_dirs[i],
-				       strerror(errno));
-		err = view ? show_denials(denials_fd) : 0;
+		err = hide(hidden_dirs[i], view, denials_fd);
 		if (err)
 			return err;
+		shown |= view;
 	}
+	if (fs->rootless && is_dir(jailstate_dir()) && (err = hide(jailstate_dir(), false, -1)))
+		return err;
+	if (fs->rootless && denials_fd >= 0 && !shown)
+		return show_denials_rootless(fs, denials_fd);
 	return 0;
 }
 
@@ -497,7 +533,12 @@ int agentfs_setup(const struct agentfs *fs)
 	if (!err)
 		err = private_ipc_view();
 	if (!err)
-		err = hide_dirs(denials_fd);
+		err = hide_dirs(fs, denials_fd);
+	/* The attack: rootless, the agent is the user who owns the audit
+	 * log, and would rewrite the record of what it tried. */
+	if (!err && fs->readonly_dir && (err = bind_readonly(fs->readonly_dir, fs->readonly_dir, true)))
+		log_err(err, "cannot make %s read-only for the agent: %s", fs->readonly_dir,
+			strerror(-err));
 	if (denials_fd >= 0)
 		close(denials_fd);
 	if (resolv_fd >= 0)

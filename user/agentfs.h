@@ -22,7 +22,9 @@ struct agentfs {
 					 mounts are locked there, and the agent
 					 has no cgroup of its own to show */
 	const char *resolv_conf;      /* bound over /etc/resolv.conf, or NULL */
-	const char *denials;          /* bound read-only at JAIL_DENIALS_VIEW, or NULL */
+	const char *denials;          /* bound read-only at JAIL_DENIALS_VIEW (rootless,
+					 without it: JAIL_DENIALS_VIEW_USER), or NULL */
+	const char *readonly_dir;     /* bound read-only on itself, or NULL */
 	char *const *unix_sockets;    /* unix-socket paths (absolute) */
 	size_t n_unix_sockets;
 	const char *const *masks;     /* sockets of daemons that grant root */

@@ -187,22 +187,37 @@ static int finish(const struct cli_options *o, const struct filter *f, const cha
 	return 0;
 }
 
-/* show_jail_view() - in a jail, its own recent denials (read-only: the
- * supervisor's file), not the audit log, which is root's. */
-static int show_jail_view(const struct cli_options *o, struct filter *f)
+/* jail_view() - inside a jail, the file of its own denials, or NULL
+ * outside one: JAIL_DENIALS_VIEW, or a rootless jail's in the agent's
+ * runtime directory */
+static const char *jail_view(void)
 {
-	FILE *in = fopen(JAIL_DENIALS_VIEW, "re");
+	static char user_view[128];
+
+	if (access(JAIL_DENIALS_VIEW, R_OK) == 0)
+		return JAIL_DENIALS_VIEW;
+	snprintf(user_view, sizeof(user_view), JAIL_DENIALS_VIEW_USER, (unsigned)getuid());
+	if (getenv("EBPFJAIL") && access(user_view, R_OK) == 0)
+		return user_view;
+	return NULL;
+}
+
+/* show_jail_view() - in a jail, its own recent denials from @view
+ * (read-only: the supervisor's file), not the audit log. */
+static int show_jail_view(const struct cli_options *o, struct filter *f, const char *view)
+{
+	FILE *in = fopen(view, "re");
 
 	if (!in)
-		return log_err(EXIT_TROUBLE, "cannot read %s: %s", JAIL_DENIALS_VIEW, strerror(errno));
-	fprintf(stderr, "ebpfjail: this jail's own recent denials (%s)\n", JAIL_DENIALS_VIEW);
+		return log_err(EXIT_TROUBLE, "cannot read %s: %s", view, strerror(errno));
+	fprintf(stderr, "ebpfjail: this jail's own recent denials (%s)\n", view);
 	show_stream(in, f);
 	if (o->follow) {
 		fclose(in);
-		return follow(JAIL_DENIALS_VIEW, NULL, f);
+		return follow(view, NULL, f);
 	}
 	fclose(in);
-	return finish(o, f, JAIL_DENIALS_VIEW);
+	return finish(o, f, view);
 }
 
 int cmd_audit(const struct command *cmd, int argc, char **argv)
@@ -211,6 +226,7 @@ int cmd_audit(const struct command *cmd, int argc, char **argv)
 	struct filter f = { 0 };
 	struct cli_options o;
 	struct config cfg;
+	const char *view;
 	char file[4200];
 	FILE *in = NULL;
 	int ret, n, err;
@@ -234,8 +250,9 @@ int cmd_audit(const struct command *cmd, int argc, char **argv)
 		goto out_opts;
 	}
 	/* Inside a jail: its own denials, the only ones it may read. */
-	if (access(JAIL_DENIALS_VIEW, R_OK) == 0) {
-		ret = show_jail_view(&o, &f);
+	view = jail_view();
+	if (view) {
+		ret = show_jail_view(&o, &f, view);
 		goto out_suggest;
 	}
 	config_init(&cfg);

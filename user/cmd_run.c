@@ -105,6 +105,14 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 				   .rootless = j->rootless };
 	int err;
 
+	char log_dir[4096];
+
+	/* Rootless, the audit log is the agent's user's file: read-only in
+	 * its view (agentfs.c). */
+	snprintf(log_dir, sizeof(log_dir), "%s", cfg->audit_log);
+	*strrchr(log_dir, '/') = '\0';
+	if (j->rootless && log_dir[0])
+		fs.readonly_dir = log_dir;
 	fs.unix_sockets = j->unix_sockets;
 	fs.masks = builtin_root_sockets(&fs.n_masks);
 
@@ -143,6 +151,11 @@ static int run_jailed(struct cli_options *o, const struct agent_user *u, struct 
 		ret = j.why[0] ? refuse("%s", j.why) : EXIT_REFUSED;
 		goto out;
 	}
+	/* Said once the jail stands (a refusal stays one line). */
+	log_info("engine: %s%s", rootless ? "nftables, rootless" : "bpf",
+		 cfg->engine != ENGINE_AUTO ? ""
+		 : rootless ? " (auto: not root on the host; no per-process audit)"
+			    : " (auto: root on the host)");
 	ret = start_agent(&j, o->rest, u, cfg);
 	if (ret)
 		goto out;
@@ -170,7 +183,6 @@ static int choose_engine(const struct config *cfg, const struct agent_user *u, b
 			return refuse("engine = bpf needs root on the host (BPF programs need "
 				      "capabilities in the host's user namespace); run it with sudo, "
 				      "or use engine = nftables");
-		log_info("engine: bpf%s", cfg->engine == ENGINE_AUTO ? " (auto: root on the host)" : "");
 		return 0;
 	}
 	/* The jail's user namespace maps our own uid to itself, and no
@@ -179,8 +191,6 @@ static int choose_engine(const struct config *cfg, const struct agent_user *u, b
 		return refuse("the rootless engine runs the agent as you (uid %u), not uid %u; "
 			      "run ebpfjail as the agent's user, without sudo",
 			      (unsigned)geteuid(), (unsigned)u->uid);
-	log_info("engine: nftables, rootless%s",
-		 cfg->engine == ENGINE_AUTO ? " (auto: not root on the host)" : "");
 	return 0;
 }
 

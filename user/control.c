@@ -121,7 +121,29 @@ static int has_net_admin(pid_t pid)
 	return theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
 }
 
-int control_accept(int lfd, char req[CONTROL_MAX_REQUEST])
+/* in_nested_pid_ns() - is @pid in a PID namespace below ours (its
+ * /proc/PID/status, readable by anyone, numbers it in more than one)?
+ * Return: 1, 0, or -errno. */
+static int in_nested_pid_ns(pid_t pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	int nested = -ENODATA;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (nested == -ENODATA && getline(&line, &cap, f) > 0)
+		if (!strncmp(line, "NSpid:", 6))
+			nested = strchr(line + 6 + strspn(line + 6, " \t"), '\t') != NULL;
+	free(line);
+	fclose(f);
+	return nested;
+}
+
+int control_accept(int lfd, char req[CONTROL_MAX_REQUEST], bool rootless)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -130,7 +152,8 @@ int control_accept(int lfd, char req[CONTROL_MAX_REQUEST])
 	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != 0) {
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    cred.uid != (rootless ? geteuid() : 0)) {
 		close(fd);
 		return -EPERM;
 	}
@@ -144,6 +167,19 @@ int control_accept(int lfd, char req[CONTROL_MAX_REQUEST])
 	}
 	/* After the request is read: closing with it unread would reset the
 	 * connection and the caller would never see why. */
+	if (rootless) {
+		/* The attack: rootless, the agent is the same uid as its
+		 * user, and a state directory it can reach (a runtime
+		 * directory outside /run/user) would let it ask for `allow
+		 * 10.0.0.1`. Every process of a jail lives in the agent's PID
+		 * namespace, below ours, and cannot leave it. */
+		err = in_nested_pid_ns(cred.pid);
+		if (err == 0)
+			return fd;
+		control_reply(fd, err > 0 ? "error a process inside a jail cannot change a jail\n"
+					  : "error cannot read the caller's PID namespace\n");
+		return -EPERM;
+	}
 	err = has_net_admin(cred.pid);
 	if (err < 0) {
 		/* Not a capability the caller lacks (out of descriptors, root

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* control.h - a running jail's control socket: reload, allow, deny */
 #ifndef EBPFJAIL_CONTROL_H
+#include <stdbool.h>
+
 #define EBPFJAIL_CONTROL_H
 
 #include <stddef.h>
@@ -18,14 +20,17 @@ int control_listen(const char *state_dir);
 /**
  * control_accept() - take one request from a client of @lfd
  * @req: the request line, without its newline
+ * @rootless: a rootless jail's supervisor (in the jail's user namespace):
+ *            the client must be our own uid and outside the agent's PID
+ *            namespace, rather than root with CAP_NET_ADMIN
  *
  * Waits at most a second for the request line. Return: the connection's fd
  * (answer with control_reply()), or -errno (nothing left to answer: -EAGAIN
  * when no client was waiting, -EPERM for a client that is not root or lacks
- * CAP_NET_ADMIN, another -errno when the caller's capabilities could not be
+ * CAP_NET_ADMIN (rootless: another uid, or a process of a jail), another -errno when the caller's capabilities could not be
  * read; the last two were told why).
  */
-int control_accept(int lfd, char req[CONTROL_MAX_REQUEST]);
+int control_accept(int lfd, char req[CONTROL_MAX_REQUEST], bool rootless);
 
 /** control_reply() - send @text to the client and close @fd */
 void control_reply(int fd, const char *text);

@@ -14,6 +14,10 @@
 /* Inside a jail, its own denials, read-only (the file is the supervisor's
  * STATE/ID/denials.jsonl; the rest of JAILSTATE_DIR is hidden there). */
 #define JAIL_DENIALS_VIEW JAILSTATE_DIR "/denials.jsonl"
+/* ... in a rootless jail where JAILSTATE_DIR does not exist (an
+ * unprivileged user cannot make it): in the agent's own runtime
+ * directory, UID its uid. */
+#define JAIL_DENIALS_VIEW_USER "/run/user/%u/ebpfjail/denials.jsonl"
 /* The view is the recent denials: past this size it starts again. */
 #define JAIL_DENIALS_MAX (1U << 20)
 #define JAIL_ID_LEN 8

@@ -437,7 +437,7 @@ static void serve_control(struct jail *j)
 	int i, fd;
 
 	for (i = 0; i < 8; i++) {
-		fd = control_accept(j->control_fd, req);
+		fd = control_accept(j->control_fd, req, j->rootless);
 		if (fd == -EAGAIN)
 			return;
 		if (fd < 0)

@@ -130,6 +130,42 @@ netsim_up() {
 	# which the agent sees as its own empty one.
 	cp "$EBPFJAIL" "$T/ebpfjail"
 	chmod 755 "$T/ebpfjail"
+	# The hook an IPv4 socket's denial names: connect4 (or sendmsg4), or
+	# the rootless engine's output hook, which sees packets, not calls.
+	HOOK4=connect4
+	rootless && rootless_up && HOOK4=output
+	return 0
+}
+
+# rootless: the suite's rootless pass (run.sh ROOTLESS=1): `ebpfjail run`
+# as an unprivileged user, uid 4242 without sudo, with the rootless engine
+rootless() { [ "${ROOTLESS:-}" = 1 ]; }
+
+# rootless_up: what the user has: a home, a runtime directory ($T/xdg, not
+# under /run/user: the agent must not see it even there), its own audit
+# log ($T/u, linked as $T/audit.jsonl for the tests), and a /dev/net/tun
+# it may open (this machine's is root's 0600; Debian's udev makes it 0666)
+rootless_up() {
+	mknod -m 0666 "$T/tun" c 10 200
+	mkdir -p "$T/home" "$T/xdg" "$T/u"
+	chown 4242:4242 "$T/home" "$T/xdg" "$T/u"
+	chmod 700 "$T/xdg" "$T/u"
+	sed -i "s|^audit-log = .*|audit-log = $T/u/audit.jsonl|" "$T/jail.conf"
+	ln -s u/audit.jsonl "$T/audit.jsonl"
+}
+
+# jail_state: where the running jails keep their state (status, control)
+jail_state() { if rootless; then echo "$T/xdg/ebpfjail"; else echo /run/ebpfjail; fi; }
+
+# as_user CMD...: CMD as the jail's owner: root, or in the rootless pass
+# uid 4242 with its runtime directory (status, reload, allow, deny, audit)
+as_user() {
+	if rootless; then
+		setpriv --reuid 4242 --regid 4242 --clear-groups -- env HOME="$T/home" \
+			XDG_RUNTIME_DIR="$T/xdg" "$@"
+	else
+		"$@"
+	fi
 }
 
 # _kill_tree PID: PID and everything below it (a background jail is a few
@@ -167,6 +203,14 @@ netsim_down() {
 # set, replaces PATH (to hide or wrap pasta); JAIL_SETUP, if set, is shell
 # code run first in the jail's private mount namespace (a test's mounts).
 jail_cmd() (
+	rootless && exec unshare --mount --propagation private -- sh -c '
+		t=$0 host=$1 bin=$2 path=$3; shift 3
+		mount --bind "$t/resolv.conf" /etc/resolv.conf && mount --bind "$t/varlib" /var/lib/ebpfjail &&
+		mount --bind "$t/tun" /dev/net/tun && eval "${JAIL_SETUP:-:}" &&
+		exec nsenter -t "$host" -n -- setpriv --reuid 4242 --regid 4242 --clear-groups -- \
+			env -u SUDO_UID -u SUDO_GID -u SUDO_USER -u XDG_STATE_HOME PATH="$path" \
+			HOME="$t/home" XDG_RUNTIME_DIR="$t/xdg" "$bin" run --config "$t/jail.conf" "$@"' \
+		"$T" "$HOST" "$EBPFJAIL" "${JAIL_PATH:-$PATH}" "$@"
 	exec unshare --mount --propagation private -- sh -c '
 		t=$0 host=$1 bin=$2 path=$3; shift 3
 		mount --bind "$t/resolv.conf" /etc/resolv.conf && mount --bind "$t/varlib" /var/lib/ebpfjail &&
@@ -188,7 +232,7 @@ supervisor_pid() {
 agent_pid() {
 	local i p
 	for i in $(seq 1 100); do
-		p=$(awk '$1 == "agent" { print $2 }' /run/ebpfjail/*/status 2>/dev/null || true)
+		p=$(awk '$1 == "agent" { print $2 }' "$(jail_state)"/*/status 2>/dev/null || true)
 		[ -n "$p" ] && alive "$p" && { echo "$p"; return 0; }
 		sleep 0.05
 	done
@@ -234,13 +278,31 @@ expect_result() {
 	got=$(result "$1")
 	[ "$got" = "$2" ] || fail "$1: got '${got:-nothing}', want $2 (stdout: $(tr '\n' ';' <"$T/out") stderr: $(cat "$T/err"))"
 }
+# expect_denied SPEC [ROOTLESS-ERRNO]: SPEC was refused at once with EPERM.
+# The rootless engine refuses TCP with an ICMP "administratively
+# prohibited" (the kernel says EHOSTUNREACH: an output-hook drop of a SYN
+# would be retried until the timeout), and a destination that never leaves
+# the jail's namespace (its own address, IPv6 with no route) fails there
+# with ROOTLESS-ERRNO.
+expect_denied() {
+	local got
+	got=$(result "$1")
+	[ "$got" = EPERM ] && return 0
+	if rootless; then
+		[ "$got" = "${2:-}" ] && return 0
+		[[ $1 == tcp* ]] && [ "$got" = EHOSTUNREACH ] && return 0
+	fi
+	fail "$1: got '${got:-nothing}', want EPERM (stdout: $(tr '\n' ';' <"$T/out") stderr: $(cat "$T/err"))"
+}
 expect_no_hit() { ! grep -qx "$1" "$T/hits" || fail "$1 received a packet from the jail"; }
 
 # Nothing of a jail may stay behind it: state, cgroup, pasta.
 expect_no_leftovers() {
 	local cg
 	cg=$(jails_cgroup)
-	[ -z "$(ls -A /run/ebpfjail 2>/dev/null)" ] || fail "left in /run/ebpfjail: $(ls /run/ebpfjail)"
+	[ -z "$(ls -A "$(jail_state)" 2>/dev/null)" ] || fail "left in $(jail_state): $(ls "$(jail_state)")"
+	# Rootless, no cgroup holds the jail: nothing of its user may run on.
+	! rootless || [ -z "$(pgrep -u 4242)" ] || fail "processes of uid 4242 left: $(pgrep -a -u 4242)"
 	[ -z "$(find "$cg" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
 		fail "cgroups left: $(find "$cg" -mindepth 1 -maxdepth 1 -type d)"
 	[ -z "$(pasta_pids)" ] || fail "pasta left running: $(pasta_pids)"

@@ -13,6 +13,10 @@
 # never read as passed; under CI=true it is also a failure unless its
 # reason starts with "kernel lacks" (a kernel feature truly absent).
 #
+# PASSES="root rootless" (the default): the whole suite as root, then the
+# tests rootless.list names as an unprivileged user (ROOTLESS=1,
+# netsim.sh), with the rootless engine.
+#
 # PASTA_DIRS="system DIR...": run the whole suite once per pasta, "system"
 # being the one on PATH, DIR one put first on PATH (make check passes
 # Debian 12's and the current release that scripts/build-pasta.sh builds).
@@ -26,6 +30,7 @@ passed=0 failed=0 skipped=0
 
 run_suite() {
 	local tag=$1 file tests t T out rc
+	[ "${ROOTLESS:-}" = 1 ] && tag="${tag}[rootless] "
 	for file in "$here"/test_*.sh; do
 		tests=$(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '$3 ~ /^test_/ {print $3}')
 		# A file that does not source, or defines no test, is a failure,
@@ -37,6 +42,8 @@ run_suite() {
 		fi
 		for t in $tests; do
 			[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
+			# The rootless pass runs the tests that rootless.list names.
+			[ "${ROOTLESS:-}" = 1 ] && ! grep -qx "$t" "$here/rootless.list" && continue
 			# Not under /tmp: the agent gets a private /tmp and would not see it.
 			T=$(mktemp -d /var/tmp/ebpfjail-it.XXXXXX)
 			out="$T.log"
@@ -61,15 +68,20 @@ run_suite() {
 	done
 }
 
-for dir in ${PASTA_DIRS:-system}; do
-	if [ "$dir" = system ]; then
-		[ -n "${PASTA_DIRS:-}" ] && echo "# pasta: $(command -v pasta)"
-		run_suite ""
-	else
-		[ -x "$dir/pasta" ] || { echo "FAIL    no pasta in $dir"; failed=$((failed + 1)); continue; }
-		echo "# pasta: $dir/pasta"
-		PATH="$dir:$PATH" run_suite "[$(basename "$dir")] "
-	fi
+# PASSES="root rootless": the suite as root, then the tests rootless.list
+# names once more as an unprivileged user with the rootless engine.
+for pass in ${PASSES:-root rootless}; do
+	[ "$pass" = rootless ] && export ROOTLESS=1 || unset ROOTLESS
+	for dir in ${PASTA_DIRS:-system}; do
+		if [ "$dir" = system ]; then
+			[ -n "${PASTA_DIRS:-}" ] && echo "# pasta: $(command -v pasta), $pass"
+			run_suite ""
+		else
+			[ -x "$dir/pasta" ] || { echo "FAIL    no pasta in $dir"; failed=$((failed + 1)); continue; }
+			echo "# pasta: $dir/pasta, $pass"
+			PATH="$dir:$PATH" run_suite "[$(basename "$dir")] "
+		fi
+	done
 done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

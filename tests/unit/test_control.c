@@ -64,7 +64,7 @@ Test(control, root_with_cap_net_admin_is_heard)
 	char req[CONTROL_MAX_REQUEST];
 	int c = client("reload 0\n"), fd;
 
-	fd = control_accept(lfd, req);
+	fd = control_accept(lfd, req, false);
 	cr_assert_geq(fd, 0, "control_accept: %s", strerror(-fd));
 	cr_expect_str_eq(req, "reload 0");
 	control_reply(fd, "ok\n");
@@ -87,7 +87,7 @@ Test(control, out_of_descriptors_is_not_a_missing_capability)
 	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	rl.rlim_cur = (rlim_t)lowest + 1;
 	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0, "setrlimit: %s", strerror(errno));
-	err = control_accept(lfd, req);
+	err = control_accept(lfd, req, false);
 	cr_expect_eq(err, -EMFILE, "control_accept: %d (%s)", err, strerror(-err));
 	reply_of(c, reply, sizeof(reply));
 	cr_expect(!strstr(reply, "CAP_NET_ADMIN"), "a false cause: %s", reply);
