@@ -151,11 +151,14 @@ static int run_jailed(struct cli_options *o, const struct agent_user *u, struct 
 		ret = j.why[0] ? refuse("%s", j.why) : EXIT_REFUSED;
 		goto out;
 	}
-	/* Said once the jail stands (a refusal stays one line). */
-	log_info("engine: %s%s", rootless ? "nftables, rootless" : "bpf",
-		 cfg->engine != ENGINE_AUTO ? ""
-		 : rootless ? " (auto: not root on the host; no per-process audit)"
-			    : " (auto: root on the host)");
+	/* Said once the jail stands (a refusal stays one line); the BPF
+	 * engine, root's usual, only with -v. */
+	if (rootless)
+		log_info("engine: nftables, rootless%s",
+			 cfg->engine == ENGINE_AUTO ? " (not root on the host; the audit names no "
+						      "process)" : "");
+	else
+		log_debug("engine: bpf%s", cfg->engine == ENGINE_AUTO ? " (root on the host)" : "");
 	ret = start_agent(&j, o->rest, u, cfg);
 	if (ret)
 		goto out;

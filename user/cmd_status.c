@@ -71,6 +71,8 @@ static void print_table(const struct jail_status *list, size_t n)
 		}
 		if (st->temporary[0])
 			printf("          temporary: %s (until reload)\n", st->temporary);
+		if (st->engine[0])
+			printf("          engine: %s\n", st->engine);
 		if (st->protections[0])
 			printf("          protections: %s\n", st->protections);
 	}
@@ -120,7 +122,8 @@ static void print_json(const struct jail_status *list, size_t n)
 			       i ? ", " : "", st->relays[i].kind, st->relays[i].port,
 			       st->relays[i].open, st->relays[i].total, st->relays[i].refused);
 		audit_json_string(st->temporary, temporary, sizeof(temporary));
-		printf("], \"temporary\": %s, \"protections\": [", temporary);
+		printf("], \"temporary\": %s, \"engine\": \"%s\", \"protections\": [", temporary,
+		       st->engine[0] ? st->engine : "bpf");
 		print_words(st->protections);
 		printf("]}");
 	}

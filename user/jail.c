@@ -395,9 +395,9 @@ static int finish_network_rootless(struct jail *j, const struct hostnet *host)
 		return fail(j, err, "the jail's routing is not what was set: %s", rn.why);
 	if (err == -ETIMEDOUT) {
 		jail_pasta_last_line(j, last, sizeof(last));
-		return fail(j, err, "pasta does not serve the jail's interface (\"%s\"); check "
-			    "'pasta --version' and that /dev/net/tun is usable by this user; in a "
-			    "container, see README.md \"In a container\"", last);
+		return fail(j, err, "pasta does not answer on the jail's interface (\"%s\"); check "
+			    "'pasta --version'; in a container, see README.md \"In a container\"",
+			    last);
 	}
 	return fail(j, err, "cannot set up the jail's routes: %s", strerror(-err));
 }

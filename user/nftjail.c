@@ -191,7 +191,8 @@ int nftjail_events_poll(struct nftjail *nj)
 	return n;
 }
 
-int nftjail_read_counters(struct nftjail *nj, bool final, __u64 c[COUNTER_SLOTS])
+int nftjail_read_counters(struct nftjail *nj, enum nftjail_counters which,
+			  __u64 c[COUNTER_SLOTS])
 {
 	struct apply_call call = { .engine = &nj->engine, .denied = nj->denied_now };
 	__u64 *row = c + HOOK_NFT_OUTPUT * COUNTER_STRIDE;
@@ -202,7 +203,7 @@ int nftjail_read_counters(struct nftjail *nj, bool final, __u64 c[COUNTER_SLOTS]
 	/* Every denial is logged, or rate-limited while others of that
 	 * second are: nothing read since the last time, nothing to count.
 	 * An idle jail costs no nft listing. */
-	if (nj->seen || final) {
+	if (nj->seen || which == NFTJAIL_FINAL) {
 		err = netns_run(nj->ns_fd, denied_in_ns, &call);
 		if (err)
 			return err;
@@ -216,9 +217,10 @@ int nftjail_read_counters(struct nftjail *nj, bool final, __u64 c[COUNTER_SLOTS]
 	for (r = REASON_FIRST_DENY; r < REASON_COUNT; r++) {
 		uint64_t now = nj->denied_before[r] + nj->denied_now[r];
 
-		row[r] = final ? now : nj->denied_given[r];
+		row[r] = which == NFTJAIL_SETTLED ? nj->denied_given[r] : now;
 		row[COUNTER_EVENTS(r)] = nj->events[r];
-		nj->denied_given[r] = now;
+		if (which == NFTJAIL_SETTLED)
+			nj->denied_given[r] = now;
 	}
 	return 0;
 }

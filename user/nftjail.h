@@ -79,18 +79,25 @@ int nftjail_events_fd(const struct nftjail *nj);
  */
 int nftjail_events_poll(struct nftjail *nj);
 
+/* Which counters nftjail_read_counters() gives (see there). */
+enum nftjail_counters {
+	NFTJAIL_NOW,     /* as the kernel counts them now: what status shows */
+	NFTJAIL_SETTLED, /* as they were at the read before: for the losses */
+	NFTJAIL_FINAL,   /* the agent is gone, the socket drained: exact */
+};
+
 /**
  * nftjail_read_counters() - as loader_read_counters(): COUNTER_SLOTS, only
  * the HOOK_NFT_OUTPUT row set (the deny reasons and their events; the
  * engine counts no allowed packet)
- * The denials are the counters of the read before this one: an NFLOG
+ * NFTJAIL_SETTLED: the denials of the read before this one. An NFLOG
  * message reaches the socket a moment after its packet was counted, so a
  * denial counted now may not have been read yet, and would be taken for
- * lost; one read (a second) later it has been. At the end (@final, the
- * agent gone and the socket drained) they are the counters now.
+ * lost; by the next read it has been. NFTJAIL_FINAL: the counters now.
  * Return: 0 or -errno.
  */
-int nftjail_read_counters(struct nftjail *nj, bool final, __u64 c[COUNTER_SLOTS]);
+int nftjail_read_counters(struct nftjail *nj, enum nftjail_counters which,
+			  __u64 c[COUNTER_SLOTS]);
 
 /** nftjail_read_denials() - as loader_read_denials(): every tally */
 int nftjail_read_denials(const struct nftjail *nj, loader_denial_fn fn, void *ctx);

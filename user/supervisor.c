@@ -138,10 +138,10 @@ static int engine_poll(struct jail *j)
 	return j->bpf ? loader_events_poll(j->bpf, 0) : 0;
 }
 
-static int engine_counters(struct jail *j, bool final, __u64 c[COUNTER_SLOTS])
+static int engine_counters(struct jail *j, enum nftjail_counters which, __u64 c[COUNTER_SLOTS])
 {
 	if (j->nft)
-		return nftjail_read_counters(j->nft, final, c);
+		return nftjail_read_counters(j->nft, which, c);
 	return j->bpf ? loader_read_counters(j->bpf, c) : -ENOENT;
 }
 
@@ -160,13 +160,28 @@ static void book_tally(void *ctx, const struct denial_key *k, const struct denia
 	denial_book_add(&j->book, k, t);
 }
 
+/* denials_in() - every denial @c counts */
+static uint64_t denials_in(const __u64 c[COUNTER_SLOTS])
+{
+	unsigned int hook, reason;
+	uint64_t all = 0;
+
+	for (hook = 0; hook < HOOK_COUNT; hook++)
+		for (reason = REASON_FIRST_DENY; reason < REASON_COUNT; reason++)
+			all += c[hook * COUNTER_STRIDE + reason];
+	return all;
+}
+
 /* close_window() - the window is over (once a second, and at exit): the
  * repeats of every key into count records, and what was lost into a lost
  * record (ebpfjail.h, "Aggregation")
- * @c: the counters, read before the map */
-static void close_window(struct jail *j, const __u64 c[COUNTER_SLOTS])
+ * @c: the counters, read before the map
+ * @all: every denial counted now (the rootless engine's @c lag a read
+ *       behind, nftjail.h): the same as nothing new since the last
+ *       complete read, nothing to read */
+static void close_window(struct jail *j, const __u64 c[COUNTER_SLOTS], uint64_t all)
 {
-	uint64_t denied[REASON_COUNT] = { 0 }, events[REASON_COUNT] = { 0 }, all = 0;
+	uint64_t denied[REASON_COUNT] = { 0 }, events[REASON_COUNT] = { 0 };
 	unsigned int hook, reason;
 	size_t i, n;
 	int err;
@@ -177,8 +192,6 @@ static void close_window(struct jail *j, const __u64 c[COUNTER_SLOTS])
 			events[reason] += c[hook * COUNTER_STRIDE + COUNTER_EVENTS(reason)];
 		}
 	}
-	for (reason = REASON_FIRST_DENY; reason < REASON_COUNT; reason++)
-		all += denied[reason];
 	/* No denial since the last complete read: no tally has grown. An
 	 * idle jail costs no read of the map. */
 	if (all == j->denied_read)
@@ -256,7 +269,7 @@ static void update_status(struct jail *j)
 {
 	__u64 c[COUNTER_SLOTS];
 
-	if (engine_counters(j, false, c) == 0)
+	if (engine_counters(j, NFTJAIL_NOW, c) == 0)
 		show_status(j, c);
 }
 
@@ -269,6 +282,7 @@ void supervisor_start_status(struct jail *j, char **argv, const struct agent_use
 	j->status.uid = u->uid;
 	snprintf(j->status.user, sizeof(j->status.user), "%s", u->name);
 	j->status.started = time(NULL);
+	snprintf(j->status.engine, sizeof(j->status.engine), "%s", j->rootless ? "nftables" : "bpf");
 	for (i = 0; argv[i] && used + 1 < sizeof(j->status.command); i++) {
 		int n = snprintf(j->status.command + used, sizeof(j->status.command) - used, "%s%s",
 				 i ? " " : "", argv[i]);
@@ -319,6 +333,9 @@ static void pasta_died(struct jail *j, int status)
 		how, last[0] ? " (\"" : "", last, last[0] ? "\")" : "");
 	if (j->cg_path[0])
 		cgroup_kill(j->cg_path);
+	/* Rootless, no cgroup: the agent's PID namespace ends with its init. */
+	if (j->rootless && j->proc.init > 0)
+		kill(j->proc.init, SIGKILL);
 }
 
 /* A terminal stop and the agent's stop belong together when this close:
@@ -464,10 +481,15 @@ static void every_second(struct jail *j)
 {
 	__u64 c[COUNTER_SLOTS];
 
-	if (engine_counters(j, false, c))
+	__u64 now[COUNTER_SLOTS];
+
+	if (engine_counters(j, NFTJAIL_SETTLED, c))
 		return;
-	close_window(j, c);
-	show_status(j, c);
+	/* The rootless engine's settled counters lag a read behind. */
+	if (j->nft && engine_counters(j, NFTJAIL_NOW, now))
+		return;
+	close_window(j, c, denials_in(j->nft ? now : c));
+	show_status(j, j->nft ? now : c);
 }
 
 int supervise(struct jail *j, const sigset_t *set, int *status)
@@ -586,7 +608,7 @@ void supervisor_drain(struct jail *j)
 	 * left unread would be counted as shown and never written. */
 	while (engine_poll(j) > 0)
 		;
-	if (engine_counters(j, true, c) == 0)
-		close_window(j, c);
+	if (engine_counters(j, NFTJAIL_FINAL, c) == 0)
+		close_window(j, c, denials_in(c));
 	denial_book_free(&j->book);
 }

@@ -29,9 +29,38 @@
 
 #include "trust.h"
 
+/* owner_is_root() - @uid, as stat() gives it here, is root's. In a
+ * rootless jail's user namespace (the supervisor joins it, netns.h) only
+ * the user's own uid is mapped, and root's files read as the overflow uid:
+ * the owner of such a file is not the agent, who can only ever make files
+ * of its own uid, and cannot write another's unless its mode lets it
+ * (which is checked next). */
+static bool owner_is_root(uid_t uid)
+{
+	unsigned long inside, outside, count, overflow = 0;
+	bool root_mapped = false;
+	FILE *f;
+
+	if (uid == 0)
+		return true;
+	f = fopen("/proc/self/uid_map", "re");
+	while (f && fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
+		root_mapped |= inside == 0;
+	if (f)
+		fclose(f);
+	if (root_mapped)
+		return false;
+	f = fopen("/proc/sys/kernel/overflowuid", "re");
+	if (!f || fscanf(f, "%lu", &overflow) != 1)
+		overflow = 0;
+	if (f)
+		fclose(f);
+	return overflow && uid == (uid_t)overflow;
+}
+
 bool trust_root_only(const struct stat *st, bool dir)
 {
-	if (st->st_uid != 0)
+	if (!owner_is_root(st->st_uid))
 		return false;
 	if (!(st->st_mode & (S_IWGRP | S_IWOTH)))
 		return true;
@@ -59,10 +88,10 @@ static bool dirs_root_only(const char *path)
 		prefix[n] = '\0';
 		if (lstat(prefix, &st))
 			return false;
-		if (S_ISLNK(st.st_mode) ? st.st_uid != 0 : !trust_root_only(&st, true))
+		if (S_ISLNK(st.st_mode) ? !owner_is_root(st.st_uid) : !trust_root_only(&st, true))
 			return false;
 	}
-	return lstat(path, &st) || !S_ISLNK(st.st_mode) || st.st_uid == 0;
+	return lstat(path, &st) || !S_ISLNK(st.st_mode) || owner_is_root(st.st_uid);
 }
 
 /* absolute() - @path from / (relative ones from the working directory) */

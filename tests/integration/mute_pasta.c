@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* mute_pasta.c - a "pasta" that creates the jail's tap and never serves it,
  * as a real one does when its sandboxing fails after the tap exists
- * (test_pasta.sh). Takes pasta's command line; uses --netns, --ns-ifname.
+ * (test_pasta.sh). Takes pasta's command line; uses --netns, --ns-ifname,
+ * and --userns (a rootless jail's: joined first, as pasta does).
  *
  *   mute_pasta hang ARGS...	hold the tap until killed
  *   mute_pasta exit ARGS...	hold it for 0.3 s, then exit 1
@@ -18,19 +19,26 @@
 
 int main(int argc, char **argv)
 {
-	const char *netns = NULL, *ifname = "tap0";
+	const char *netns = NULL, *userns = NULL, *ifname = "tap0";
 	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
 	int i, ns, tun;
 
 	for (i = 2; i + 1 < argc; i++) {
 		if (!strcmp(argv[i], "--netns"))
 			netns = argv[i + 1];
+		else if (!strcmp(argv[i], "--userns"))
+			userns = argv[i + 1];
 		else if (!strcmp(argv[i], "--ns-ifname"))
 			ifname = argv[i + 1];
 	}
 	if (argc < 2 || !netns) {
 		fprintf(stderr, "usage: mute_pasta hang|exit PASTA-ARGS (with --netns)\n");
 		return 2;
+	}
+	ns = userns ? open(userns, O_RDONLY | O_CLOEXEC) : -1;
+	if (userns && (ns < 0 || setns(ns, CLONE_NEWUSER))) {
+		perror(userns);
+		return 1;
 	}
 	ns = open(netns, O_RDONLY | O_CLOEXEC);
 	if (ns < 0 || setns(ns, CLONE_NEWNET)) {

@@ -132,8 +132,9 @@ netsim_up() {
 	chmod 755 "$T/ebpfjail"
 	# The hook an IPv4 socket's denial names: connect4 (or sendmsg4), or
 	# the rootless engine's output hook, which sees packets, not calls.
-	HOOK4=connect4
-	rootless && rootless_up && HOOK4=output
+	# Who owns the jail (its policy records' uid): root, or its user.
+	HOOK4=connect4 OWNER_UID=0
+	rootless && rootless_up && HOOK4=output OWNER_UID=4242
 	return 0
 }
 
@@ -248,7 +249,18 @@ jails_cgroup() {
 
 # jail_procs: the running jail's processes as the host numbers them
 jail_procs() {
-	cat "$(jails_cgroup)"/*/cgroup.procs
+	local p
+	if ! rootless; then
+		cat "$(jails_cgroup)"/*/cgroup.procs
+		return
+	fi
+	# Rootless, no cgroup: the agent's PID namespace, below ours (its
+	# processes are numbered twice in NSpid).
+	for p in $(pgrep -u 4242); do
+		awk '$1 == "NSpid:" && NF > 2 { found = 1 } END { exit !found }' "/proc/$p/status" \
+			2>/dev/null && echo "$p"
+	done
+	return 0
 }
 
 # jail ...: jail_cmd with stdout in $T/out, stderr in $T/err, status in $rc
@@ -302,7 +314,8 @@ expect_no_leftovers() {
 	cg=$(jails_cgroup)
 	[ -z "$(ls -A "$(jail_state)" 2>/dev/null)" ] || fail "left in $(jail_state): $(ls "$(jail_state)")"
 	# Rootless, no cgroup holds the jail: nothing of its user may run on.
-	! rootless || [ -z "$(pgrep -u 4242)" ] || fail "processes of uid 4242 left: $(pgrep -a -u 4242)"
+	! rootless || [ -z "$(ps -u 4242 -o stat= | grep -v Z)" ] ||
+		fail "processes of uid 4242 left: $(ps -u 4242 -o pid=,stat=,comm=)"
 	[ -z "$(find "$cg" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
 		fail "cgroups left: $(find "$cg" -mindepth 1 -maxdepth 1 -type d)"
 	[ -z "$(pasta_pids)" ] || fail "pasta left running: $(pasta_pids)"

@@ -12,23 +12,33 @@ EOF
 	local job=$! i
 	for i in $(seq 1 100); do [ -e "$T/agent/ready" ] && break; sleep 0.05; done
 	sleep 1.2 # the supervisor refreshes its status once a second
-	run "$EBPFJAIL" status
+	run as_user "$EBPFJAIL" status
 	expect_rc 0
 	grep -qE '^[0-9a-f]{8}  running  [0-9]+ +\? +[0-9]+m[0-9]{2}s +[0-9]+ +2 +0  sh '"$T"'/agent.sh$' "$T/out" ||
 		fail "status row: $(cat "$T/out")"
 	expect_out "denied: metadata 1, connected 1"
 	expect_out "relay: local 127.0.0.1:7001, 0 open, 0 in all"
-	expect_out "protections: pid-namespace cgroup-namespace seccomp netns-rule private-tmp unix-hooks"
-	run "$EBPFJAIL" status --json
+	if rootless; then
+		expect_out "engine: nftables"
+		expect_out "protections: pid-namespace user-namespace seccomp netns-rule private-tmp"
+	else
+		expect_out "engine: bpf"
+		expect_out "protections: pid-namespace cgroup-namespace seccomp netns-rule private-tmp unix-hooks"
+	fi
+	run as_user "$EBPFJAIL" status --json
 	expect_rc 0
 	expect_out '"state": "running"'
 	expect_out '"uid": 4242'
 	expect_out '"denied": {"metadata": 1, "connected": 1}'
 	expect_out '"relays": [{"kind": "local", "port": 7001, "open": 0, "total": 0, "refused": 0}]'
-	expect_out '"protections": ["pid-namespace", "cgroup-namespace", "seccomp", "netns-rule", "private-tmp", "unix-hooks"'
+	if rootless; then
+		expect_out '"engine": "nftables", "protections": ["pid-namespace", "user-namespace", "seccomp", "netns-rule", "private-tmp"'
+	else
+		expect_out '"engine": "bpf", "protections": ["pid-namespace", "cgroup-namespace", "seccomp", "netns-rule", "private-tmp", "unix-hooks"'
+	fi
 	touch "$T/end"
 	wait "$job" || fail "the jail failed: $(cat "$T/jail.err")"
-	run "$EBPFJAIL" status
+	run as_user "$EBPFJAIL" status
 	expect_rc 0
 	expect_out "no jail is running"
 }
@@ -37,7 +47,7 @@ test_status_reports_and_removes_a_dead_jail() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root"
 	mkdir -p /run/ebpfjail/deadbeef
 	echo "999999999 1" >/run/ebpfjail/deadbeef/supervisor
-	run "$EBPFJAIL" status
+	run as_user "$EBPFJAIL" status
 	expect_rc 0
 	expect_out "deadbeef  dead"
 	[ ! -e /run/ebpfjail/deadbeef ] || { rm -rf /run/ebpfjail/deadbeef; fail "the dead jail's state stayed"; }
