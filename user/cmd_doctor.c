@@ -32,7 +32,7 @@ int cmd_doctor(const struct command *cmd, int argc, char **argv)
 	struct cli_options o;
 	struct config cfg;
 	char root[4096];
-	bool failed = false;
+	bool failed = false, rootless;
 	int ret;
 	size_t i, n;
 
@@ -66,20 +66,31 @@ int cmd_doctor(const struct command *cmd, int argc, char **argv)
 			 "correct the lines named; 'ebpfjail config' shows the result");
 	}
 	r++;
-	probe_privileges(r++);
-	probe_bpf(r++);
-	probe_cgroup(r++, root, sizeof(root));
-	probe_bpffs(r++);
+	rootless = probe_rootless(&cfg);
+	probe_engine(r++, &cfg);
+	if (rootless) {
+		/* What the rootless engine needs instead of root, BPF and
+		 * cgroups. */
+		probe_rootless_ns(r++);
+	} else {
+		probe_privileges(r++);
+		probe_bpf(r++);
+		probe_cgroup(r++, root, sizeof(root));
+		probe_bpffs(r++);
+	}
 	probe_tun(r++);
-	probe_netns(r++);
-	probe_userns(r++);
+	if (!rootless) {
+		probe_netns(r++);
+		probe_userns(r++);
+	}
 	probe_pasta(r++, true);
 	probe_apparmor(r++);
 	probe_iproute2(r++);
 	probe_callback_ports(r++, &cfg);
 	probe_audit_log(r++, &cfg);
 	probe_isolation(r++, &cfg);
-	probe_unix_hooks(r++);
+	if (!rootless)
+		probe_unix_hooks(r++);
 	probe_landlock(r++);
 	n = (size_t)(r - results);
 

@@ -178,11 +178,10 @@ out:
 static int choose_engine(const struct config *cfg, const struct agent_user *u, bool *rootless)
 {
 	struct probe_result pr;
-	bool host_root = probe_host_root();
 
-	*rootless = cfg->engine == ENGINE_NFTABLES || (cfg->engine == ENGINE_AUTO && !host_root);
+	*rootless = probe_rootless(cfg);
 	if (!*rootless) {
-		if (probe_privileges(&pr) == PROBE_FAIL || !host_root)
+		if (probe_privileges(&pr) == PROBE_FAIL || !probe_host_root())
 			return refuse("engine = bpf needs root on the host (BPF programs need "
 				      "capabilities in the host's user namespace); run it with sudo, "
 				      "or use engine = nftables");

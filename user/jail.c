@@ -195,7 +195,7 @@ static int start_network(struct jail *j, const struct hostnet *host)
 {
 	struct pasta_opts po = { .path = j->pasta_path, .addr = host->default_addr,
 				 .gateway = host->default_gateway,
-				 .dns_forward = htonl(PASTA_DNS_FORWARD) };
+				 .dns_forward = htonl(PASTA_DNS_FORWARD), .runas_root = true };
 	int lo, err;
 
 	err = find_pasta(j, &po);
@@ -306,10 +306,11 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 static int configure_rootless_ns(void *arg)
 {
 	int lo = nl_link_index("lo"), err;
+	bool *ipv6_on = arg;
 
-	(void)arg;
 	err = lo > 0 ? nl_link_up(lo) : lo;
-	if (!err && netns_disable_ipv6())
+	*ipv6_on = !err && netns_disable_ipv6();
+	if (*ipv6_on)
 		log_debug("IPv6 stays on in the jail's namespace; the rules refuse it");
 	return err;
 }
@@ -318,7 +319,8 @@ static int start_network_rootless(struct jail *j, const struct hostnet *host)
 {
 	struct pasta_opts po = { .path = j->pasta_path, .addr = host->default_addr,
 				 .gateway = host->default_gateway,
-				 .dns_forward = htonl(PASTA_DNS_FORWARD), .rootless = true };
+				 .dns_forward = htonl(PASTA_DNS_FORWARD), .rootless = true,
+				 .runas_root = geteuid() == 0 };
 	int err;
 
 	err = find_pasta(j, &po);
@@ -339,7 +341,7 @@ static int start_network_rootless(struct jail *j, const struct hostnet *host)
 		return fail(j, err, "cannot start pasta: %s", strerror(-err));
 	err = netns_join_user(&j->ns);
 	if (!err)
-		err = netns_run(j->ns.fd, configure_rootless_ns, NULL);
+		err = netns_run(j->ns.fd, configure_rootless_ns, &j->ipv6_on);
 	if (err)
 		return fail(j, err, "cannot configure the jail's namespace: %s", strerror(-err));
 	return 0;
@@ -380,7 +382,8 @@ static int check_rootless_net(void *arg)
 static int finish_network_rootless(struct jail *j, const struct hostnet *host)
 {
 	struct rootless_net rn = { .j = j, .net = { .addr = host->default_addr,
-						    .gateway = host->default_gateway } };
+						    .gateway = host->default_gateway,
+						    .ipv6_on = j->ipv6_on } };
 	char last[256] = "";
 	int err;
 

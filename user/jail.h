@@ -50,6 +50,7 @@ struct jail {
 	bool network_lost;         /* pasta died under the agent: exit 125 */
 	struct rlimit nofile;      /* RLIMIT_NOFILE as we were started: the agent's */
 	bool rootless;             /* the rootless engine (nftjail.h), not BPF */
+	bool ipv6_on;              /* rootless: IPv6 could not be turned off */
 	struct jail_bpf *bpf;      /* the BPF engine, or NULL */
 	struct nftjail *nft;       /* the rootless engine, or NULL */
 	struct jail_policy policy; /* what reload, allow and deny change */

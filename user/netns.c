@@ -43,6 +43,18 @@ static __u64 own_cookie(void)
 	return cookie;
 }
 
+int netns_write_proc(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		err = errno ? -errno : -EIO;
+	close(fd);
+	return err;
+}
+
 int netns_create(struct netns *ns)
 {
 	pid_t self;
@@ -110,20 +122,13 @@ out:
 	return err;
 }
 
-/* write_id_map() - "ID ID 1" into /proc/@pid/@file: @id mapped to itself */
+/* write_id_map() - @text into /proc/@pid/@file */
 static int write_id_map(pid_t pid, const char *file, const char *text)
 {
 	char path[64];
-	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		err = errno ? -errno : -EIO;
-	close(fd);
-	return err;
+	return netns_write_proc(path, text);
 }
 
 /* open_holder_ns() - the holder's namespace @kind (user, net) */
@@ -276,26 +281,14 @@ int netns_leave(const struct netns *ns)
 	return 0;
 }
 
-static int write_sysctl(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* write_ipv6_off() - disable_ipv6 = 1 for every link and every new one,
  * through /proc/sys. Return: 0 or -errno. */
 static int write_ipv6_off(void)
 {
-	int err = write_sysctl("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
+	int err = netns_write_proc("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
 
 	if (!err)
-		err = write_sysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+		err = netns_write_proc("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
 	return err;
 }
 
@@ -335,9 +328,7 @@ int netns_disable_ipv6(void)
 		err = write_ipv6_off_in_fresh_proc();
 	if (err == -ENOENT)
 		return 0; /* a kernel without IPv6: nothing to disable */
-	if (err)
-		return log_err(err, "cannot disable IPv6 in the jail: %s", strerror(-err));
-	return 0;
+	return err;
 }
 
 void netns_close(struct netns *ns)

@@ -68,6 +68,12 @@ void netns_release_holder(struct netns *ns);
 int netns_enter(const struct netns *ns);
 int netns_leave(const struct netns *ns);
 
+/**
+ * netns_write_proc() - @text into the /proc file @path (a sysctl, an id map)
+ * Return: 0 or -errno.
+ */
+int netns_write_proc(const char *path, const char *text);
+
 /** netns_disable_ipv6() - in the current namespace, for lo and every new link */
 int netns_disable_ipv6(void);
 

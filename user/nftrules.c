@@ -294,7 +294,7 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 				"log group %d prefix \"ebpfjail %u %u \"\n"
 				/* A dropped SYN is retransmitted until connect()
 				 * times out; the ICMP error ends it at once. */
-				"\t\tmeta l4proto tcp reject with icmpx admin-prohibited\n"
+				"\t\tmeta l4proto 6 reject with icmpx admin-prohibited\n"
 				"\t\tdrop\n"
 				"\t}\n",
 				reason, len, NFTRULES_LOG_PER_SECOND, NFTRULES_LOG_PER_SECOND,
@@ -309,6 +309,13 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 		 * socket hooks refuse 0.0.0.0 and the jail's own tap address
 		 * instead, where the trie says so: here they stay inside). */
 		"\t\toif lo accept\n"
+		/* Where IPv6 cannot be turned off (a container's read-only
+		 * /proc/sys), the kernel's own neighbour discovery and MLD
+		 * (ICMPv6 to link-scope multicast) are dropped without a
+		 * record: the agent cannot send ICMPv6 (no raw socket, no
+		 * ping socket), and such packets never leave the link.
+		 * Protocols by number: a minimal image has no /etc/protocols. */
+		"\t\tmeta nfproto ipv6 meta l4proto 58 ip6 daddr ff02::/16 drop\n"
 		"\t\tmeta nfproto ipv6 jump deny_%u_0\n"
 		/* Source routing and friends have no business leaving. */
 		"\t\tip hdrlength != 5 jump deny_%u_0\n"

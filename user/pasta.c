@@ -6,8 +6,8 @@
  * gateway mapping (--no-map-gw: the gateway address is not a door to the
  * host's loopback), IPv4 only, DNS forwarding to the host's resolver for
  * queries sent to the gateway, MTU 65520, no DHCP/NDP/RA servers (the jail
- * is configured by us). --runas 0 because Debian 12's pasta otherwise
- * drops to nobody and cannot join the namespace; it keeps only a few
+ * is configured by us). --runas 0 (as root) because Debian 12's pasta
+ * otherwise drops to nobody and cannot join the namespace; it keeps only a few
  * capabilities of its own. The namespace is named by /proc/PID/ns/net, not
  * /run/netns, which AppArmor denies to older pastas.
  *
@@ -83,7 +83,7 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
 		used += (size_t)snprintf(strings + used, size - used, fmt, __VA_ARGS__) + 1; \
 	} while (0)
 	PUT("%s", path);
-	if (!o->rootless) {
+	if (o->runas_root) {
 		argv[argc++] = "--runas";
 		argv[argc++] = "0";
 	}

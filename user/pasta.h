@@ -32,7 +32,10 @@ struct pasta_opts {
 	uint32_t dns_forward;  /* PASTA_DNS_FORWARD, network byte order */
 	const char *log_path;  /* pasta's stdout and stderr go here */
 	bool rootless;         /* the jail is a user namespace of ours: pasta
-				  joins it, and keeps our uid (no --runas 0) */
+				  joins it (--userns) */
+	bool runas_root;       /* --runas 0: we are root (Debian 12's pasta
+				  would switch to nobody, and then could not
+				  open a root-owned namespace) */
 };
 
 /**

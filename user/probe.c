@@ -17,12 +17,16 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+#include <nftables/libnftables.h>
 
 #include "builtin.h"
 #include "cgroup.h"
 #include "loader.h"
 #include "landlock.h"
 #include "log.h"
+#include "netns.h"
+#include "nflog.h"
+#include "nftrules.h"
 #include "pasta.h"
 #include "probe.h"
 
@@ -60,6 +64,95 @@ bool probe_host_root(void)
 	return whole;
 }
 
+bool probe_rootless(const struct config *cfg)
+{
+	return cfg->engine == ENGINE_NFTABLES || (cfg->engine == ENGINE_AUTO && !probe_host_root());
+}
+
+enum probe_level probe_engine(struct probe_result *r, const struct config *cfg)
+{
+	if (!probe_rootless(cfg))
+		return set(r, PROBE_OK, "engine", "", "bpf%s: cgroup socket hooks and a TC filter",
+			   cfg->engine == ENGINE_AUTO ? " (auto: root on the host)" : "");
+	if (cfg->engine == ENGINE_BPF)
+		return set(r, PROBE_FAIL, "engine", "run it with sudo, or use engine = nftables",
+			   "engine = bpf needs root on the host");
+	return set(r, PROBE_WARN, "engine",
+		   "run it as root (sudo) for the BPF engine, if you can",
+		   "nftables, rootless%s: the same policy, enforced in the jail's own user and "
+		   "network namespaces; the audit names no process (pid and comm are null), Unix "
+		   "sockets are not judged per path (the private directories and masks still hold), "
+		   "and a stopped job's processes are not frozen",
+		   cfg->engine == ENGINE_AUTO ? " (auto: not root on the host)" : "");
+}
+
+/* Exit statuses of probe_rootless_ns()'s child. */
+enum { ROOTLESS_OK, ROOTLESS_NO_USERNS, ROOTLESS_NO_MAP, ROOTLESS_NO_NFT, ROOTLESS_NO_NFLOG };
+
+static void rootless_ns_child(void)
+{
+	static const char rules[] = "add table inet ebpfjail_probe\n"
+				    "add chain inet ebpfjail_probe out { type filter hook output "
+				    "priority 0; policy accept; }\n"
+				    "add rule inet ebpfjail_probe out ip daddr 10.0.0.0/8 counter drop\n";
+	char uid_map[32], gid_map[32];
+	struct nft_ctx *nft;
+	int fd;
+
+	snprintf(uid_map, sizeof(uid_map), "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
+	snprintf(gid_map, sizeof(gid_map), "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
+		_exit(ROOTLESS_NO_USERNS);
+	if (netns_write_proc("/proc/self/setgroups", "deny") ||
+	    netns_write_proc("/proc/self/uid_map", uid_map) ||
+	    netns_write_proc("/proc/self/gid_map", gid_map))
+		_exit(ROOTLESS_NO_MAP);
+	nft = nft_ctx_new(NFT_CTX_DEFAULT);
+	if (!nft || nft_ctx_buffer_error(nft) || nft_run_cmd_from_buffer(nft, rules))
+		_exit(ROOTLESS_NO_NFT);
+	fd = nflog_open(NFTRULES_LOG_GROUP);
+	_exit(fd < 0 ? ROOTLESS_NO_NFLOG : ROOTLESS_OK);
+}
+
+enum probe_level probe_rootless_ns(struct probe_result *r)
+{
+	static const char *const fix[] = {
+		[ROOTLESS_NO_USERNS] = "allow unprivileged user namespaces: sysctl "
+				       "user.max_user_namespaces=15000 (and "
+				       "kernel.unprivileged_userns_clone=1 where it exists; on "
+				       "Ubuntu, kernel.apparmor_restrict_unprivileged_userns=0)",
+		[ROOTLESS_NO_MAP] = "check that /proc is mounted and writable for your own "
+				    "processes (no subuid/subgid range is needed)",
+		[ROOTLESS_NO_NFT] = "load nf_tables (modprobe nf_tables, as root once, or at boot "
+				    "from /etc/modules)",
+		[ROOTLESS_NO_NFLOG] = "load nfnetlink_log (modprobe nfnetlink_log, as root once, or "
+				      "at boot from /etc/modules)",
+	};
+	static const char *const what[] = {
+		[ROOTLESS_NO_USERNS] = "cannot create a user namespace with a network namespace",
+		[ROOTLESS_NO_MAP] = "cannot map the user into its user namespace",
+		[ROOTLESS_NO_NFT] = "nftables refuses rules in the jail's namespace",
+		[ROOTLESS_NO_NFLOG] = "cannot read NFLOG in the jail's namespace",
+	};
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return set(r, PROBE_FAIL, "rootless", "", "cannot fork: %s", strerror(errno));
+	if (pid == 0)
+		rootless_ns_child();
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) > ROOTLESS_NO_NFLOG)
+		return set(r, PROBE_FAIL, "rootless", "run 'ebpfjail doctor -v'",
+			   "the check's child did not finish");
+	if (WEXITSTATUS(status) != ROOTLESS_OK)
+		return set(r, PROBE_FAIL, "rootless", fix[WEXITSTATUS(status)], "%s",
+			   what[WEXITSTATUS(status)]);
+	return set(r, PROBE_OK, "rootless", "",
+		   "a user namespace with a network namespace, nftables and NFLOG work without "
+		   "privileges (no subuid range needed)");
+}
+
 enum probe_level probe_privileges(struct probe_result *r)
 {
 	if (geteuid() != 0)
@@ -72,6 +165,12 @@ enum probe_level probe_tun(struct probe_result *r)
 {
 	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 
+	if (fd < 0 && errno == EACCES && geteuid() != 0)
+		return set(r, PROBE_FAIL, "/dev/net/tun",
+			   "make it usable by every user, as Debian's udev does: chmod 0666 "
+			   "/dev/net/tun (as root; a udev rule KERNEL==\"tun\", MODE=\"0666\" keeps it)",
+			   "cannot open /dev/net/tun as uid %u: the rootless engine's pasta needs it",
+			   (unsigned)geteuid());
 	if (fd < 0)
 		return set(r, PROBE_FAIL, "/dev/net/tun",
 			   "load the tun module (modprobe tun), or pass --device /dev/net/tun to "
@@ -389,18 +488,22 @@ enum probe_level probe_isolation(struct probe_result *r, const struct config *cf
 	size_t n, i, masked = 0;
 	struct stat st;
 
+	/* Rootless there is no cgroup of the agent's own; a user namespace
+	 * holds it instead. */
+	const char *ns = probe_rootless(cfg) ? "user and PID" : "PID and cgroup";
+
 	masks = builtin_root_sockets(&n);
 	for (i = 0; i < n; i++)
 		masked += stat(masks[i], &st) == 0 && S_ISSOCK(st.st_mode);
 	if (cfg->share_tmp)
 		return set(r, PROBE_WARN, "isolation", "share-tmp = off keeps the host's sockets there "
 			   "out of the agent's reach",
-			   "PID and cgroup namespaces, seccomp; share-tmp = on: the host's /tmp, /dev/shm and "
+			   "%s namespaces, seccomp; share-tmp = on: the host's /tmp, /dev/shm and "
 			   "/run/user with their sockets (tmux, ssh-agent, the session bus) are the "
-			   "agent's; %zu root-granting daemon socket%s masked", masked,
+			   "agent's; %zu root-granting daemon socket%s masked", ns, masked,
 			   masked == 1 ? "" : "s");
 	return set(r, PROBE_OK, "isolation", "",
-		   "PID and cgroup namespaces, seccomp (setns, io_uring, socket families, TIOCSTI), private "
-		   "/tmp, /dev/shm and /run/user; %zu root-granting daemon socket%s masked", masked,
-		   masked == 1 ? "" : "s");
+		   "%s namespaces, seccomp (setns, io_uring, socket families, TIOCSTI), private "
+		   "/tmp, /dev/shm and /run/user; %zu root-granting daemon socket%s masked", ns,
+		   masked, masked == 1 ? "" : "s");
 }

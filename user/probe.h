@@ -29,6 +29,20 @@ struct probe_result {
  */
 bool probe_host_root(void);
 
+/**
+ * probe_rootless() - whether `ebpfjail run` would use the rootless engine
+ * (config.h, enum config_engine): engine = nftables, or auto without root
+ * on the host
+ */
+bool probe_rootless(const struct config *cfg);
+
+/* probe_engine() - which engine, and what the rootless one does not give */
+enum probe_level probe_engine(struct probe_result *r, const struct config *cfg);
+
+/* probe_rootless_ns() - a user namespace with a network namespace made as
+ * the rootless jail makes it, nftables rules and NFLOG working in it */
+enum probe_level probe_rootless_ns(struct probe_result *r);
+
 enum probe_level probe_privileges(struct probe_result *r);
 enum probe_level probe_tun(struct probe_result *r);
 /* @version: also find pasta's version and say whether it is known to work

@@ -111,6 +111,9 @@ static int check_addrs(const struct jail_net *w, const struct net_state *s, char
 		inet_ntop(x->family, x->addr, a, sizeof(a));
 		if (x->family == AF_INET6 && x->ifindex == w->lo_ifindex && is_ipv6_loopback(x->addr))
 			continue; /* ::1 on lo may remain: it leads nowhere */
+		if (x->family == AF_INET6 && w->ipv6_on && x->addr[0] == 0xfe &&
+		    (x->addr[1] & 0xc0) == 0x80)
+			continue; /* link-local, fe80::/10 */
 		if (x->family == AF_INET && x->ifindex == w->lo_ifindex && x->prefixlen == 8 &&
 		    v4 == htonl(0x7f000001)) {
 			lo_ok = true;
@@ -145,6 +148,8 @@ static int check_routes(const struct jail_net *w, const struct net_state *s, cha
 		if (r->family == AF_INET6 && r->table == RT_TABLE_LOCAL && r->dst_len == 128 &&
 		    is_ipv6_loopback(r->dst) && !r->multipath)
 			continue;
+		if (r->family == AF_INET6 && w->ipv6_on)
+			continue; /* link-local and multicast: refused by the rules */
 		if (r->family == AF_INET && r->table == RT_TABLE_LOCAL && !r->multipath &&
 		    expected_local(w, r))
 			continue;

@@ -14,6 +14,11 @@ struct jail_net {
 	int tap_ifindex;
 	uint32_t addr;    /* the jail's address, network byte order (a /32) */
 	uint32_t gateway; /* pasta's side */
+	bool ipv6_on;     /* IPv6 could not be turned off (a rootless jail in a
+			     container: /proc/sys read-only): its link-local
+			     addresses and routes are expected, and lead
+			     nowhere, as the rootless engine's rules refuse
+			     every IPv6 packet */
 };
 
 /* Everything read back from the jail's namespace. */

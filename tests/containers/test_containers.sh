@@ -46,6 +46,66 @@ EOF
 }
 
 test_podman_readme_command_jails_the_agent() { _jailed podman; }
+
+# Rootless Podman, the README's line for it as uid 4242: the entrypoint
+# picks the rootless engine by itself; the internet works, the LAN and the
+# container's gateway (slirp4netns's 10.0.2.2) are refused at once (TCP
+# with EHOSTUNREACH: the rootless engine's reject), the audit in the
+# container has them without a process, the agent (the container's root)
+# holds no capability, a relay works, nothing is left.
+test_rootless_podman_readme_command_jails_the_agent() {
+	local gw=10.0.2.2 pid
+	cat >"$T/agent.sh" <<EOF
+cd /workspace
+./probe tcp:203.0.113.10:80 tcp:192.168.77.5:80 tcp:$gw:81 >probe.out
+grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status >caps.out
+for i in \$(seq 1 300); do [ -e go ] && break; sleep 0.1; done
+./probe tcp:127.0.0.1:8123 >relay.out
+EOF
+	workspace
+	cp "$T/agent.sh" "$T/ws/agent.sh"
+	ctr rlpodman ebj-rl -e EBPFJAIL_LOCAL_PORT=8123 -- sh /workspace/agent.sh
+	wait_file "$T/ws/probe.out" 60 || fail "the agent did not run: $(cat "$T/ebj-rl.err")"
+	grep -q "engine: nftables, rootless" "$T/ebj-rl.err" || fail "not the rootless engine: $(cat "$T/ebj-rl.err")"
+	expect_result_in "$T/ws/probe.out" tcp:203.0.113.10:80 ok
+	expect_result_in "$T/ws/probe.out" tcp:192.168.77.5:80 EHOSTUNREACH
+	expect_result_in "$T/ws/probe.out" "tcp:$gw:81" EHOSTUNREACH
+	expect_at_once "$T/ws/probe.out" tcp:192.168.77.5:80
+	expect_at_once "$T/ws/probe.out" "tcp:$gw:81"
+	[ ! -s "$W/hits" ] || fail "a packet got through: $(cat "$W/hits")"
+	[ "$(grep -c ':	0000000000000000$' "$T/ws/caps.out")" = 3 ] ||
+		fail "the agent holds capabilities: $(cat "$T/ws/caps.out")"
+	rlpodman exec ebj-rl ebpfjail audit --json >"$T/audit.out" 2>&1 || fail "audit: $(cat "$T/audit.out")"
+	grep -q '"pid": null, "comm": null, .*"daddr": "192.168.77.5", "dport": 80, "hook": "output", "reason": "private"' \
+		"$T/audit.out" || fail "the audit lacks the LAN denial: $(cat "$T/audit.out")"
+	grep -q "\"daddr\": \"$gw\".*\"reason\": \"gateway\"" "$T/audit.out" ||
+		fail "the audit lacks the gateway denial: $(cat "$T/audit.out")"
+	pid=$(ctr_pid rlpodman ebj-rl)
+	nsenter -t "$pid" -n socat TCP-LISTEN:8123,bind=127.0.0.1,reuseaddr,fork EXEC:cat </dev/null >/dev/null 2>&1 &
+	echo $! >>"$T/pids"
+	for i in $(seq 1 50); do nsenter -t "$pid" -n ss -ltn | grep -q 127.0.0.1:8123 && break; sleep 0.1; done
+	touch "$T/ws/go"
+	wait_ended ebj-rl 30
+	[ "$rc" = 0 ] || fail "the container exited $rc: $(cat "$T/ebj-rl.err")"
+	expect_result_in "$T/ws/relay.out" tcp:127.0.0.1:8123 ok
+	grep -q "denied 2 connections" "$T/ebj-rl.err" || fail "no summary: $(cat "$T/ebj-rl.err")"
+	kill $(cat "$T/pids") 2>/dev/null || true
+	expect_host_clean "the container ended"
+}
+
+# Rootless Podman without --security-opt unmask=ALL: the jail cannot give
+# the agent its own /proc; the entrypoint says which flag, and exits 125.
+test_rootless_podman_without_unmask_names_the_flag() {
+	workspace
+	local flags
+	flags=$(readme_run rlpodman | sed 's/ --security-opt unmask=ALL//')
+	rc=0
+	(cd "$T/ws" && eval "$flags --name ebj-rl2 \"\$IMAGE\" true") >"$T/out" 2>"$T/err" </dev/null || rc=$?
+	echo "rlpodman ebj-rl2" >>"$T/containers"
+	[ "$rc" = 125 ] || fail "exit $rc, want 125: $(cat "$T/err")"
+	grep -q "add: --security-opt unmask=ALL" "$T/err" || fail "no flag named: $(cat "$T/err")"
+	expect_host_clean "the refusal"
+}
 test_docker_readme_command_jails_the_agent() { _jailed docker; }
 
 # _stop_and_kill ENGINE: a long-running agent, stopped (SIGTERM to the

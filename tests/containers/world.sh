@@ -20,8 +20,11 @@ readme_block() {
 # lines joined, with "-it" dropped (no terminal here) and "IMAGE" last;
 # printed without IMAGE, so a test can add its own flags before it
 readme_run() {
-	readme_block "In a container (Podman or Docker)" sh | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' |
-		awk -v e="$1" '$1 == e && $2 == "run"' | sed -e 's/ -it / /' -e 's/  */ /g' -e 's/ IMAGE *$//'
+	local section="In a container (Podman or Docker)" engine=$1
+	[ "$1" = rlpodman ] && section="Rootless Podman" engine=podman
+	readme_block "$section" sh | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' |
+		awk -v e="$engine" '$1 == e && $2 == "run"' | sed -e 's/ -it / /' -e 's/  */ /g' -e 's/ IMAGE *$//' \
+		-e "s/^podman /$1 /"
 }
 
 # readme_packages: what the README's Dockerfile installs with apt-get
@@ -117,6 +120,50 @@ build_images() {
 		docker build -q -t "$IMAGE" "$ctx" >/dev/null || return 1
 }
 
+# Rootless Podman, as uid 4242 with no subuid range (Podman's single
+# mapping) and storage of its own (vfs: no overlay without privileges on
+# this kernel's layout). The host's /dev/net/tun is root's 0600 here
+# (Debian's udev makes it 0666): a 0666 node stands in for it, in the
+# world's mount namespace only.
+RL_UID=4242
+
+rlpodman() {
+	setpriv --reuid $RL_UID --regid $RL_UID --clear-groups -- env -i PATH="$PATH" \
+		HOME="$W/rl/home" XDG_RUNTIME_DIR="$W/rl/run" podman "$@"
+}
+
+rootless_podman_up() {
+	local ctx=$W/rl/ctx
+	mkdir -p "$W/rl/home/.config/containers" "$W/rl/run" "$ctx"
+	cat >"$W/rl/home/.config/containers/storage.conf" <<EOF
+[storage]
+driver = "vfs"
+graphroot = "$W/rl/home/storage"
+runroot = "$W/rl/run/storage"
+[storage.options]
+ignore_chown_errors = "true"
+EOF
+	cat >"$W/rl/home/.config/containers/containers.conf" <<EOF
+[containers]
+pids_limit = 0
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+EOF
+	cp "$W/ctx/ebpfjail" "$W/ctx/ebpfjail-entrypoint" "$W/ctx/Dockerfile" "$ctx/"
+	cp "$EBPFJAIL_CTR_BASE" "$W/rl/base.tar"
+	chown -R $RL_UID:$RL_UID "$W/rl"
+	chmod 700 "$W/rl/run"
+	chmod 755 "$W"
+	mknod -m 0666 "$W/rl/tun" c 10 200 && mount --bind "$W/rl/tun" /dev/net/tun || return 1
+	rlpodman import -q "$W/rl/base.tar" docker.io/library/debian:12 >/dev/null 2>"$W/rl/import.err" &&
+		rlpodman build -q -t "$IMAGE" "$ctx" >/dev/null 2>"$W/rl/build.err" || {
+		echo "rootless podman: $(tail -n 3 "$W/rl/import.err" "$W/rl/build.err")" >&2
+		return 1
+	}
+	rm -f "$W/rl/base.tar"
+}
+
 # _serve ADDR PORT NAME CMD: a server in the world
 _serve() {
 	socat "TCP-LISTEN:$2,bind=$1,reuseaddr,fork" "$4" </dev/null >/dev/null 2>&1 &
@@ -141,6 +188,7 @@ world_up() {
 	engine_config
 	start_dockerd || return 1
 	build_images || return 1
+	rootless_podman_up || return 1
 	# what the host runs before any jail: compared by expect_host_clean
 	bpf_programs >"$W/progs.before" || return 1
 	net_namespaces >"$W/netns.before"
@@ -149,6 +197,7 @@ world_up() {
 world_down() {
 	local p i
 	podman rm -af -t 0 >/dev/null 2>&1 || true
+	[ -d "$W/rl/home" ] && rlpodman rm -af -t 0 >/dev/null 2>&1 || true
 	docker ps -aq 2>/dev/null | xargs -r docker rm -f >/dev/null 2>&1 || true
 	if [ -s "$W/docker.pid" ]; then
 		kill "$(cat "$W/docker.pid")" 2>/dev/null || true

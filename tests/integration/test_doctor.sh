@@ -47,3 +47,29 @@ test_doctor_warns_about_a_busy_callback_port() {
 	expect_rc 0
 	expect_out "warn  callback ports   in use on the host's 127.0.0.1: 7400"
 }
+
+# As a user without root, doctor checks what the rootless engine needs (a
+# user namespace with nftables and NFLOG in it, a /dev/net/tun the user may
+# open; no subuid) and says what that engine does not give.
+test_doctor_rootless_says_what_it_needs_and_lacks() {
+	mkdir -p "$T/home" && chown 4242 "$T/home" && chmod 755 "$T"
+	mknod -m 0666 "$T/tun" c 10 200
+	rootless_doctor() {
+		run unshare --mount --propagation private -- sh -c "$1"'
+			exec setpriv --reuid 4242 --regid 4242 --clear-groups -- env HOME="$0/home" \
+				-u XDG_STATE_HOME "$1" doctor' "$T" "$EBPFJAIL"
+	}
+	# a /dev/net/tun that is root's alone (as this machine's is)
+	rootless_doctor "mount -t tmpfs none /dev/net && mknod -m 0600 /dev/net/tun c 10 200 &&"
+	expect_rc 1
+	expect_out "fail  /dev/net/tun     cannot open /dev/net/tun as uid 4242: the rootless engine's pasta needs it"
+	expect_out "chmod 0666 /dev/net/tun"
+	rootless_doctor "mount --bind $T/tun /dev/net/tun &&"
+	expect_rc 0
+	expect_out "All is well"
+	expect_out "warn  engine           nftables, rootless (auto: not root on the host)"
+	expect_out "the audit names no process"
+	expect_out "ok    rootless         a user namespace with a network namespace, nftables and NFLOG work"
+	expect_out "audit log        $T/home/.local/state/ebpfjail/audit.jsonl can be written"
+	! grep -qE '^(ok|warn|fail) +(privileges|BPF|cgroup v2) ' "$T/out" || fail "root's checks: $(cat "$T/out")"
+}

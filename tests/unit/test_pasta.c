@@ -27,7 +27,7 @@ Test(pasta, version_dates)
  * second after the namespace holder exits, and the jail loses its network. */
 Test(pasta, argv_keeps_pasta_for_the_jails_life)
 {
-	struct pasta_opts o = { .netns_pid = 1234, .log_path = "/dev/null" };
+	struct pasta_opts o = { .netns_pid = 1234, .log_path = "/dev/null", .runas_root = true };
 	char strings[512], *argv[PASTA_MAX_ARGS];
 	bool netns_quit = false, netns = false, none = false, gw = false, dns = false;
 	int argc, i;
@@ -54,6 +54,34 @@ Test(pasta, argv_keeps_pasta_for_the_jails_life)
 	cr_expect(none, "ports forwarded");
 	cr_expect(gw, "wrong gateway");
 	cr_expect(dns, "DNS is not forwarded from 169.254.1.1 (never the gateway)");
+}
+
+/* Rootless: pasta joins the jail's user namespace before its network
+ * namespace, and keeps our uid unless we are root (a rootless container's). */
+Test(pasta, argv_rootless_joins_the_user_namespace)
+{
+	struct pasta_opts o = { .netns_pid = 77, .log_path = "/dev/null", .rootless = true };
+	char strings[512], *argv[PASTA_MAX_ARGS];
+	int argc, i, userns = -1, netns = -1, runas = -1;
+
+	argc = pasta_argv("/usr/bin/pasta", &o, strings, sizeof(strings), argv);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--userns") && !strcmp(argv[i + 1], "/proc/77/ns/user"))
+			userns = i;
+		if (!strcmp(argv[i], "--netns") && !strcmp(argv[i + 1], "/proc/77/ns/net"))
+			netns = i;
+		if (!strcmp(argv[i], "--runas"))
+			runas = i;
+	}
+	cr_expect_geq(userns, 0, "no --userns /proc/77/ns/user");
+	cr_expect_gt(netns, userns, "no --netns after --userns");
+	cr_expect_lt(runas, 0, "--runas without root");
+	o.runas_root = true;
+	argc = pasta_argv("/usr/bin/pasta", &o, strings, sizeof(strings), argv);
+	for (i = 1, runas = -1; i < argc; i++)
+		if (!strcmp(argv[i], "--runas") && !strcmp(argv[i + 1], "0"))
+			runas = i;
+	cr_expect_geq(runas, 0, "no --runas 0 for root");
 }
 
 /* The version is read from the binary, as passt lays out VERSION_BLOB. */
