@@ -158,6 +158,10 @@ static int configure(int fd, unsigned int group, uint16_t attr, const void *data
 	return -EPROTO;
 }
 
+/* The socket's buffer: some 10,000 messages of NFLOG_COPY_BYTES each
+ * (their memory is taken only as they queue). */
+#define NFLOG_RCVBUF (8 << 20)
+
 int nflog_open(unsigned int group)
 {
 	struct nfulnl_msg_config_cmd join = { .command = NFULNL_CFG_CMD_BIND };
@@ -165,11 +169,18 @@ int nflog_open(unsigned int group)
 					       .copy_mode = NFULNL_COPY_PACKET };
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
 	uint32_t one = htonl(1);
-	int fd, err;
+	int fd, err, rcvbuf = NFLOG_RCVBUF;
 
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
 	if (fd < 0)
 		return -errno;
+	/* The default buffer holds some 250 messages: a burst of denials
+	 * larger than that, before the loop reads, would be counted but not
+	 * shown. The namespace's owner may force a larger one (the user
+	 * namespace's capability counts for a socket of its own namespace);
+	 * where it may not, the default stays. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		err = -errno;
 		goto fail;

@@ -206,6 +206,9 @@ world_down() {
 	if [ -s "$W/servers" ]; then kill $(cat "$W/servers") 2>/dev/null || true; fi
 	# containerd and its shims, if dockerd left them
 	for p in $(pgrep -f "$W" || true); do kill -KILL "$p" 2>/dev/null || true; done
+	# rootless Podman's pause process (catatonit), which holds its user
+	# namespace for the next run: nothing of the world's user may stay
+	pkill -KILL -u $RL_UID 2>/dev/null || true
 	wait 2>/dev/null || true
 	grep -F " $W/" /proc/self/mountinfo | awk '{ print $5 }' | sort -r | xargs -r umount -l 2>/dev/null
 	rm -rf "$W"

@@ -56,8 +56,8 @@ test_doctor_rootless_says_what_it_needs_and_lacks() {
 	mknod -m 0666 "$T/tun" c 10 200
 	rootless_doctor() {
 		run unshare --mount --propagation private -- sh -c "$1"'
-			exec setpriv --reuid 4242 --regid 4242 --clear-groups -- env HOME="$0/home" \
-				-u XDG_STATE_HOME "$1" doctor' "$T" "$EBPFJAIL"
+			exec setpriv --reuid 4242 --regid 4242 --clear-groups -- env -u XDG_STATE_HOME \
+				HOME="$0/home" "$1" doctor' "$T" "$EBPFJAIL"
 	}
 	# a /dev/net/tun that is root's alone (as this machine's is)
 	rootless_doctor "mount -t tmpfs none /dev/net && mknod -m 0600 /dev/net/tun c 10 200 &&"

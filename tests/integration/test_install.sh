@@ -92,12 +92,29 @@ test_entrypoint_names_the_missing_flags() {
 
 # Rootless Podman: in a user namespace every capability looks present.
 # The entrypoint must say that BPF cannot work there, not name flags.
-test_entrypoint_names_a_user_namespace_plainly() {
-	run unshare --user --map-root-user -- "$SRC/scripts/ebpfjail-entrypoint" true
+test_entrypoint_in_a_user_namespace_takes_the_rootless_engine() {
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "$@" >"%s/args"\n' "$T" >"$T/bin/ebpfjail"
+	chmod 755 "$T/bin/ebpfjail"
+	# no /dev/net/tun: the flag is named, nothing runs
+	run unshare --user --map-root-user --mount -- sh -c \
+		'mount -t tmpfs none /dev/net && PATH="$1:$PATH" exec "$0" true' \
+		"$SRC/scripts/ebpfjail-entrypoint" "$T/bin"
 	expect_rc 125
-	expect_err "runs in a user namespace"
-	expect_err "rootful Podman or Docker"
-	! grep -q "add:" "$T/err" || fail "it names flags that would not help: $(cat "$T/err")"
+	expect_err "add: --device /dev/net/tun"
+	! grep -q "SYS_ADMIN\|NET_ADMIN" "$T/err" || fail "it names flags that would not help: $(cat "$T/err")"
+	[ ! -e "$T/args" ] || fail "ebpfjail ran: $(cat "$T/args")"
+	# a masked path in /proc (as Podman makes them): the agent's own
+	# /proc could not be mounted, so the flag that unmasks them is named
+	run unshare --user --map-root-user --mount -- sh -c \
+		'mount --bind /dev/null /proc/keys && PATH="$1:$PATH" exec "$0" true' \
+		"$SRC/scripts/ebpfjail-entrypoint" "$T/bin"
+	expect_rc 125
+	expect_err "add: --security-opt unmask=ALL"
+	# with both: ebpfjail run, the agent the container's root (its only uid)
+	run env PATH="$T/bin:$PATH" unshare --user --map-root-user -- "$SRC/scripts/ebpfjail-entrypoint" true
+	expect_rc 0
+	[ "$(cat "$T/args")" = "run --user root -- true" ] || fail "ran: $(cat "$T/args")"
 }
 
 # Docker and Podman mount a container's own cgroup namespace read-only;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -21,6 +22,7 @@
 #include "config.h"
 #include "nflog.h"
 #include "nftengine.h"
+#include "nftjail.h"
 #include "nftrules.h"
 #include "policy.h"
 #include "rootlessns.h"
@@ -490,4 +492,96 @@ Test(nftrules, a_flood_is_counted_exactly_and_logged_at_a_rate, .fini = teardown
 	cr_expect_lt(results[2], FLOOD_SENDS, "every one logged: no limit");
 	cr_log_info("flood: %lu counted, %lu logged", (unsigned long)results[1],
 		    (unsigned long)results[2]);
+}
+
+/* The running jail's side (nftjail.c): NFLOG's denials aggregated as the
+ * BPF programs aggregate them in the kernel, one event per key and window
+ * and exact repeats, and the counters agree: nothing lost. */
+#define AGG_A 300
+#define AGG_B 200
+
+struct agg_seen {
+	uint64_t events;
+	uint64_t repeats[2]; /* of 10.0.0.5 and 10.0.0.6 */
+	size_t keys;
+};
+
+static int agg_event(void *ctx, const struct jail_event *e)
+{
+	struct agg_seen *seen = ctx;
+
+	seen->events += e->hook == HOOK_NFT_OUTPUT && e->reason == REASON_PRIVATE && !e->pid;
+	return 0;
+}
+
+static void agg_tally(void *ctx, const struct denial_key *k, const struct denial_tally *t)
+{
+	struct agg_seen *seen = ctx;
+
+	seen->keys++;
+	if (k->daddr == inet_addr("10.0.0.5") || k->daddr == inet_addr("10.0.0.6"))
+		seen->repeats[k->daddr == inet_addr("10.0.0.6")] += t->repeats;
+}
+
+static void aggregate_child(int out)
+{
+	static const struct try a = { "10.0.0.5", IPPROTO_UDP, 53, EPERM };
+	static const struct try b = { "10.0.0.6", IPPROTO_UDP, 53, EPERM };
+	__u64 c[COUNTER_SLOTS];
+	struct agg_seen seen = { 0 };
+	struct nftjail nj;
+	uint64_t results[6];
+	int ns, i, refused = 0;
+	char why[256];
+
+	jail_netns();
+	ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	/* An hour's window: every repeat of the burst is in the first one. */
+	if (ns < 0 || nftjail_open(&nj, ns, agg_event, &seen, 3600ULL * 1000000000ULL))
+		_exit(96);
+	if (nftjail_set_policy(&nj, &pol, why, sizeof(why))) {
+		fprintf(stderr, "nft: %s\n", why);
+		_exit(94);
+	}
+	for (i = 0; i < AGG_A + AGG_B; i++)
+		refused += try_one(i < AGG_A ? &a : &b) == EPERM;
+	for (i = 0; i < 50; i++) {
+		int n = nftjail_events_poll(&nj);
+
+		if (n < 0)
+			_exit(97);
+		if (!n && seen.events >= 2)
+			break;
+		usleep(10000);
+	}
+	if (nftjail_read_counters(&nj, NFTJAIL_FINAL, c) || nftjail_read_denials(&nj, agg_tally, &seen))
+		_exit(98);
+	results[0] = (uint64_t)refused;
+	results[1] = seen.events;
+	results[2] = seen.repeats[0];
+	results[3] = seen.repeats[1];
+	results[4] = c[HOOK_NFT_OUTPUT * COUNTER_STRIDE + REASON_PRIVATE];
+	results[5] = c[HOOK_NFT_OUTPUT * COUNTER_STRIDE + COUNTER_EVENTS(REASON_PRIVATE)];
+	nftjail_close(&nj);
+	_exit(write(out, results, sizeof(results)) == sizeof(results) ? 0 : 95);
+}
+
+Test(nftrules, a_running_jail_aggregates_as_the_kernel_does, .fini = teardown, .timeout = 60)
+{
+	uint64_t r[6];
+	int fd;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: to become another user (uid 65534)");
+	compile(conf);
+	fd = in_child(aggregate_child, "92 namespaces, 93 ip, 94 nft, 95 pipe, 96 nftjail_open, "
+				       "97 reading it, 98 the counters and tallies");
+	cr_assert_eq(read(fd, r, sizeof(r)), sizeof(r));
+	close(fd);
+	cr_expect_eq(r[0], AGG_A + AGG_B, "%lu refused", (unsigned long)r[0]);
+	cr_expect_eq(r[1], 2, "%lu events: want one per destination", (unsigned long)r[1]);
+	cr_expect_eq(r[2], AGG_A - 1, "10.0.0.5: %lu repeats", (unsigned long)r[2]);
+	cr_expect_eq(r[3], AGG_B - 1, "10.0.0.6: %lu repeats", (unsigned long)r[3]);
+	cr_expect_eq(r[4], AGG_A + AGG_B, "the chains counted %lu", (unsigned long)r[4]);
+	cr_expect_eq(r[5], 2, "the events' counter says %lu", (unsigned long)r[5]);
 }
