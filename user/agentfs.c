@@ -281,6 +281,27 @@ static int new_cgroup_view(void)
 	return 0;
 }
 
+/* rootless_cgroup_view() - a rootless jail's: over all of /sys/fs/cgroup
+ * (the v1 hierarchies of a hybrid host included) a cgroup2 of the agent's
+ * cgroup namespace where that is rooted at the jail's own cgroup, else an
+ * empty read-only tmpfs. The host's mounts are locked in this user
+ * namespace, so they are covered, not replaced. The attack: the agent is
+ * the user, and the host's tree holds the user's other cgroups (systemd
+ * --user delegates them): cgroup.kill and freezer.state there stop its
+ * other processes. Return: 0 or -errno (logged). */
+static int rootless_cgroup_view(bool own_cgroup)
+{
+	const char *root = "/sys/fs/cgroup";
+
+	if (!is_dir(root))
+		return 0;
+	if (own_cgroup && !mount("cgroup2", root, "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return 0;
+	if (mount("tmpfs", root, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755"))
+		return log_err(-errno, "cannot hide %s from the agent: %s", root, strerror(errno));
+	return 0;
+}
+
 /* new_proc() - /proc of the new PID namespace: only the jail's processes.
  * Return: 0 or -errno (logged). */
 static int new_proc(const struct agentfs *fs)
@@ -357,62 +378,95 @@ static int show_denials(int denials_fd, const char *view, const char *dir)
 	return 0;
 }
 
-/* show_denials_rootless() - a rootless jail without JAILSTATE_DIR: the
- * view in the agent's private runtime directory, JAIL_DENIALS_VIEW_USER */
-static int show_denials_rootless(const struct agentfs *fs, int denials_fd)
+/* pin_ancestors() - each directory above @path whose parent the agent can
+ * write (its own, or one others may write), bound onto itself: a mount
+ * point cannot be renamed (EBUSY, in every mount namespace the agent can
+ * make: their copies are locked). The attack: rootless, the agent renames
+ * ~/.local/state away with the audit log's read-only mount in it and makes
+ * a directory of its own where its user will look for the records; or the
+ * same with a state directory it was kept out of, to serve a control
+ * socket of its own there. Return: 0 or -errno (logged). */
+static int pin_ancestors(const struct agentfs *fs, const char *path)
 {
-	char view[128], run_user[64];
-	int err;
+	char dir[PATH_MAX], parent[PATH_MAX], *slash;
+	struct stat st;
 
-	/* No /run/user (a system without it): no view, as the root engine
-	 * has none without JAILSTATE_DIR. */
-	snprintf(run_user, sizeof(run_user), "/run/user/%u", (unsigned)fs->uid);
-	if (!is_dir(run_user))
-		return 0;
-	snprintf(view, sizeof(view), JAIL_DENIALS_VIEW_USER, (unsigned)fs->uid);
-	err = mkdir_parents(fs, view);
-	if (err)
-		return log_err(err, "cannot show the agent its denials: %s", strerror(-err));
-	return show_denials(denials_fd, view, NULL);
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return log_err(-ENAMETOOLONG, "%s: too long", path);
+	for (;;) {
+		snprintf(parent, sizeof(parent), "%s", dir);
+		slash = strrchr(parent, '/');
+		if (!slash || slash == parent)
+			return 0; /* a child of /, which is root's */
+		*slash = '\0';
+		if (stat(parent, &st))
+			return log_err(-errno, "cannot read %s: %s", parent, strerror(errno));
+		if ((st.st_uid == fs->uid || (st.st_mode & (S_IWGRP | S_IWOTH))) &&
+		    mount(dir, dir, NULL, MS_BIND | MS_REC, NULL))
+			return log_err(-errno, "cannot keep %s in place for the agent: %s", dir,
+				       strerror(errno));
+		snprintf(dir, sizeof(dir), "%s", parent);
+	}
 }
 
-/* hide() - an empty tmpfs over @dir, read-only unless @view (the jail's
- * denials, @denials_fd, are shown in it). Return: 0 or -errno. */
-static int hide(const char *dir, bool view, int denials_fd)
+/* hide() - an empty tmpfs over @dir, read-only; @view (a path in @dir, or
+ * NULL): the jail's denials, @denials_fd, shown there first.
+ * Return: 0 or -errno (logged). */
+static int hide(const char *dir, const char *view, int denials_fd)
 {
 	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | (view ? 0 : MS_RDONLY),
 		  "mode=0755"))
 		return log_err(-errno, "cannot hide %s from the agent: %s", dir, strerror(errno));
-	return view ? show_denials(denials_fd, JAIL_DENIALS_VIEW, dir) : 0;
+	return view ? show_denials(denials_fd, view, dir) : 0;
 }
 
 /* hide_dirs() - each of hidden_dirs[] that exists, JAILSTATE_DIR with the
- * jail's own denials in it (@denials_fd, or -1); a rootless jail's state
- * directory too, where the private /run/user did not hide it already (a
- * $XDG_RUNTIME_DIR elsewhere). The attack: the agent is the user there,
- * and the state directory holds its jail's control socket.
+ * jail's own denials in it (@denials_fd, or -1). A rootless jail's state
+ * directory too, where the private /run/user did not hide it already
+ * (share-tmp, a $XDG_RUNTIME_DIR elsewhere). The attack: the agent is the
+ * user there, and the state directory holds its jail's control socket.
+ * Rootless without JAILSTATE_DIR, the view is JAIL_DENIALS_VIEW_USER: in
+ * the hiding tmpfs where that is the state directory, else in the private
+ * /run/user/UID (none with share-tmp: that one is the host's).
  * Return: 0 or -errno. */
 static int hide_dirs(const struct agentfs *fs, int denials_fd)
 {
+	char view[128], view_dir[128];
 	bool shown = false;
 	size_t i;
 	int err;
 
 	for (i = 0; i < sizeof(hidden_dirs) / sizeof(hidden_dirs[0]); i++) {
-		bool view = denials_fd >= 0 && !strcmp(hidden_dirs[i], JAILSTATE_DIR);
+		bool here = denials_fd >= 0 && !strcmp(hidden_dirs[i], JAILSTATE_DIR);
 
 		if (!is_dir(hidden_dirs[i]))
 			continue;
-		err = hide(hidden_dirs[i], view, denials_fd);
+		err = hide(hidden_dirs[i], here ? JAIL_DENIALS_VIEW : NULL, denials_fd);
 		if (err)
 			return err;
-		shown |= view;
+		shown |= here;
 	}
-	if (fs->rootless && is_dir(jailstate_dir()) && (err = hide(jailstate_dir(), false, -1)))
-		return err;
-	if (fs->rootless && denials_fd >= 0 && !shown)
-		return show_denials_rootless(fs, denials_fd);
-	return 0;
+	if (!fs->rootless)
+		return 0;
+	snprintf(view, sizeof(view), JAIL_DENIALS_VIEW_USER, (unsigned)fs->uid);
+	snprintf(view_dir, sizeof(view_dir), "%s", view);
+	*strrchr(view_dir, '/') = '\0';
+	if (is_dir(jailstate_dir())) {
+		bool here = denials_fd >= 0 && !shown && !strcmp(jailstate_dir(), view_dir);
+
+		err = hide(jailstate_dir(), here ? view : NULL, denials_fd);
+		if (!err)
+			err = pin_ancestors(fs, jailstate_dir());
+		if (err)
+			return err;
+		shown |= here;
+	}
+	if (denials_fd < 0 || shown || fs->share_tmp)
+		return 0;
+	err = mkdir_parents(fs, view);
+	if (err)
+		return log_err(err, "cannot show the agent its denials: %s", strerror(-err));
+	return show_denials(denials_fd, view, NULL);
 }
 
 /* The most entries cwd_may_be_carried() reads: a project, not a home. */
@@ -517,8 +571,8 @@ int agentfs_setup(const struct agentfs *fs)
 	/* 2-5. */
 	if (!err)
 		err = new_proc(fs);
-	if (!err && !fs->rootless)
-		err = new_cgroup_view();
+	if (!err)
+		err = fs->rootless ? rootless_cgroup_view(fs->own_cgroup) : new_cgroup_view();
 	if (!err && !fs->share_tmp)
 		err = private_dirs_mount(fs);
 	for (i = 0; i < n && !err; i++)
@@ -536,9 +590,13 @@ int agentfs_setup(const struct agentfs *fs)
 		err = hide_dirs(fs, denials_fd);
 	/* The attack: rootless, the agent is the user who owns the audit
 	 * log, and would rewrite the record of what it tried. */
-	if (!err && fs->readonly_dir && (err = bind_readonly(fs->readonly_dir, fs->readonly_dir, true)))
+	/* (not there: in a private directory, hidden already) */
+	if (!err && fs->readonly_dir && is_dir(fs->readonly_dir) &&
+	    (err = bind_readonly(fs->readonly_dir, fs->readonly_dir, true)))
 		log_err(err, "cannot make %s read-only for the agent: %s", fs->readonly_dir,
 			strerror(-err));
+	if (!err && fs->readonly_dir && is_dir(fs->readonly_dir))
+		err = pin_ancestors(fs, fs->readonly_dir);
 	if (denials_fd >= 0)
 		close(denials_fd);
 	if (resolv_fd >= 0)

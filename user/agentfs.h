@@ -19,12 +19,15 @@ struct agentfs {
 	gid_t gid;
 	bool share_tmp;               /* keep the host's /tmp, /dev/shm, /run/user */
 	bool rootless;                /* in the jail's user namespace: the host's
-					 mounts are locked there, and the agent
-					 has no cgroup of its own to show */
+					 mounts are locked there */
+	bool own_cgroup;              /* rootless: the agent's cgroup namespace is
+					 rooted at a cgroup of the jail's own */
 	const char *resolv_conf;      /* bound over /etc/resolv.conf, or NULL */
 	const char *denials;          /* bound read-only at JAIL_DENIALS_VIEW (rootless,
 					 without it: JAIL_DENIALS_VIEW_USER), or NULL */
-	const char *readonly_dir;     /* bound read-only on itself, or NULL */
+	const char *readonly_dir;     /* bound read-only on itself, its ancestors
+					 kept in place (agentfs.c, pin_ancestors()),
+					 or NULL */
 	char *const *unix_sockets;    /* unix-socket paths (absolute) */
 	size_t n_unix_sockets;
 	const char *const *masks;     /* sockets of daemons that grant root */

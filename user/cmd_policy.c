@@ -69,6 +69,12 @@ static int send_to_jails(const char *only, const char *request)
 		asked++;
 		snprintf(dir, sizeof(dir), "%s/%s", jailstate_dir(), st[i].id);
 		err = control_request(dir, request, reply, sizeof(reply));
+		if (err == -EPROTO) {
+			log_err(0, "jail %s: its control socket is served from inside a jail, not by "
+				"its supervisor; nothing was sent (see 'ebpfjail status')", st[i].id);
+			failed++;
+			continue;
+		}
 		if (err || !reply[0]) {
 			log_err(0, "jail %s did not answer (%s); is it still starting?", st[i].id,
 				err ? strerror(-err) : "no reply");
@@ -80,9 +86,9 @@ static int send_to_jails(const char *only, const char *request)
 	}
 	free(st);
 	if (!asked)
-		return log_err(EXIT_TROUBLE, only ? "no running jail has the id '%s'" :
-						    "no jail is running%s",
-			       only ? only : "");
+		return log_err(EXIT_TROUBLE, only ? "no running jail has the id '%s'%s" :
+						    "no jail is running%s%s",
+			       only ? only : "", jailstate_others_hint());
 	return failed ? EXIT_TROUBLE : 0;
 }
 

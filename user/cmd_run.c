@@ -96,7 +96,7 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 		       const struct config *cfg)
 {
 	struct agentfs fs = { .uid = u->uid, .gid = u->gid, .share_tmp = cfg->share_tmp,
-			      .rootless = j->rootless,
+			      .rootless = j->rootless, .own_cgroup = j->cg_fd >= 0,
 			      .resolv_conf = j->resolv_conf, .denials = j->denials,
 			      .n_unix_sockets = cfg->n_unix_socket };
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = j->cg_fd,
@@ -173,23 +173,19 @@ out:
 	return ret;
 }
 
-/* choose_engine() - BPF or the rootless engine (config.h), said in one
- * line. Return: 0, or EXIT_REFUSED with the cause and the fix printed. */
+/* choose_engine() - BPF or the rootless engine (config.h), as doctor
+ * decides. Return: 0, or EXIT_REFUSED with the cause and the fix printed. */
 static int choose_engine(const struct config *cfg, const struct agent_user *u, bool *rootless)
 {
 	struct probe_result pr;
 
+	/* doctor's check: it never says ok about what this refuses. */
+	if (probe_engine(&pr, cfg) == PROBE_FAIL)
+		return refuse("%s; %s", pr.detail, pr.fix);
 	*rootless = probe_rootless(cfg);
-	if (!*rootless) {
-		if (probe_privileges(&pr) == PROBE_FAIL || !probe_host_root())
-			return refuse("engine = bpf needs root on the host (BPF programs need "
-				      "capabilities in the host's user namespace); run it with sudo, "
-				      "or use engine = nftables");
-		return 0;
-	}
 	/* The jail's user namespace maps our own uid to itself, and no
 	 * other: the agent is who runs ebpfjail. */
-	if (u->uid != geteuid())
+	if (*rootless && u->uid != geteuid())
 		return refuse("the rootless engine runs the agent as you (uid %u), not uid %u; "
 			      "run ebpfjail as the agent's user, without sudo",
 			      (unsigned)geteuid(), (unsigned)u->uid);

@@ -151,7 +151,7 @@ int cmd_status(const struct command *cmd, int argc, char **argv)
 	else if (n)
 		print_table(list, n);
 	else
-		printf("no jail is running\n");
+		printf("no jail is running%s\n", jailstate_others_hint());
 	for (i = 0; i < n; i++)
 		dead |= !list[i].alive;
 	/* Stale entries were shown as dead once; now they go (with whatever

@@ -188,14 +188,16 @@ static int set_egress_jail(struct config *cfg, const char *value,
 	return 0;
 }
 
+/* enum config_engine's names, as the configuration writes them */
+static const char *const engine_names[] = { "auto", "bpf", "nftables" };
+
 static int set_engine(struct config *cfg, const char *value, const struct config_origin *origin,
 		      char *why, size_t why_size)
 {
-	static const char *const names[] = { "auto", "bpf", "nftables" };
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(value, names[i])) {
+	for (i = 0; i < sizeof(engine_names) / sizeof(engine_names[0]); i++) {
+		if (!strcmp(value, engine_names[i])) {
 			cfg->engine = (enum config_engine)i;
 			cfg->engine_origin = *origin;
 			return 0;
@@ -1083,7 +1085,7 @@ void config_print(const struct config *cfg, FILE *out)
 	size_t i;
 
 	print_line(out, &cfg->engine_origin, "engine = %s",
-		   (const char *[]){ "auto", "bpf", "nftables" }[cfg->engine]);
+		   engine_names[cfg->engine]);
 	print_line(out, &cfg->egress_jail_origin, "egress-jail = %s",
 		   cfg->egress_jail ? "on" : "off");
 	for (i = 0; i < cfg->n_allow_ip; i++) {

@@ -215,6 +215,22 @@ void control_reply(int fd, const char *text)
 	close(fd);
 }
 
+/* server_in_a_jail() - 0 for a server of our PID namespace, else -EPROTO
+ * (or -errno when that cannot be told) */
+static int server_in_a_jail(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int nested;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return -errno;
+	if (cred.pid <= 0)
+		return -EPROTO;
+	nested = in_nested_pid_ns(cred.pid);
+	return nested < 0 ? nested : nested ? -EPROTO : 0;
+}
+
 int control_request(const char *state_dir, const char *request, char *reply, size_t size)
 {
 	struct pollfd p = { .events = POLLIN };
@@ -228,8 +244,22 @@ int control_request(const char *state_dir, const char *request, char *reply, siz
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    send(fd, request, strlen(request), MSG_NOSIGNAL) < 0 ||
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* The attack: an agent that got a state directory of its own where
+	 * its jail's should be (a runtime directory it could rename) serves
+	 * a control socket there, and hears what its user asks. A supervisor
+	 * never lives in a PID namespace below ours (pid 0: one we cannot
+	 * see at all). */
+	err = server_in_a_jail(fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	if (send(fd, request, strlen(request), MSG_NOSIGNAL) < 0 ||
 	    send(fd, "\n", 1, MSG_NOSIGNAL) < 0) {
 		err = -errno;
 		close(fd);

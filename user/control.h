@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* control.h - a running jail's control socket: reload, allow, deny */
 #ifndef EBPFJAIL_CONTROL_H
-#include <stdbool.h>
-
 #define EBPFJAIL_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define CONTROL_SOCKET_NAME "control"
@@ -27,8 +26,9 @@ int control_listen(const char *state_dir);
  * Waits at most a second for the request line. Return: the connection's fd
  * (answer with control_reply()), or -errno (nothing left to answer: -EAGAIN
  * when no client was waiting, -EPERM for a client that is not root or lacks
- * CAP_NET_ADMIN (rootless: another uid, or a process of a jail), another -errno when the caller's capabilities could not be
- * read; the last two were told why).
+ * CAP_NET_ADMIN (rootless: another uid, a process of a jail, or one whose
+ * PID namespace cannot be read), another -errno when the caller's
+ * capabilities could not be read; the last two were told why).
  */
 int control_accept(int lfd, char req[CONTROL_MAX_REQUEST], bool rootless);
 
@@ -38,7 +38,8 @@ void control_reply(int fd, const char *text);
 /**
  * control_request() - send @request to the jail whose state is @state_dir
  * and read its whole reply into @reply
- * Return: 0, or -errno (-ECONNREFUSED: no supervisor listens).
+ * Return: 0, or -errno (-ECONNREFUSED: no supervisor listens; -EPROTO: what
+ * listens is a process inside a jail, and was told nothing).
  */
 int control_request(const char *state_dir, const char *request, char *reply, size_t size);
 

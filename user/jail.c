@@ -292,6 +292,30 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 	return 0;
 }
 
+/* read_host() - the host's addresses and routes, watched from before the
+ * first read, in the host's namespace: a VPN that connects between the read
+ * and the agent's start must not stay open to it for the whole session.
+ * Return: 0 with @host to free, or -errno (@host freed). */
+static int read_host(struct jail *j, struct hostnet *host)
+{
+	int err;
+
+	err = hostwatch_open(&j->watch);
+	if (err)
+		return fail(j, err, "cannot watch the host's addresses and routes: %s",
+			    strerror(-err));
+	err = hostnet_read(host);
+	if (err)
+		return fail(j, err, "cannot read the host's addresses and routes: %s",
+			    strerror(-err));
+	if (!host->default_gateway || !host->default_addr) {
+		hostnet_free(host);
+		return fail(j, -ENETUNREACH, "the host has no IPv4 default route with an address: "
+			    "the jail would have nothing to reach");
+	}
+	return 0;
+}
+
 /* Rootless (docs/DESIGN.md, "The rootless engine"): the jail is a user
  * namespace of the user's own, with the network namespace in it; pasta
  * joins both from outside, and then the supervisor joins the user
@@ -309,10 +333,14 @@ static int configure_rootless_ns(void *arg)
 	bool *ipv6_on = arg;
 
 	err = lo > 0 ? nl_link_up(lo) : lo;
-	*ipv6_on = !err && netns_disable_ipv6();
+	if (err)
+		return err;
+	err = netns_disable_ipv6();
+	*ipv6_on = err == -EROFS || err == -EACCES || err == -EPERM;
 	if (*ipv6_on)
-		log_debug("IPv6 stays on in the jail's namespace; the rules refuse it");
-	return err;
+		log_debug("IPv6 stays on in the jail's namespace (%s); the rules refuse it",
+			  strerror(-err));
+	return *ipv6_on ? 0 : err;
 }
 
 static int start_network_rootless(struct jail *j, const struct hostnet *host)
@@ -328,10 +356,10 @@ static int start_network_rootless(struct jail *j, const struct hostnet *host)
 		return err;
 	err = netns_create_rootless(&j->ns);
 	if (err)
-		return fail(j, err, "cannot create a user namespace for the jail; the rootless "
+		return fail(j, err, "cannot create the jail's user namespace (%s); the rootless "
 			    "engine needs unprivileged user namespaces (sysctl "
 			    "user.max_user_namespaces > 0; kernel.unprivileged_userns_clone = 1 where "
-			    "it exists); run 'ebpfjail doctor'");
+			    "it exists); run 'ebpfjail doctor'", strerror(-err));
 	snprintf(j->pasta_log, sizeof(j->pasta_log), "%s/pasta.log", j->state_dir);
 	po.netns_pid = j->ns.holder;
 	po.log_path = j->pasta_log;
@@ -340,6 +368,8 @@ static int start_network_rootless(struct jail *j, const struct hostnet *host)
 	if (err)
 		return fail(j, err, "cannot start pasta: %s", strerror(-err));
 	err = netns_join_user(&j->ns);
+	if (!err)
+		err = netns_worker_start(j->ns.fd);
 	if (!err)
 		err = netns_run(j->ns.fd, configure_rootless_ns, &j->ipv6_on);
 	if (err)
@@ -384,7 +414,6 @@ static int finish_network_rootless(struct jail *j, const struct hostnet *host)
 	struct rootless_net rn = { .j = j, .net = { .addr = host->default_addr,
 						    .gateway = host->default_gateway,
 						    .ipv6_on = j->ipv6_on } };
-	char last[256] = "";
 	int err;
 
 	err = netns_run(j->ns.fd, check_rootless_net, &rn);
@@ -397,12 +426,43 @@ static int finish_network_rootless(struct jail *j, const struct hostnet *host)
 	if (rn.why[0])
 		return fail(j, err, "the jail's routing is not what was set: %s", rn.why);
 	if (err == -ETIMEDOUT) {
+		char last[256] = "";
+
 		jail_pasta_last_line(j, last, sizeof(last));
 		return fail(j, err, "pasta does not answer on the jail's interface (\"%s\"); check "
 			    "'pasta --version'; in a container, see README.md \"In a container\"",
 			    last);
 	}
 	return fail(j, err, "cannot set up the jail's routes: %s", strerror(-err));
+}
+
+/* make_rootless_cgroup() - the jail's cgroup, as root's jails have it,
+ * where this user may make one (the cgroup it runs in is delegated to it:
+ * systemd --user's are): the agent's init is born in it, its cgroup
+ * namespace is rooted there (the agent sees and can stop nothing else),
+ * and it is frozen with a stopped job and killed with the jail. Where the
+ * user may not, the jail has none, and the agent's cgroup namespace is
+ * rooted at a cgroup of root's, whose files it cannot write. */
+static void make_rootless_cgroup(struct jail *j)
+{
+	struct probe_result pr;
+	char base[PATH_MAX];
+	int err;
+
+	if (probe_cgroup(&pr, base, sizeof(base)) == PROBE_FAIL) {
+		log_debug("no cgroup of the jail's own: %s", pr.detail);
+		return;
+	}
+	err = cgroup_jail_path(base, j->id, j->cg_path, sizeof(j->cg_path));
+	if (!err)
+		err = jailstate_set_cgroup(j->state_dir, j->cg_path);
+	if (!err)
+		err = cgroup_jail_create(j->cg_path, &j->cg_fd);
+	if (err) {
+		log_debug("no cgroup of the jail's own under %s: %s", base, strerror(-err));
+		j->cg_path[0] = '\0';
+		jailstate_set_cgroup(j->state_dir, "");
+	}
 }
 
 /* build_filters_rootless() - build_filters() for the rootless engine:
@@ -412,19 +472,9 @@ static int build_filters_rootless(struct jail *j, loader_event_fn on_event)
 	struct hostnet host;
 	int err;
 
-	err = hostwatch_open(&j->watch);
+	err = read_host(j, &host);
 	if (err)
-		return fail(j, err, "cannot watch the host's addresses and routes: %s",
-			    strerror(-err));
-	err = hostnet_read(&host);
-	if (err)
-		return fail(j, err, "cannot read the host's addresses and routes: %s",
-			    strerror(-err));
-	if (!host.default_gateway || !host.default_addr) {
-		err = fail(j, -ENETUNREACH, "the host has no IPv4 default route with an address: "
-			   "the jail would have nothing to reach");
-		goto out;
-	}
+		return err;
 	err = start_network_rootless(j, &host);
 	if (err)
 		goto out;
@@ -578,22 +628,9 @@ static int build_filters(struct jail *j, const char *cg_base, loader_event_fn on
 	struct hostnet host;
 	int err;
 
-	/* Watched from before the first read, in the host's namespace: a VPN
-	 * that connects between the read and the agent's start must not stay
-	 * open to it for the whole session. */
-	err = hostwatch_open(&j->watch);
+	err = read_host(j, &host);
 	if (err)
-		return fail(j, err, "cannot watch the host's addresses and routes: %s",
-			    strerror(-err));
-	err = hostnet_read(&host);
-	if (err)
-		return fail(j, err, "cannot read the host's addresses and routes: %s",
-			    strerror(-err));
-	if (!host.default_gateway || !host.default_addr) {
-		err = fail(j, -ENETUNREACH, "the host has no IPv4 default route with an address: "
-			   "the jail would have nothing to reach");
-		goto out;
-	}
+		return err;
 	err = start_network(j, &host);
 	if (err)
 		goto out;
@@ -683,9 +720,15 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 
 	jailstate_cleanup_dead();
 	err = jailstate_create(j->id, getpid(), j->state_dir, sizeof(j->state_dir));
+	if (err == -EACCES && geteuid())
+		return fail(j, err, "%s is not yours alone (it must be a directory of uid %u, mode "
+			    "0700); set XDG_RUNTIME_DIR to a directory of your own", jailstate_dir(),
+			    (unsigned)geteuid());
 	if (err)
 		return fail(j, err, "cannot create the jail's state under %s: %s", jailstate_dir(),
 			    strerror(-err));
+	if (j->rootless)
+		make_rootless_cgroup(j);
 	err = j->rootless ? build_filters_rootless(j, on_event) : build_filters(j, cg_base, on_event);
 	if (err)
 		return err;
@@ -743,6 +786,7 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 	hostwatch_close(&j->watch);
 	pasta_stop(j->pasta);
 	j->pasta = -1;
+	netns_worker_stop();
 	netns_close(&j->ns);
 	loader_close(j->bpf);
 	j->bpf = NULL;

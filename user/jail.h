@@ -47,7 +47,11 @@ struct jail {
 	bool agent_exited;         /* the init said so: agent_status is its own */
 	int agent_status;          /* the agent's wait status */
 	uint64_t tty_stop_ns;      /* when the terminal last sent a stop, CLOCK_MONOTONIC */
-	bool network_lost;         /* pasta died under the agent: exit 125 */
+	bool network_lost;         /* pasta died under the agent, or the policy
+				      could not follow the host: exit 125 */
+	uint64_t host_stale_ns;    /* since when the policy has failed to follow
+				      the host's networks, CLOCK_MONOTONIC; 0: it
+				      follows them */
 	struct rlimit nofile;      /* RLIMIT_NOFILE as we were started: the agent's */
 	bool rootless;             /* the rootless engine (nftjail.h), not BPF */
 	bool ipv6_on;              /* rootless: IPv6 could not be turned off */

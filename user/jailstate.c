@@ -8,6 +8,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,13 +69,39 @@ static unsigned long long pid_ns(void)
 	return stat("/proc/self/ns/pid", &st) ? 0 : (unsigned long long)st.st_ino;
 }
 
+/* open_state() - a state file, as a stream, never through a link and never
+ * waiting: a FIFO put there (a rootless agent is the user who owns the
+ * state) would stall the supervisor, or `ebpfjail status`, for good. A
+ * file that is not a regular one is refused. Return: it, or NULL with
+ * errno set. */
+static FILE *open_state(const char *path, bool write)
+{
+	int flags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+		    (write ? O_WRONLY | O_CREAT | O_TRUNC : O_RDONLY);
+	int fd = open(path, flags, 0644);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	f = fdopen(fd, write ? "w" : "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 static int write_file(const char *dir, const char *name, const char *text)
 {
-	char path[512];
+	char path[PATH_MAX];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "we");
+	f = open_state(path, true);
 	if (!f)
 		return -errno;
 	fputs(text, f);
@@ -82,11 +110,11 @@ static int write_file(const char *dir, const char *name, const char *text)
 
 static int read_file(const char *dir, const char *name, char *buf, size_t size)
 {
-	char path[512];
+	char path[PATH_MAX];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "re");
+	f = open_state(path, false);
 	if (!f)
 		return -errno;
 	if (!fgets(buf, (int)size, f))
@@ -112,14 +140,36 @@ const char *jailstate_dir(void)
 	return dir;
 }
 
+const char *jailstate_others_hint(void)
+{
+	struct dirent *de;
+	bool some = false;
+	DIR *d;
+
+	if (geteuid() == 0)
+		return "";
+	d = opendir(JAILSTATE_DIR);
+	while (d && !some && (de = readdir(d)))
+		some = de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return some ? " of yours; the running jails are root's: run it with sudo" : "";
+}
+
 int jailstate_create(const char *id, pid_t supervisor, char *dir, size_t size)
 {
-	char text[64], tmp[512];
+	char text[64], tmp[PATH_MAX];
+	struct stat st;
 	int err;
 
 	/* Root's is for every user to read (status); a user's is its own. */
 	if (mkdir(jailstate_dir(), geteuid() ? 0700 : 0755) && errno != EEXIST)
 		return -errno;
+	/* The attack: a runtime directory someone else made (a shared
+	 * $XDG_RUNTIME_DIR) would hand them the control socket. */
+	if (geteuid() && (lstat(jailstate_dir(), &st) || !S_ISDIR(st.st_mode) ||
+			  st.st_uid != geteuid() || (st.st_mode & 077)))
+		return -EACCES;
 	/* Built under a dot name and renamed: a concurrent cleanup never
 	 * sees a jail without its supervisor and takes it for dead. */
 	snprintf(tmp, sizeof(tmp), "%s/.%s", jailstate_dir(), id);
@@ -208,13 +258,13 @@ void jailstate_cleanup_dead(void)
 
 int jailstate_write_status(const char *dir, const struct jail_status *st)
 {
-	char tmp[512], path[512];
+	char tmp[PATH_MAX], path[PATH_MAX];
 	unsigned int i;
 	FILE *f;
 
 	snprintf(tmp, sizeof(tmp), "%s/status.tmp", dir);
 	snprintf(path, sizeof(path), "%s/status", dir);
-	f = fopen(tmp, "we");
+	f = open_state(tmp, true);
 	if (!f)
 		return -errno;
 	fprintf(f, "agent %d\nuid %u\nuser %s\nstarted %lld\ncommand %s\nallowed %llu\nlost %llu\n",
@@ -239,12 +289,12 @@ int jailstate_write_status(const char *dir, const struct jail_status *st)
 
 int jailstate_read_status(const char *dir, struct jail_status *st)
 {
-	char path[512], *line = NULL, word[32];
+	char path[PATH_MAX], *line = NULL, word[32];
 	size_t cap = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/status", dir);
-	f = fopen(path, "re");
+	f = open_state(path, false);
 	if (!f)
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {

@@ -30,6 +30,13 @@
  */
 const char *jailstate_dir(void);
 
+/**
+ * jailstate_others_hint() - for a user who finds no jail of its own: "" or,
+ * when root has jails (JAILSTATE_DIR holds some), the hint that they are
+ * root's (the user ran `sudo ebpfjail run`, now asks without sudo)
+ */
+const char *jailstate_others_hint(void);
+
 /** jailstate_new_id() - a random id of JAIL_ID_LEN hex digits */
 void jailstate_new_id(char id[JAIL_ID_LEN + 1]);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* netns.c - the jail's network namespace: create it, enter it, leave it */
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,9 +55,26 @@ int netns_write_proc(const char *path, const char *text)
 	return err;
 }
 
+/* fork_holder() - a child that dies with us (PDEATHSIG, and at once if we
+ * died before it was set). Return: 0 in it, its pid here, or -errno. */
+static pid_t fork_holder(void)
+{
+	pid_t self = getpid(), pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* The supervisor died before the line above. Not "the parent
+		 * is 1": as a container's PID 1 the supervisor is. */
+		if (getppid() != self)
+			_exit(1);
+	}
+	return pid;
+}
+
 int netns_create(struct netns *ns)
 {
-	pid_t self;
 	char path[64];
 	__u64 cookie = 0;
 	int pipefd[2], err = 0;
@@ -72,18 +89,12 @@ int netns_create(struct netns *ns)
 			       strerror(errno));
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
-	self = getpid();
-	ns->holder = fork();
+	ns->holder = fork_holder();
 	if (ns->holder < 0) {
-		err = -errno;
+		err = ns->holder;
 		goto out;
 	}
 	if (ns->holder == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		/* The supervisor died before the line above. Not "the parent
-		 * is 1": as a container's PID 1 the supervisor is. */
-		if (getppid() != self)
-			_exit(1);
 		/* Dumpable again (the supervisor is not): pasta's access to
 		 * /proc/HOLDER/ns/net is a ptrace-style check. Harmless: the
 		 * holder has nothing, not even capabilities. */
@@ -139,52 +150,43 @@ static int open_holder_ns(pid_t holder, const char *kind)
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/%s", holder, kind);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return log_err(-errno, "cannot open %s: %s", path, strerror(errno));
-	return fd;
+	return fd < 0 ? -errno : fd;
 }
 
 int netns_create_rootless(struct netns *ns)
 {
 	char uid_map[32], gid_map[32];
-	int pipefd[2], err = 0;
-	pid_t self = getpid();
-	char ok = 0;
+	int pipefd[2], err = 0, child_err = 0;
 
 	ns->holder = ns->fd = ns->user_fd = -1;
 	ns->cookie = 0;
 	ns->host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (ns->host_fd < 0)
-		return log_err(-errno, "cannot open this process's network namespace: %s",
-			       strerror(errno));
+		return -errno;
 	snprintf(uid_map, sizeof(uid_map), "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
 	snprintf(gid_map, sizeof(gid_map), "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
-	ns->holder = fork();
+	ns->holder = fork_holder();
 	if (ns->holder < 0) {
-		err = -errno;
+		err = ns->holder;
 		goto out;
 	}
 	if (ns->holder == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != self)
-			_exit(1);
 		/* Dumpable (the supervisor is not): its maps are written, and
 		 * its namespaces opened by pasta, through /proc/HOLDER, which
 		 * only a dumpable process leaves to its own uid. */
 		if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER | CLONE_NEWNET))
-			_exit(1);
-		if (write(pipefd[1], &ok, 1) != 1)
+			child_err = -errno;
+		if (write(pipefd[1], &child_err, sizeof(child_err)) != sizeof(child_err) || child_err)
 			_exit(1);
 		for (;;)
 			pause();
 	}
 	close(pipefd[1]);
 	pipefd[1] = -1;
-	if (read(pipefd[0], &ok, 1) != 1) {
-		err = log_err(-EPERM, "cannot create a user namespace with a network namespace "
-			      "(unshare CLONE_NEWUSER|CLONE_NEWNET failed)");
+	if (read(pipefd[0], &child_err, sizeof(child_err)) != sizeof(child_err) || child_err) {
+		err = child_err ? child_err : -ECHILD;
 		goto out;
 	}
 	/* setgroups denied first: it is what lets an unprivileged user map
@@ -195,11 +197,8 @@ int netns_create_rootless(struct netns *ns)
 		err = write_id_map(ns->holder, "uid_map", uid_map);
 	if (!err)
 		err = write_id_map(ns->holder, "gid_map", gid_map);
-	if (err) {
-		err = log_err(err, "cannot map the user into the jail's user namespace: %s",
-			      strerror(-err));
+	if (err)
 		goto out;
-	}
 	ns->user_fd = open_holder_ns(ns->holder, "user");
 	if (ns->user_fd < 0) {
 		err = ns->user_fd;
@@ -229,26 +228,114 @@ struct ns_call {
 	int ret;
 };
 
+/* enter() - this thread into @ns_fd, for good (a network namespace is per
+ * thread: the others stay where they are) */
+static int enter(int ns_fd)
+{
+	if (setns(ns_fd, CLONE_NEWNET))
+		return log_err(-errno, "cannot enter the jail's network namespace: %s",
+			       strerror(errno));
+	return 0;
+}
+
+/* The worker: one thread that stays in a namespace and runs calls there,
+ * so that nothing needs a new thread once the jail runs. The attack: a
+ * rootless agent counts against its user's process limit, which the
+ * supervisor shares; an agent that takes every task left would make each
+ * new thread fail, and with it every policy change (a VPN the host adds,
+ * `ebpfjail deny`). */
+static struct {
+	int ns_fd;   /* its namespace, or -1: no worker */
+	int req[2];  /* struct ns_call * in, ... */
+	int done[2]; /* ... one byte back once it ran */
+	pthread_t thread;
+} worker = { .ns_fd = -1, .req = { -1, -1 }, .done = { -1, -1 } };
+
+static void *worker_thread(void *p)
+{
+	struct ns_call *c;
+	char ok = enter(worker.ns_fd) == 0;
+
+	(void)p;
+	/* The first byte says whether it got in. */
+	if (write(worker.done[1], &ok, 1) != 1 || !ok)
+		return NULL;
+	while (read(worker.req[0], &c, sizeof(c)) == sizeof(c)) {
+		c->ret = c->fn(c->arg);
+		if (write(worker.done[1], &ok, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+int netns_worker_start(int ns_fd)
+{
+	char ok = 0;
+	int err;
+
+	if (worker.ns_fd >= 0)
+		return -EBUSY;
+	if (pipe2(worker.req, O_CLOEXEC) || pipe2(worker.done, O_CLOEXEC)) {
+		err = -errno;
+		netns_worker_stop();
+		return err;
+	}
+	worker.ns_fd = ns_fd;
+	err = pthread_create(&worker.thread, NULL, worker_thread, NULL);
+	if (err) {
+		worker.ns_fd = -1;
+		netns_worker_stop();
+		return log_err(-err, "cannot start a thread: %s", strerror(err));
+	}
+	if (read(worker.done[0], &ok, 1) != 1 || !ok) {
+		netns_worker_stop();
+		return -EPERM; /* logged by enter() */
+	}
+	return 0;
+}
+
+void netns_worker_stop(void)
+{
+	int i;
+
+	if (worker.ns_fd >= 0) {
+		close(worker.req[1]); /* the worker reads the end, and ends */
+		worker.req[1] = -1;
+		pthread_join(worker.thread, NULL);
+	}
+	for (i = 0; i < 2; i++) {
+		if (worker.req[i] >= 0)
+			close(worker.req[i]);
+		if (worker.done[i] >= 0)
+			close(worker.done[i]);
+		worker.req[i] = worker.done[i] = -1;
+	}
+	worker.ns_fd = -1;
+}
+
 static void *ns_thread(void *p)
 {
 	struct ns_call *c = p;
 
-	/* Only this thread moves (a network namespace is per thread), and
-	 * it ends here: nothing needs to come back. */
-	if (setns(c->ns_fd, CLONE_NEWNET))
-		c->ret = log_err(-errno, "cannot enter the jail's network namespace: %s",
-				 strerror(errno));
-	else
+	c->ret = enter(c->ns_fd);
+	if (!c->ret)
 		c->ret = c->fn(c->arg);
 	return NULL;
 }
 
 int netns_run(int ns_fd, int (*fn)(void *arg), void *arg)
 {
-	struct ns_call c = { .ns_fd = ns_fd, .fn = fn, .arg = arg };
+	struct ns_call c = { .ns_fd = ns_fd, .fn = fn, .arg = arg }, *cp = &c;
 	pthread_t t;
+	char ok;
 	int err;
 
+	if (worker.ns_fd >= 0 && worker.ns_fd == ns_fd) {
+		if (write(worker.req[1], &cp, sizeof(cp)) != sizeof(cp) ||
+		    read(worker.done[0], &ok, 1) != 1)
+			return log_err(-EPIPE, "the jail's namespace worker is gone");
+		return c.ret;
+	}
 	err = pthread_create(&t, NULL, ns_thread, &c);
 	if (err)
 		return log_err(-err, "cannot start a thread: %s", strerror(err));

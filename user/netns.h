@@ -35,9 +35,11 @@ int netns_create(struct netns *ns);
  * Made by a holder that unshares both and waits; its maps are written from
  * here, as an unprivileged user may (its own uid and gid, setgroups
  * denied). Identity maps, not root: inside, the agent is its own uid, not
- * 0, so it loses every capability over the namespaces at exec. No cookie
+ * 0, so it loses every capability over the namespaces at exec (under
+ * rootless Podman our uid, and so the agent's, is 0: there the emptied
+ * bounding set and no_new_privs take them, agent.c). No cookie
  * (@ns->cookie stays 0): there are no socket hooks to give it to.
- * Return: 0 or -errno (logged).
+ * Return: 0 or -errno (not logged: the caller says it in one line).
  */
 int netns_create_rootless(struct netns *ns);
 
@@ -58,8 +60,22 @@ int netns_join_user(const struct netns *ns);
  * the jail's and work from any thread.
  * Return: what @fn returned, or -errno when the thread could not start or
  * enter the namespace.
+ * With netns_worker_start() for @ns_fd, the worker runs it: no new thread.
  */
 int netns_run(int ns_fd, int (*fn)(void *arg), void *arg);
+
+/**
+ * netns_worker_start() - one thread that stays in @ns_fd (the jail's) and
+ * runs every netns_run() for it from then on, so that none needs a new
+ * thread while the jail runs (a rootless agent shares its user's process
+ * limit with the supervisor). Idle, it waits in read() and holds no lock,
+ * so the supervisor's raw clone() of the agent's init stays safe.
+ * Return: 0, -EBUSY (one runs already), or -errno.
+ */
+int netns_worker_start(int ns_fd);
+
+/** netns_worker_stop() - end the worker (none: nothing to do) */
+void netns_worker_stop(void);
 
 /** netns_release_holder() - end the holder once pasta has joined */
 void netns_release_holder(struct netns *ns);
@@ -74,7 +90,11 @@ int netns_leave(const struct netns *ns);
  */
 int netns_write_proc(const char *path, const char *text);
 
-/** netns_disable_ipv6() - in the current namespace, for lo and every new link */
+/**
+ * netns_disable_ipv6() - in the current namespace, for lo and every new link
+ * Return: 0 (also on a kernel without IPv6), or -errno: -EROFS where no
+ * /proc/sys of the namespace can be written (a container's, rootless).
+ */
 int netns_disable_ipv6(void);
 
 /** netns_close() - release everything; NULL fds are fine */

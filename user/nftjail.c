@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "netns.h"
 #include "nflog.h"
 #include "nftjail.h"
@@ -16,23 +15,18 @@
  * (the relays and the control socket wait meanwhile). */
 #define NFTJAIL_POLL_MAX 4096
 
-struct open_call {
-	int fd;
-};
-
 static int open_in_ns(void *arg)
 {
-	struct open_call *c = arg;
+	int *fd = arg;
 
-	c->fd = nflog_open(NFTRULES_LOG_GROUP);
-	return c->fd < 0 ? c->fd : 0;
+	*fd = nflog_open(NFTRULES_LOG_GROUP);
+	return *fd < 0 ? *fd : 0;
 }
 
 int nftjail_open(struct nftjail *nj, int ns_fd, loader_event_fn on_event, void *ctx,
 		 uint64_t window_ns)
 {
-	struct open_call c = { .fd = -1 };
-	int err;
+	int err, fd = -1;
 
 	memset(nj, 0, sizeof(*nj));
 	nj->ns_fd = ns_fd;
@@ -43,14 +37,16 @@ int nftjail_open(struct nftjail *nj, int ns_fd, loader_event_fn on_event, void *
 	nj->slots = calloc(DENIALS_MAX_ENTRIES, sizeof(*nj->slots));
 	if (!nj->slots)
 		return -ENOMEM;
-	err = netns_run(ns_fd, open_in_ns, &c);
-	if (err)
-		return log_err(err, "cannot read the jail's denials (NFLOG): %s", strerror(-err));
-	nj->nflog_fd = c.fd;
+	err = netns_run(ns_fd, open_in_ns, &fd);
+	if (err) {
+		nftjail_close(nj);
+		return err;
+	}
+	nj->nflog_fd = fd;
 	return 0;
 }
 
-struct apply_call {
+struct engine_call {
 	struct nftengine *engine;
 	const struct policy *policy;
 	uint64_t *denied;
@@ -60,14 +56,14 @@ struct apply_call {
 
 static int denied_in_ns(void *arg)
 {
-	struct apply_call *c = arg;
+	struct engine_call *c = arg;
 
 	return nftengine_denied(c->engine, c->denied, c->why, c->why_size);
 }
 
 static int apply_in_ns(void *arg)
 {
-	struct apply_call *c = arg;
+	struct engine_call *c = arg;
 
 	return nftengine_apply(c->engine, c->policy, c->why, c->why_size);
 }
@@ -75,7 +71,7 @@ static int apply_in_ns(void *arg)
 int nftjail_set_policy(struct nftjail *nj, const struct policy *p, char *why, size_t why_size)
 {
 	uint64_t denied[REASON_COUNT];
-	struct apply_call c = { .engine = &nj->engine, .policy = p, .denied = denied,
+	struct engine_call c = { .engine = &nj->engine, .policy = p, .denied = denied,
 				.why = why, .why_size = why_size };
 	unsigned int r;
 	int err;
@@ -194,17 +190,17 @@ int nftjail_events_poll(struct nftjail *nj)
 int nftjail_read_counters(struct nftjail *nj, enum nftjail_counters which,
 			  __u64 c[COUNTER_SLOTS])
 {
-	struct apply_call call = { .engine = &nj->engine, .denied = nj->denied_now };
+	struct engine_call call = { .engine = &nj->engine, .denied = nj->denied_now };
 	__u64 *row = c + HOOK_NFT_OUTPUT * COUNTER_STRIDE;
 	unsigned int r, i;
-	int err;
 
 	memset(c, 0, COUNTER_SLOTS * sizeof(*c));
 	/* Every denial is logged, or rate-limited while others of that
 	 * second are: nothing read since the last time, nothing to count.
 	 * An idle jail costs no nft listing. */
 	if (nj->seen || which == NFTJAIL_FINAL) {
-		err = netns_run(nj->ns_fd, denied_in_ns, &call);
+		int err = netns_run(nj->ns_fd, denied_in_ns, &call);
+
 		if (err)
 			return err;
 		nj->seen = false;

@@ -58,7 +58,7 @@ struct nftjail {
  * nftjail_open() - the engine in the jail's network namespace @ns_fd: the
  * NFLOG socket bound there; no rules yet (nftjail_set_policy())
  * @window_ns: 0 for DENIAL_WINDOW_NS
- * Return: 0 or -errno (logged).
+ * Return: 0 or -errno (nothing is left to close then).
  */
 int nftjail_open(struct nftjail *nj, int ns_fd, loader_event_fn on_event, void *ctx,
 		 uint64_t window_ns);
@@ -99,7 +99,12 @@ enum nftjail_counters {
 int nftjail_read_counters(struct nftjail *nj, enum nftjail_counters which,
 			  __u64 c[COUNTER_SLOTS]);
 
-/** nftjail_read_denials() - as loader_read_denials(): every tally */
+/**
+ * nftjail_read_denials() - as loader_read_denials(): every tally with
+ * repeats (one without has nothing for a count record)
+ * Unlike the kernel's LRU map the table never evicts: past
+ * DENIALS_MAX_ENTRIES kinds, each denial of a new kind is an event.
+ */
 int nftjail_read_denials(const struct nftjail *nj, loader_denial_fn fn, void *ctx);
 
 /** nftjail_close() - the socket and the table; the rules stay in the

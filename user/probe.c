@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
-#include <nftables/libnftables.h>
 
 #include "builtin.h"
 #include "cgroup.h"
@@ -26,7 +25,9 @@
 #include "log.h"
 #include "netns.h"
 #include "nflog.h"
+#include "nftengine.h"
 #include "nftrules.h"
+#include "policy.h"
 #include "pasta.h"
 #include "probe.h"
 
@@ -71,12 +72,13 @@ bool probe_rootless(const struct config *cfg)
 
 enum probe_level probe_engine(struct probe_result *r, const struct config *cfg)
 {
+	if (cfg->engine == ENGINE_BPF && !probe_host_root())
+		return set(r, PROBE_FAIL, "engine", "run it with sudo, or use engine = nftables",
+			   "engine = bpf needs root on the host (BPF programs need capabilities in "
+			   "the host's user namespace)");
 	if (!probe_rootless(cfg))
 		return set(r, PROBE_OK, "engine", "", "bpf%s: cgroup socket hooks and a TC filter",
 			   cfg->engine == ENGINE_AUTO ? " (auto: root on the host)" : "");
-	if (cfg->engine == ENGINE_BPF)
-		return set(r, PROBE_FAIL, "engine", "run it with sudo, or use engine = nftables",
-			   "engine = bpf needs root on the host");
 	return set(r, PROBE_WARN, "engine",
 		   "run it as root (sudo) for the BPF engine, if you can",
 		   "nftables, rootless%s: the same policy, enforced in the jail's own user and "
@@ -87,31 +89,40 @@ enum probe_level probe_engine(struct probe_result *r, const struct config *cfg)
 }
 
 /* Exit statuses of probe_rootless_ns()'s child. */
-enum { ROOTLESS_OK, ROOTLESS_NO_USERNS, ROOTLESS_NO_MAP, ROOTLESS_NO_NFT, ROOTLESS_NO_NFLOG };
+enum { ROOTLESS_OK, ROOTLESS_NO_USERNS, ROOTLESS_NO_NFT, ROOTLESS_NO_NFLOG, ROOTLESS_NO_POLICY };
 
+/* rootless_rules() - a netns_run() function: the default policy's rules in
+ * force, as the jail puts them, and NFLOG bound. Return: an exit status. */
+static int rootless_rules(void *arg)
+{
+	struct nftengine engine = { 0 };
+	char why[256];
+
+	if (nftengine_apply(&engine, arg, why, sizeof(why))) {
+		log_debug("nft: %s", why);
+		return ROOTLESS_NO_NFT;
+	}
+	return nflog_open(NFTRULES_LOG_GROUP) < 0 ? ROOTLESS_NO_NFLOG : ROOTLESS_OK;
+}
+
+/* rootless_ns_child() - the jail's own steps (netns.h, nftengine.h) in a
+ * child, which may join a user namespace for good */
 static void rootless_ns_child(void)
 {
-	static const char rules[] = "add table inet ebpfjail_probe\n"
-				    "add chain inet ebpfjail_probe out { type filter hook output "
-				    "priority 0; policy accept; }\n"
-				    "add rule inet ebpfjail_probe out ip daddr 10.0.0.0/8 counter drop\n";
-	char uid_map[32], gid_map[32];
-	struct nft_ctx *nft;
-	int fd;
+	struct host_facts facts = { .gateway = htonl(0xc0000201), .dns_forward =
+				    htonl(PASTA_DNS_FORWARD) };
+	struct netns ns = { .holder = -1, .fd = -1, .host_fd = -1, .user_fd = -1 };
+	struct config cfg;
+	struct policy p;
+	int ret;
 
-	snprintf(uid_map, sizeof(uid_map), "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
-	snprintf(gid_map, sizeof(gid_map), "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
+	config_init(&cfg);
+	if (policy_compile(&cfg, &facts, &p))
+		_exit(ROOTLESS_NO_POLICY);
+	if (netns_create_rootless(&ns) || netns_join_user(&ns))
 		_exit(ROOTLESS_NO_USERNS);
-	if (netns_write_proc("/proc/self/setgroups", "deny") ||
-	    netns_write_proc("/proc/self/uid_map", uid_map) ||
-	    netns_write_proc("/proc/self/gid_map", gid_map))
-		_exit(ROOTLESS_NO_MAP);
-	nft = nft_ctx_new(NFT_CTX_DEFAULT);
-	if (!nft || nft_ctx_buffer_error(nft) || nft_run_cmd_from_buffer(nft, rules))
-		_exit(ROOTLESS_NO_NFT);
-	fd = nflog_open(NFTRULES_LOG_GROUP);
-	_exit(fd < 0 ? ROOTLESS_NO_NFLOG : ROOTLESS_OK);
+	ret = netns_run(ns.fd, rootless_rules, &p);
+	_exit(ret < 0 ? ROOTLESS_NO_NFT : ret);
 }
 
 enum probe_level probe_rootless_ns(struct probe_result *r)
@@ -121,18 +132,18 @@ enum probe_level probe_rootless_ns(struct probe_result *r)
 				       "user.max_user_namespaces=15000 (and "
 				       "kernel.unprivileged_userns_clone=1 where it exists; on "
 				       "Ubuntu, kernel.apparmor_restrict_unprivileged_userns=0)",
-		[ROOTLESS_NO_MAP] = "check that /proc is mounted and writable for your own "
-				    "processes (no subuid/subgid range is needed)",
 		[ROOTLESS_NO_NFT] = "load nf_tables (modprobe nf_tables, as root once, or at boot "
-				    "from /etc/modules)",
+				    "from /etc/modules); 'ebpfjail doctor -v' shows nft's complaint",
 		[ROOTLESS_NO_NFLOG] = "load nfnetlink_log (modprobe nfnetlink_log, as root once, or "
 				      "at boot from /etc/modules)",
+		[ROOTLESS_NO_POLICY] = "run 'ebpfjail doctor -v'",
 	};
 	static const char *const what[] = {
-		[ROOTLESS_NO_USERNS] = "cannot create a user namespace with a network namespace",
-		[ROOTLESS_NO_MAP] = "cannot map the user into its user namespace",
-		[ROOTLESS_NO_NFT] = "nftables refuses rules in the jail's namespace",
+		[ROOTLESS_NO_USERNS] = "cannot create a user namespace with a network namespace, "
+				       "mapped to this user",
+		[ROOTLESS_NO_NFT] = "nftables refuses the jail's rules in its namespace",
 		[ROOTLESS_NO_NFLOG] = "cannot read NFLOG in the jail's namespace",
+		[ROOTLESS_NO_POLICY] = "cannot compile the default policy",
 	};
 	int status;
 	pid_t pid = fork();
@@ -142,15 +153,15 @@ enum probe_level probe_rootless_ns(struct probe_result *r)
 	if (pid == 0)
 		rootless_ns_child();
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) > ROOTLESS_NO_NFLOG)
+	    WEXITSTATUS(status) > ROOTLESS_NO_POLICY)
 		return set(r, PROBE_FAIL, "rootless", "run 'ebpfjail doctor -v'",
 			   "the check's child did not finish");
 	if (WEXITSTATUS(status) != ROOTLESS_OK)
 		return set(r, PROBE_FAIL, "rootless", fix[WEXITSTATUS(status)], "%s",
 			   what[WEXITSTATUS(status)]);
 	return set(r, PROBE_OK, "rootless", "",
-		   "a user namespace with a network namespace, nftables and NFLOG work without "
-		   "privileges (no subuid range needed)");
+		   "a user namespace with a network namespace, the jail's nftables rules and "
+		   "NFLOG work without privileges (no subuid range needed)");
 }
 
 enum probe_level probe_privileges(struct probe_result *r)

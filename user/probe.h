@@ -20,9 +20,6 @@ struct probe_result {
 	char fix[256];     /* what to do; empty when ok */
 };
 
-/* Each check fills @r and returns its level. `run` refuses to start on
- * PROBE_FAIL of the ones it calls, with the same words doctor prints, so
- * doctor can never say ok about something run then refuses. */
 /**
  * probe_host_root() - root in the host's user namespace (uid_map the whole
  * identity), where BPF can load; a rootless container's root is not
@@ -36,11 +33,21 @@ bool probe_host_root(void);
  */
 bool probe_rootless(const struct config *cfg);
 
-/* probe_engine() - which engine, and what the rootless one does not give */
+/* Each check fills @r and returns its level. `run` refuses to start on
+ * PROBE_FAIL of the ones it calls, with the same words doctor prints, so
+ * doctor can never say ok about something run then refuses. */
+
+/**
+ * probe_engine() - which engine run would use, and what the rootless one
+ * does not give (a warning); engine = bpf without root fails
+ */
 enum probe_level probe_engine(struct probe_result *r, const struct config *cfg);
 
-/* probe_rootless_ns() - a user namespace with a network namespace made as
- * the rootless jail makes it, nftables rules and NFLOG working in it */
+/**
+ * probe_rootless_ns() - the rootless jail's own steps in a child: a user
+ * namespace with a network namespace made and joined as netns.h makes
+ * them, the default policy's nftables rules put in force, NFLOG bound
+ */
 enum probe_level probe_rootless_ns(struct probe_result *r);
 
 enum probe_level probe_privileges(struct probe_result *r);

@@ -312,6 +312,18 @@ void supervisor_block_signals(sigset_t *set)
 	sigprocmask(SIG_BLOCK, set, NULL);
 }
 
+/* stop_agent() - the agent and everything it started, at once: its
+ * cgroup, or (rootless without one) its PID namespace, which ends with its
+ * init; run then exits 125 */
+static void stop_agent(struct jail *j)
+{
+	j->network_lost = true;
+	if (j->cg_path[0])
+		cgroup_kill(j->cg_path);
+	if (j->proc.init > 0)
+		kill(j->proc.init, SIGKILL);
+}
+
 /* pasta_died() - the jail's network is gone with pasta: an agent must not
  * run on without it in silence (it would fail in ways nobody connects to
  * the cause), so it is stopped, everything it started with it, and run
@@ -321,7 +333,6 @@ static void pasta_died(struct jail *j, int status)
 	char last[256] = "", how[64];
 
 	j->pasta = -1;
-	j->network_lost = true;
 	if (WIFSIGNALED(status))
 		snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(status));
 	else
@@ -331,11 +342,7 @@ static void pasta_died(struct jail *j, int status)
 		"ebpfjail: pasta %s%s%s%s: the jail has no network any more, so its agent was "
 		"stopped; run it again, and 'ebpfjail doctor' if this recurs\n",
 		how, last[0] ? " (\"" : "", last, last[0] ? "\")" : "");
-	if (j->cg_path[0])
-		cgroup_kill(j->cg_path);
-	/* Rootless, no cgroup: the agent's PID namespace ends with its init. */
-	if (j->rootless && j->proc.init > 0)
-		kill(j->proc.init, SIGKILL);
+	stop_agent(j);
 }
 
 /* A terminal stop and the agent's stop belong together when this close:
@@ -466,12 +473,33 @@ static void serve_control(struct jail *j)
 	}
 }
 
+/* How long the policy may fail to follow the host's networks. */
+#define HOST_STALE_MAX_NS (3ULL * 1000 * 1000 * 1000)
+
 /* host_changed() - the host's networks may have changed: the policy follows
- * them, or stays as it is and they are read again in a while. */
+ * them, or stays as it is and they are read again in a while. Fail
+ * closed: the policy in force blocks what the host had, not what it
+ * gained (a VPN that connects, a new route), so a policy that cannot
+ * follow for HOST_STALE_MAX_NS stops the agent. */
 static void host_changed(struct jail *j)
 {
-	if (jail_policy_host_changed(&j->policy) < 0)
+	if (jail_policy_host_changed(&j->policy) >= 0) {
+		j->host_stale_ns = 0;
+		return;
+	}
+	if (!j->host_stale_ns)
+		j->host_stale_ns = now_ns();
+	if (now_ns() - j->host_stale_ns < HOST_STALE_MAX_NS) {
 		hostwatch_arm(&j->watch, HOSTWATCH_RETRY_MS);
+		return;
+	}
+	if (j->network_lost)
+		return;
+	fprintf(stderr, "ebpfjail: the jail could not follow a change of the host's networks for "
+			"%llu s, so its agent was stopped (it could have reached a network the host "
+			"gained); run it again, and 'ebpfjail doctor' if this recurs\n",
+		HOST_STALE_MAX_NS / 1000000000ULL);
+	stop_agent(j);
 }
 
 /* every_second() - what is not per event: the window's count records,

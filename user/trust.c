@@ -31,10 +31,11 @@
 
 /* owner_is_root() - @uid, as stat() gives it here, is root's. In a
  * rootless jail's user namespace (the supervisor joins it, netns.h) only
- * the user's own uid is mapped, and root's files read as the overflow uid:
- * the owner of such a file is not the agent, who can only ever make files
- * of its own uid, and cannot write another's unless its mode lets it
- * (which is checked next). */
+ * the user's own uid is mapped, and root's files read as the overflow uid,
+ * as does every other unmapped owner's: no such owner is the agent, who
+ * can only ever make files of its own uid, and cannot write another's
+ * unless its mode lets it (which the callers check). So there "root's"
+ * means "no uid the agent has". */
 static bool owner_is_root(uid_t uid)
 {
 	unsigned long inside, outside, count, overflow = 0;
@@ -44,10 +45,11 @@ static bool owner_is_root(uid_t uid)
 	if (uid == 0)
 		return true;
 	f = fopen("/proc/self/uid_map", "re");
-	while (f && fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
+	if (!f)
+		return false; /* no map to read: no exception */
+	while (fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
 		root_mapped |= inside == 0;
-	if (f)
-		fclose(f);
+	fclose(f);
 	if (root_mapped)
 		return false;
 	f = fopen("/proc/sys/kernel/overflowuid", "re");

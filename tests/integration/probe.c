@@ -52,6 +52,14 @@
  *   unix:PATH:0          connect to the Unix socket PATH (@NAME: the
  *                        abstract NAME), send "ping", wait 3 s: "ok"
  *                        (answered), "sent" (silent) or the errno
+ *   tasks:N:SECONDS      fork up to N children that sleep SECONDS (at most
+ *                        120), as an agent taking every task its user may
+ *                        have would; write how many to the file
+ *                        PROBE_TASKS_HELD, then wait (forking nothing) until
+ *                        the file PROBE_TASKS_UNTIL exists (at most SECONDS)
+ *                        and go on with the next SPEC, the children still
+ *                        holding their tasks: "held:K" (K forked before
+ *                        fork() failed, or N)
  *   holdserve:ADDR:PORT  listen (backlog 4096) and never accept: a service
  *                        that takes connections and says nothing; prints
  *                        "listening", then sleeps until killed (120 s)
@@ -430,6 +438,44 @@ static const char *request_server(const struct sockaddr *sa, socklen_t len)
 	return errname(e);
 }
 
+/* hold_tasks() - tasks:N:SECONDS (see the top) */
+static const char *hold_tasks(long n, int seconds)
+{
+	const char *held_file = getenv("PROBE_TASKS_HELD"), *until = getenv("PROBE_TASKS_UNTIL");
+	static char result[32];
+	long held;
+	int i;
+
+	if (seconds < 0 || seconds > 120)
+		seconds = 120;
+	for (held = 0; held < n; held++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			break;
+		if (pid == 0) {
+			/* Nothing of the probe's: its reader must see its end. */
+			close(0);
+			close(1);
+			close(2);
+			sleep((unsigned)seconds);
+			_exit(0);
+		}
+	}
+	snprintf(result, sizeof(result), "held:%ld", held);
+	if (held_file) {
+		FILE *f = fopen(held_file, "w");
+
+		if (f) {
+			fprintf(f, "%ld\n", held);
+			fclose(f);
+		}
+	}
+	for (i = 0; until && i < seconds * 20 && access(until, F_OK); i++)
+		usleep(50000);
+	return result;
+}
+
 static const char *attempt(const char *spec)
 {
 	char proto[16], addr[64];
@@ -453,6 +499,8 @@ static const char *attempt(const char *spec)
 		return sys_attempt(addr, atoi(last + 1));
 	if (!strcmp(proto, "unix"))
 		return unix_attempt(addr);
+	if (!strcmp(proto, "tasks"))
+		return hold_tasks(atol(addr), atoi(last + 1));
 	if (!strcmp(proto, "packet")) {
 		fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
 		if (fd < 0)

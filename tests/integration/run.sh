@@ -42,8 +42,11 @@ run_suite() {
 		fi
 		for t in $tests; do
 			[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
-			# The rootless pass runs the tests that rootless.list names.
-			[ "${ROOTLESS:-}" = 1 ] && ! grep -qx "$t" "$here/rootless.list" && continue
+			# The rootless pass runs the tests that rootless.list names,
+			# and test_rootless_* (of that engine alone) only there.
+			[ "${ROOTLESS:-}" = 1 ] && [[ $t != test_rootless_* ]] &&
+				! grep -qx "$t" "$here/rootless.list" && continue
+			[ "${ROOTLESS:-}" != 1 ] && [[ $t == test_rootless_* ]] && continue
 			# Not under /tmp: the agent gets a private /tmp and would not see it.
 			T=$(mktemp -d /var/tmp/ebpfjail-it.XXXXXX)
 			out="$T.log"
@@ -70,8 +73,30 @@ run_suite() {
 
 # PASSES="root rootless": the suite as root, then the tests rootless.list
 # names once more as an unprivileged user with the rootless engine.
+# every test_* function of the suite's files
+all_tests() {
+	local file
+	for file in "$here"/test_*.sh; do
+		bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '$3 ~ /^test_/ {print $3}'
+	done
+}
+
+# rootless.list names only tests that exist: a renamed test must not drop
+# out of the rootless pass unseen.
+check_rootless_list() {
+	local all t
+	all=$(all_tests)
+	while read -r t; do
+		grep -qx "$t" <<<"$all" && continue
+		echo "FAIL    rootless.list names $t, which no test file has"
+		failed=$((failed + 1))
+	done <"$here/rootless.list"
+	echo "# rootless pass: the $(grep -c . "$here/rootless.list") tests rootless.list names, of $(grep -c . <<<"$all")"
+}
+
 for pass in ${PASSES:-root rootless}; do
 	[ "$pass" = rootless ] && export ROOTLESS=1 || unset ROOTLESS
+	[ "$pass" = rootless ] && check_rootless_list
 	for dir in ${PASTA_DIRS:-system}; do
 		if [ "$dir" = system ]; then
 			[ -n "${PASTA_DIRS:-}" ] && echo "# pasta: $(command -v pasta), $pass"

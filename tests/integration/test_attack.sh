@@ -399,3 +399,77 @@ test_attack_agent_gets_no_descriptor_beyond_stdio() {
 	[ "$n" -le 4 ] || fail "the agent has more descriptors than stdio: $(cat "$T/out")" # 0-2 and the glob's directory
 	! grep -E 'bpf-|net:\[|socket:|/control|cgroup' "$T/out" || fail "the agent inherited a descriptor: $(cat "$T/out")"
 }
+
+# The attack: rootless, the agent is its user, and the host's cgroup tree
+# holds the user's other cgroups (systemd --user delegates them): writing
+# cgroup.kill or a v1 freezer.state there would kill or freeze its user's
+# other processes, and a cgroup2 it mounts itself (in a user and cgroup
+# namespace of its own) is rooted where its cgroup namespace is. The
+# jail runs in a cgroup delegated to its user (as systemd --user's are),
+# so it gets one of its own there. The victims: a sleep in another v2
+# cgroup of the user's and one in a v1 freezer cgroup of the user's.
+test_rootless_agent_cannot_stop_its_users_other_processes() {
+	netsim_up
+	local v2 v1 box victim1 victim2
+	box="$(cgroup_mount)/ebpfjail-test-box.$$"
+	v2="$(cgroup_mount)/ebpfjail-test-victim.$$"
+	mkdir "$box" "$v2" && chown -R 4242:4242 "$box" "$v2"
+	v1=""
+	if [ -d /sys/fs/cgroup/freezer ]; then
+		v1=/sys/fs/cgroup/freezer/ebpfjail-test-victim.$$
+		mkdir "$v1" && chown -R 4242:4242 "$v1"
+	fi
+	V2=$v2 V1=$v1 BOX=$box
+	trap 'kill $(cat "$V2/cgroup.procs" 2>/dev/null) 2>/dev/null; [ -z "$V1" ] ||
+		{ echo THAWED >"$V1/freezer.state"; kill $(cat "$V1/cgroup.procs") 2>/dev/null; }
+		netsim_down; sleep 0.2; rmdir "$BOX/ebpfjail" "$BOX" "$V2" ${V1:+"$V1"} 2>/dev/null || true' EXIT
+	setpriv --reuid 4242 --regid 4242 --clear-groups sleep 60 </dev/null >/dev/null 2>&1 &
+	victim1=$!
+	echo "$victim1" >"$v2/cgroup.procs"
+	if [ -n "$v1" ]; then
+		setpriv --reuid 4242 --regid 4242 --clear-groups sleep 60 </dev/null >/dev/null 2>&1 &
+		victim2=$!
+		echo "$victim2" >"$v1/cgroup.procs"
+	fi
+	JAIL_SETUP="echo \$\$ >$box/cgroup.procs" jail -- sh -c "
+		for f in \$(find /sys/fs/cgroup -name cgroup.kill -o -name cgroup.freeze -o -name freezer.state 2>/dev/null); do
+			echo 1 >\$f 2>/dev/null && echo wrote \$f
+			echo FROZEN >\$f 2>/dev/null && echo wrote \$f
+		done
+		unshare -Ucm --map-root-user sh -c 'mount -t cgroup2 none /sys/fs/cgroup &&
+			echo 1 >/sys/fs/cgroup/cgroup.kill && echo wrote its own root' 2>/dev/null
+		true"
+	expect_rc 0
+	expect_no_out wrote
+	[ -z "$(ls -A "$box/ebpfjail" 2>/dev/null)" ] || fail "the jail's cgroup stayed: $(ls "$box/ebpfjail")"
+	alive "$victim1" || fail "the agent killed its user's process in a v2 cgroup"
+	if [ -n "$v1" ]; then
+		alive "$victim2" || fail "the agent killed its user's process in a v1 cgroup"
+		[ "$(cat "$v1/freezer.state")" = THAWED ] || fail "the agent froze its user's v1 cgroup"
+	fi
+}
+
+# The attack: the rootless audit log is its user's file, under
+# ~/.local/state, read-only in the agent's view; renaming a directory above
+# it would carry the read-only mount away, and the agent would put a log
+# of its own where its user looks. And the same with the state directory,
+# when the runtime directory is in the user's home: a control socket of
+# the agent's where its user's `ebpfjail deny` goes.
+test_rootless_agent_cannot_move_the_audit_log_or_the_state_away() {
+	netsim_up
+	sed -i '/^audit-log = /d' "$T/jail.conf" # the default: ~/.local/state/ebpfjail
+	mkdir -p "$T/home/run" && chown 4242:4242 "$T/home/run" && chmod 700 "$T/home/run"
+	JAIL_XDG=$T/home/run jail -- sh -c "
+		'$T/probe' tcp:10.23.0.2:22 >/dev/null
+		cd '$T/home'
+		for d in .local/state/ebpfjail .local/state .local run/ebpfjail run; do
+			mv \$d \$d.moved 2>/dev/null && echo moved \$d
+		done
+		true"
+	expect_rc 0
+	expect_no_out moved
+	[ ! -e "$T/home/.local.moved" ] && [ ! -e "$T/home/.local/state.moved" ] &&
+		[ ! -e "$T/home/run.moved" ] || fail "a directory was moved: $(ls -a "$T/home" "$T/home/.local")"
+	grep -q '"daddr": "10.23.0.2", "dport": 22' "$T/home/.local/state/ebpfjail/audit.jsonl" ||
+		fail "the denial is not where its user looks: $(find "$T/home" -name 'audit*')"
+}

@@ -69,7 +69,7 @@ test_doctor_rootless_says_what_it_needs_and_lacks() {
 	expect_out "All is well"
 	expect_out "warn  engine           nftables, rootless (auto: not root on the host)"
 	expect_out "the audit names no process"
-	expect_out "ok    rootless         a user namespace with a network namespace, nftables and NFLOG work"
+	expect_out "ok    rootless         a user namespace with a network namespace, the jail's nftables rules and NFLOG work"
 	expect_out "audit log        $T/home/.local/state/ebpfjail/audit.jsonl can be written"
 	! grep -qE '^(ok|warn|fail) +(privileges|BPF|cgroup v2) ' "$T/out" || fail "root's checks: $(cat "$T/out")"
 }

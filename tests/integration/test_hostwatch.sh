@@ -125,3 +125,39 @@ test_hostwatch_a_burst_of_routes_is_one_swap() {
 		fail "the record does not name the burst: $(cat "$T/records")"
 	expect_no_leftovers
 }
+
+# The attack: a rootless agent shares its user's process limit with the
+# supervisor, and takes every task left. A network the host gains then
+# must still be blocked within a second: nothing the supervisor does in the
+# jail's namespace may need a new thread (netns.h, the worker). As root
+# the same test holds the agent to the same limit.
+result_in_file() { awk -v s="$2" '$1 == s { print $2 }' "$1"; }
+
+test_hostwatch_follows_while_the_agent_holds_every_task() {
+	netsim_up
+	in_ns "$LAN" ip addr add 45.45.45.45/32 dev lo
+	_serve "$LAN" tcp 45.45.45.45 80 vpn-late
+	_wait_listening "$LAN" 7
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<EOF2
+# One process, forking nothing once the tasks are taken (a shell would).
+PROBE_TASKS_HELD=$T/agent/held PROBE_TASKS_UNTIL=$T/go exec $T/probe tasks:400:20 \
+	tcp:45.45.45.45:80 >$T/agent/r
+EOF2
+	JAIL_NPROC=80 jail_cmd -- sh "$T/agent.sh" >"$T/jail.out" 2>"$T/jail.err" &
+	local job=$! i
+	for i in $(seq 1 200); do [ -s "$T/agent/held" ] && break; sleep 0.05; done
+	[ -s "$T/agent/held" ] || fail "the agent did not start: $(cat "$T/jail.err")"
+	[ "$(cat "$T/agent/held")" -lt 400 ] || fail "the agent never met the limit"
+	in_ns "$HOST" ip route add 45.45.45.0/24 via 10.23.0.2
+	sleep 1.5
+	touch "$T/go"
+	wait "$job" || fail "the jail failed: $(cat "$T/jail.err")"
+	local got
+	got=$(result_in_file "$T/agent/r" tcp:45.45.45.45:80)
+	[ "$got" = EPERM ] || { rootless && [ "$got" = EHOSTUNREACH ]; } ||
+		fail "the new route's host: ${got:-nothing} (jail: $(cat "$T/jail.err"))"
+	expect_no_hit vpn-late
+	! grep -q "cannot start a thread" "$T/jail.err" || fail "the supervisor needed a thread: $(cat "$T/jail.err")"
+	expect_no_leftovers
+}

@@ -44,6 +44,11 @@ test_allow_deny_and_reload_change_a_running_jail() {
 	run setpriv --reuid 4243 --regid 4243 --clear-groups -- env XDG_RUNTIME_DIR="$run_dir" \
 		"$EBPFJAIL" allow 10.23.0.2:22
 	expect_rc 1
+	if rootless; then
+		expect_err "cannot list the jails in $T/xdg/ebpfjail: Permission denied"
+	else
+		expect_err "did not answer (Permission denied)"
+	fi
 	run as_user "$EBPFJAIL" allow 10.23.0.2:22
 	expect_rc 0
 	expect_out "jail $JAIL_ID: allowed 10.23.0.2:22 until the jail ends or the next reload"

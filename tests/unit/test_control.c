@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_control.c - the control socket's answers to root, on a real socket */
 #include <errno.h>
+#include <sched.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +11,15 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <poll.h>
+#include <sys/time.h>
 #include <criterion/criterion.h>
 
 #include "control.h"
 
 static char dir[] = "/tmp/ebpfjail-control.XXXXXX";
+static char dir2[] = "/tmp/ebpfjail-control2.XXXXXX";
 static int lfd = -1;
 
 /* client() - a connected client that has sent @request */
@@ -93,4 +99,108 @@ Test(control, out_of_descriptors_is_not_a_missing_capability)
 	cr_expect(!strstr(reply, "CAP_NET_ADMIN"), "a false cause: %s", reply);
 	cr_expect(strstr(reply, "error cannot read the caller's capabilities: Too many open files"),
 		  "reply: %s", reply);
+}
+
+/* in_child_pid_ns() - @fn as PID 1 of a new PID namespace (a jail's
+ * process, as the supervisor sees it); its pid here */
+static pid_t in_child_pid_ns(void (*fn)(void))
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		pid_t inner;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(90);
+		inner = fork();
+		if (inner == 0)
+			fn();
+		_exit(inner > 0 && waitpid(inner, NULL, 0) == inner ? 0 : 91);
+	}
+	return pid;
+}
+
+/* jailed_client() - in a child: plain calls (no Criterion there) */
+static void jailed_client(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static const char req[] = "allow 10.0.0.1 0\n";
+	struct timeval five = { .tv_sec = 5 };
+	char buf[256] = "";
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ssize_t n;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", dir, CONTROL_SOCKET_NAME);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &five, sizeof(five)) ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(fd, req, strlen(req), 0) != (ssize_t)strlen(req))
+		_exit(94);
+	n = recv(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	_exit(strstr(buf, "inside a jail") ? 0 : 92);
+}
+
+/* Rootless, the agent is the same uid as the jail's user: a client of the
+ * agent's PID namespace (below ours) is refused, and told why. */
+Test(control, rootless_refuses_a_client_inside_a_jail)
+{
+	char req[CONTROL_MAX_REQUEST];
+	int err, status;
+	pid_t pid = in_child_pid_ns(jailed_client);
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+	cr_assert_eq(poll(&p, 1, 5000), 1, "the jailed client did not connect within 5 s");
+	err = control_accept(lfd, req, true);
+	cr_expect_eq(err, -EPERM, "control_accept: %d (%s)", err, strerror(-err));
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the client's status %d", status);
+	/* and the same uid outside one is heard, without CAP_NET_ADMIN */
+	err = client("reload 0\n");
+	status = control_accept(lfd, req, true);
+	cr_expect_geq(status, 0, "control_accept: %s", strerror(-status));
+	if (status >= 0)
+		control_reply(status, "ok\n");
+	close(err);
+}
+
+static void impostor(void)
+{
+	int fd = control_listen(dir2);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	/* Bounded: the test kills it anyway. */
+	_exit(fd >= 0 && poll(&p, 1, 5000) == 1 ? 0 : 93);
+}
+
+/* The attack: an agent serves a control socket where its user's client
+ * looks for its jail's. The client tells nothing to a server that lives
+ * in a PID namespace below its own. */
+Test(control, a_server_inside_a_jail_is_told_nothing)
+{
+	char reply[256];
+	pid_t pid;
+	int err, i;
+
+	cr_assert(mkdtemp(dir2), "mkdtemp: %s", strerror(errno));
+	pid = in_child_pid_ns(impostor);
+	for (i = 0; i < 200; i++) { /* until it listens, at most 2 s */
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/%s", dir2, CONTROL_SOCKET_NAME);
+		if (!access(path, F_OK))
+			break;
+		usleep(10000);
+	}
+	err = control_request(dir2, "allow 10.0.0.1 0", reply, sizeof(reply));
+	cr_expect_eq(err, -EPROTO, "control_request: %d (%s)", err, strerror(-err));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	{
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/%s", dir2, CONTROL_SOCKET_NAME);
+		unlink(path);
+	}
+	rmdir(dir2);
 }
