@@ -461,7 +461,11 @@ static int hide_dirs(const struct agentfs *fs, int denials_fd)
 			return err;
 		shown |= here;
 	}
-	if (denials_fd < 0 || shown || fs->share_tmp)
+	/* Not with share-tmp (/run/user is the host's then), nor without a
+	 * private /run/user (a system without it): no view, as the root
+	 * engine has none without JAILSTATE_DIR. */
+	*strchr(view_dir + strlen("/run/user/"), '/') = '\0';
+	if (denials_fd < 0 || shown || fs->share_tmp || !is_dir(view_dir))
 		return 0;
 	err = mkdir_parents(fs, view);
 	if (err)

@@ -160,10 +160,10 @@ static bool root_owned(const char *dir)
 	return stat(procs, &st) == 0 && st.st_uid == 0;
 }
 
-int cgroup_own(char *buf, size_t size)
+/* own_cgroup() - cgroup_self()'s directory, and in @top the mount it is in */
+static int own_cgroup(char *buf, size_t size, char *top, size_t top_size)
 {
-	char own[PATH_MAX], point[PATH_MAX], root[PATH_MAX], dir[PATH_MAX], top[PATH_MAX] = "";
-	size_t len;
+	char own[PATH_MAX], point[PATH_MAX], root[PATH_MAX], dir[PATH_MAX];
 	FILE *f;
 	int ret;
 
@@ -184,9 +184,26 @@ int cgroup_own(char *buf, size_t size)
 		if (cgroup_own_dir(own, point, root, dir, sizeof(dir)) || !holds_self(dir))
 			continue;
 		ret = (size_t)snprintf(buf, size, "%s", dir) < size ? 0 : -ENAMETOOLONG;
-		snprintf(top, sizeof(top), "%s", point);
+		snprintf(top, top_size, "%s", point);
 	}
 	fclose(f);
+	return ret;
+}
+
+int cgroup_self(char *buf, size_t size)
+{
+	char top[PATH_MAX];
+
+	return own_cgroup(buf, size, top, sizeof(top));
+}
+
+int cgroup_own(char *buf, size_t size)
+{
+	char top[PATH_MAX] = "";
+	size_t len;
+	int ret;
+
+	ret = own_cgroup(buf, size, top, sizeof(top));
 	if (ret)
 		return ret;
 	/* Up to the nearest cgroup root owns. Below a cgroup a user owns (a

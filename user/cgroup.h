@@ -49,6 +49,13 @@ int cgroup_own_dir(const char *own, const char *mountpoint, const char *mnt_root
 		   size_t size);
 
 /**
+ * cgroup_self() - this process's own cgroup2 directory, where a mount shows
+ * it (cgroup_own() without the climb to a cgroup root owns)
+ * Return: 0 or -errno.
+ */
+int cgroup_self(char *buf, size_t size);
+
+/**
  * cgroup_own() - where this process's own cgroup is, in the cgroup2 mount
  *
  * Jails live under it, never at the mount's root: in a container that

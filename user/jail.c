@@ -445,12 +445,16 @@ static int finish_network_rootless(struct jail *j, const struct hostnet *host)
  * rooted at a cgroup of root's, whose files it cannot write. */
 static void make_rootless_cgroup(struct jail *j)
 {
-	struct probe_result pr;
 	char base[PATH_MAX];
 	int err;
 
-	if (probe_cgroup(&pr, base, sizeof(base)) == PROBE_FAIL) {
-		log_debug("no cgroup of the jail's own: %s", pr.detail);
+	/* The cgroup we run in, not the root-owned one above it that root's
+	 * jails take: the user's other processes could move the agent out of
+	 * a cgroup of theirs, but rootless they are the agent's user, and
+	 * its rules are its namespace's, not its cgroup's. */
+	err = cgroup_self(base, sizeof(base));
+	if (err) {
+		log_debug("no cgroup of the jail's own: %s", strerror(-err));
 		return;
 	}
 	err = cgroup_jail_path(base, j->id, j->cg_path, sizeof(j->cg_path));

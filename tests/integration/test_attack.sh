@@ -432,12 +432,16 @@ test_rootless_agent_cannot_stop_its_users_other_processes() {
 		echo "$victim2" >"$v1/cgroup.procs"
 	fi
 	JAIL_SETUP="echo \$\$ >$box/cgroup.procs" jail -- sh -c "
-		for f in \$(find /sys/fs/cgroup -name cgroup.kill -o -name cgroup.freeze -o -name freezer.state 2>/dev/null); do
+		# (not its own view's root: that is its jail's cgroup, the
+		# agent's to stop)
+		for f in \$(find /sys/fs/cgroup -mindepth 2 \( -name cgroup.kill -o -name cgroup.freeze \
+			-o -name freezer.state \) 2>/dev/null); do
 			echo 1 >\$f 2>/dev/null && echo wrote \$f
 			echo FROZEN >\$f 2>/dev/null && echo wrote \$f
 		done
 		unshare -Ucm --map-root-user sh -c 'mount -t cgroup2 none /sys/fs/cgroup &&
-			echo 1 >/sys/fs/cgroup/cgroup.kill && echo wrote its own root' 2>/dev/null
+			for f in \$(find /sys/fs/cgroup -mindepth 2 -name cgroup.kill); do
+				echo 1 >\$f && echo wrote \$f; done' 2>/dev/null
 		true"
 	expect_rc 0
 	expect_no_out wrote

@@ -47,7 +47,7 @@ test_allow_deny_and_reload_change_a_running_jail() {
 	if rootless; then
 		expect_err "cannot list the jails in $T/xdg/ebpfjail: Permission denied"
 	else
-		expect_err "did not answer (Permission denied)"
+		expect_err "the running jails are root's: run it with sudo"
 	fi
 	run as_user "$EBPFJAIL" allow 10.23.0.2:22
 	expect_rc 0
