@@ -453,6 +453,8 @@ static void make_rootless_cgroup(struct jail *j)
 	 * a cgroup of theirs, but rootless they are the agent's user, and
 	 * its rules are its namespace's, not its cgroup's. */
 	err = cgroup_self(base, sizeof(base));
+	if (!err && access(base, W_OK))
+		err = -errno; /* not delegated: the usual case, not an error */
 	if (err) {
 		log_debug("no cgroup of the jail's own: %s", strerror(-err));
 		return;
