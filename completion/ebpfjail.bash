@@ -8,7 +8,7 @@ _ebpfjail()
 	_init_completion || return
 
 	local commands="run audit doctor status reload allow deny config trust help"
-	local keys="egress-jail allow-ip block-cidr local-port local-model-port callback-port pass-env unix-socket share-tmp audit-log"
+	local keys="engine egress-jail allow-ip block-cidr local-port local-model-port callback-port pass-env unix-socket share-tmp audit-log"
 	local common="--config --verbose --quiet --help"
 
 	# the command: the first word after ebpfjail that is not an option
@@ -29,6 +29,7 @@ _ebpfjail()
 	--user) COMPREPLY=($(compgen -u -- "$cur")); return ;;
 	--pass-env) COMPREPLY=($(compgen -e -- "$cur")); return ;;
 	--since) COMPREPLY=($(compgen -W "30s 10m 1h 1d" -- "$cur")); return ;;
+	--engine) COMPREPLY=($(compgen -W "auto bpf nftables" -- "$cur")); return ;;
 	--allow-ip | --local-port | --callback-port) return ;;
 	esac
 
@@ -39,7 +40,7 @@ _ebpfjail()
 
 	local opts
 	case $cmd in
-	run) opts="--allow-ip --local-port --callback-port --pass-env --user" ;;
+	run) opts="--allow-ip --local-port --callback-port --pass-env --user --engine" ;;
 	audit) opts="--follow --suggest --json --since --jail" ;;
 	doctor | status) opts="--json" ;;
 	reload | allow | deny) opts="--jail" ;;

@@ -15,6 +15,7 @@ const struct command commands[] = {
 	  "  --callback-port N      relay the host's 127.0.0.1:N to the jail's (logins)\n"
 	  "  --pass-env NAME        pass this environment variable into the jail\n"
 	  "  --user USER|UID        run COMMAND as this user (default: SUDO_UID)\n"
+	  "  --engine auto|bpf|nftables  BPF (root on the host) or the rootless engine\n"
 	  "The policy options repeat and add to the configuration files.\n\n"
 	  "Exit status: COMMAND's own (128+N if killed by signal N); 125 when ebpfjail\n"
 	  "refuses or fails before COMMAND runs; 126 not executable; 127 not found.\n" },

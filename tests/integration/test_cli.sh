@@ -177,3 +177,23 @@ test_config_key_prints_only_that_key() {
 	expect_rc 2
 	expect_err "'alow-ip' is not a configuration key"
 }
+
+# engine: which one, where it came from; bpf without root refuses in one
+# line (the cause and the fix), before anything is set up; a bad value
+# names itself.
+test_engine_is_chosen_said_and_refused_plainly() {
+	chmod 755 "$T"
+	run "$EBPFJAIL" config --engine nftables
+	expect_out "engine = nftables                        # flag --engine"
+	run "$EBPFJAIL" config --engine foo
+	expect_err 'flag --engine: engine = "foo": engine must be auto, bpf or nftables'
+	run setpriv --reuid 4242 --regid 4242 --clear-groups -- env HOME="$T" "$EBPFJAIL" run \
+		--engine bpf -- /bin/true
+	expect_rc 125
+	expect_err "cannot start the jail: engine = bpf needs root on the host"
+	expect_err "run it with sudo, or use engine = nftables"
+	expect_lines 1 "$T/err"
+	run setpriv --reuid 4242 --regid 4242 --clear-groups -- env HOME="$T" EBPFJAIL_ENGINE=bpf \
+		"$EBPFJAIL" doctor
+	expect_out "fail  engine           engine = bpf needs root on the host"
+}
