@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_dnsmsg.c - DNS messages as the forwarder reads them: what a
+ * resolver says, and what an agent or a resolver could forge */
+#include <errno.h>
+#include <arpa/inet.h>
+#include <string.h>
+#include <criterion/criterion.h>
+
+#include "dnsmsg.h"
+
+struct msg {
+	uint8_t b[1024];
+	size_t n;
+};
+
+static void put(struct msg *m, const void *p, size_t n)
+{
+	cr_assert_leq(m->n + n, sizeof(m->b));
+	memcpy(m->b + m->n, p, n);
+	m->n += n;
+}
+
+static void put16(struct msg *m, uint16_t v)
+{
+	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+
+	put(m, b, 2);
+}
+
+static void put32(struct msg *m, uint32_t v)
+{
+	put16(m, (uint16_t)(v >> 16));
+	put16(m, (uint16_t)v);
+}
+
+/* put_name() - "a.b.c" as labels, the root after them */
+static void put_name(struct msg *m, const char *name)
+{
+	const char *p = name;
+
+	while (*p) {
+		size_t n = strcspn(p, ".");
+		uint8_t len = (uint8_t)n;
+
+		put(m, &len, 1);
+		put(m, p, n);
+		p += n + (p[n] == '.');
+	}
+	put(m, "", 1);
+}
+
+/* header() - id 0x1234, @flags, one question, @ancount answers */
+static void header(struct msg *m, uint16_t flags, uint16_t ancount, const char *name, uint16_t type)
+{
+	m->n = 0;
+	put16(m, 0x1234);
+	put16(m, flags);
+	put16(m, 1);
+	put16(m, ancount);
+	put16(m, 0);
+	put16(m, 0);
+	put_name(m, name);
+	put16(m, type);
+	put16(m, DNS_CLASS_IN);
+}
+
+static void rr_a(struct msg *m, const char *owner, uint32_t ttl, const char *addr)
+{
+	struct in_addr a;
+
+	put_name(m, owner);
+	put16(m, DNS_TYPE_A);
+	put16(m, DNS_CLASS_IN);
+	put32(m, ttl);
+	put16(m, 4);
+	inet_pton(AF_INET, addr, &a);
+	put(m, &a, 4);
+}
+
+static void rr_cname(struct msg *m, const char *owner, uint32_t ttl, const char *target)
+{
+	struct msg t = { .n = 0 };
+
+	put_name(&t, target);
+	put_name(m, owner);
+	put16(m, DNS_TYPE_CNAME);
+	put16(m, DNS_CLASS_IN);
+	put32(m, ttl);
+	put16(m, (uint16_t)t.n);
+	put(m, t.b, t.n);
+}
+
+Test(dnsmsg, question_lower_case)
+{
+	struct dns_question q;
+	struct msg m;
+
+	header(&m, 0x0100, 0, "Forge.Example.ORG", DNS_TYPE_A);
+	cr_assert_eq(dnsmsg_question(m.b, m.n, &q), 0);
+	cr_expect_eq(q.id, 0x1234);
+	cr_expect_str_eq(q.name, "forge.example.org");
+	cr_expect_eq(q.type, DNS_TYPE_A);
+	cr_expect_eq(q.end, m.n);
+}
+
+/* The A records of the asked name and of its CNAMEs, the smallest TTL on
+ * the way; another name's records (a resolver's extras, or a forged
+ * answer for a name nobody asked) are not taken. */
+Test(dnsmsg, answer_follows_cnames_and_ignores_other_names)
+{
+	struct dns_answer a;
+	struct msg m;
+	char s[16];
+
+	header(&m, 0x8180, 5, "git.example.org", DNS_TYPE_A);
+	rr_cname(&m, "git.example.org", 300, "lb.example.net");
+	rr_a(&m, "lb.example.net", 60, "192.168.5.10");
+	rr_a(&m, "LB.example.net", 3600, "192.168.5.11");
+	rr_a(&m, "other.example.org", 1, "10.9.9.9");
+	rr_a(&m, "git.example.org", 120, "192.168.5.12");
+	cr_assert_eq(dnsmsg_answer(m.b, m.n, &a), 0);
+	cr_assert_eq(a.n, 3, "%zu addresses", a.n);
+	inet_ntop(AF_INET, &a.addrs[0], s, sizeof(s));
+	cr_expect_str_eq(s, "192.168.5.10");
+	inet_ntop(AF_INET, &a.addrs[2], s, sizeof(s));
+	cr_expect_str_eq(s, "192.168.5.12");
+	cr_expect_eq(a.ttl, 60);
+	cr_expect_eq(a.rcode, 0);
+}
+
+Test(dnsmsg, answer_with_compression)
+{
+	struct dns_answer a;
+	struct msg m;
+	uint8_t ptr[2] = { 0xc0, DNS_HEADER_LEN }; /* the question's name */
+	struct in_addr ip;
+
+	header(&m, 0x8180, 1, "forge.example.org", DNS_TYPE_A);
+	put(&m, ptr, 2);
+	put16(&m, DNS_TYPE_A);
+	put16(&m, DNS_CLASS_IN);
+	put32(&m, 30);
+	put16(&m, 4);
+	inet_pton(AF_INET, "10.1.2.3", &ip);
+	put(&m, &ip, 4);
+	cr_assert_eq(dnsmsg_answer(m.b, m.n, &a), 0);
+	cr_expect_eq(a.n, 1);
+	cr_expect_eq(a.addrs[0], ip.s_addr);
+	cr_expect_eq(a.ttl, 30);
+}
+
+/* What an agent or a resolver could send to make the parser loop, read
+ * past the end or join two names into one: each is refused. */
+Test(dnsmsg, forged_messages_are_refused)
+{
+	struct dns_question q;
+	struct dns_answer a;
+	struct msg m;
+	uint8_t self[2] = { 0xc0, DNS_HEADER_LEN }, fwd[2] = { 0xc0, 0xff };
+	size_t full, cut;
+
+	/* a pointer to itself, as the question's name */
+	m.n = 0;
+	put16(&m, 1);
+	put16(&m, 0x0100);
+	put16(&m, 1);
+	put16(&m, 0);
+	put32(&m, 0);
+	put(&m, self, 2);
+	put32(&m, 0x00010001);
+	cr_expect_eq(dnsmsg_question(m.b, m.n, &q), -EINVAL, "a loop");
+	/* a pointer forwards */
+	m.n = DNS_HEADER_LEN;
+	put(&m, fwd, 2);
+	put32(&m, 0x00010001);
+	cr_expect_eq(dnsmsg_question(m.b, m.n, &q), -EINVAL, "a forward pointer");
+	/* every cut of a good answer */
+	header(&m, 0x8180, 2, "a.example.org", DNS_TYPE_A);
+	rr_cname(&m, "a.example.org", 5, "b.example.org");
+	rr_a(&m, "b.example.org", 5, "10.0.0.1");
+	full = m.n;
+	for (cut = 0; cut < full; cut++)
+		cr_expect_eq(dnsmsg_answer(m.b, cut, &a), -EINVAL, "cut at %zu", cut);
+	cr_expect_eq(dnsmsg_answer(m.b, full, &a), 0);
+	/* a dot inside a label: "a.b" as one label is not the name a.b */
+	header(&m, 0x0100, 0, "ab", DNS_TYPE_A);
+	m.b[DNS_HEADER_LEN + 2] = '.';
+	cr_expect_eq(dnsmsg_question(m.b, m.n, &q), -EINVAL, "a dot in a label");
+	m.b[DNS_HEADER_LEN + 2] = '\0';
+	cr_expect_eq(dnsmsg_question(m.b, m.n, &q), -EINVAL, "a NUL in a label");
+	/* two questions, or a query where an answer is wanted */
+	header(&m, 0x8180, 0, "a.example.org", DNS_TYPE_A);
+	m.b[5] = 2;
+	cr_expect_eq(dnsmsg_question(m.b, m.n, &q), -EINVAL, "two questions");
+	header(&m, 0x0100, 0, "a.example.org", DNS_TYPE_A);
+	cr_expect_eq(dnsmsg_answer(m.b, m.n, &a), -EINVAL, "a query is no answer");
+}
+
+Test(dnsmsg, a_name_too_long_is_refused)
+{
+	struct dns_question q;
+	char name[300];
+	struct msg m;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		memcpy(name + i * 4, "abc.", 4);
+	name[255] = '\0'; /* 255 characters: over DNS_NAME_MAX */
+	header(&m, 0x0100, 0, name, DNS_TYPE_A);
+	cr_expect_eq(dnsmsg_question(m.b, m.n, &q), -EINVAL);
+}
+
+Test(dnsmsg, empty_answer_for_aaaa)
+{
+	struct dns_answer a;
+	uint8_t out[512];
+	struct msg m;
+	int n;
+
+	header(&m, 0x0100, 0, "forge.example.org", DNS_TYPE_AAAA);
+	n = dnsmsg_empty_answer(m.b, m.n, out, sizeof(out));
+	cr_assert_eq(n, (int)m.n);
+	cr_expect_eq(out[0], 0x12);
+	cr_expect_eq(out[1], 0x34);
+	cr_expect_eq(out[2] & 0x80, 0x80, "QR");
+	cr_expect_eq(out[2] & 0x01, 0x01, "RD kept");
+	cr_expect_eq(out[3] & 0x0f, 0, "NOERROR");
+	cr_assert_eq(dnsmsg_answer(out, (size_t)n, &a), 0);
+	cr_expect_eq(a.n, 0);
+	cr_expect_eq(dnsmsg_empty_answer(m.b, m.n, out, 10), -ENOSPC);
+	cr_expect_eq(dnsmsg_empty_answer(out, (size_t)n, out, sizeof(out)), -EINVAL, "an answer");
+}
+
+Test(dnsmsg, name_patterns)
+{
+	cr_expect(dnsmsg_name_matches("forge.example.org", "forge.example.org"));
+	cr_expect(dnsmsg_name_matches("Forge.Example.org.", "forge.example.org"));
+	cr_expect_not(dnsmsg_name_matches("forge.example.org", "xforge.example.org"));
+	cr_expect(dnsmsg_name_matches("*.example.org", "a.example.org"));
+	cr_expect(dnsmsg_name_matches("*.example.org", "a.b.example.org"));
+	cr_expect_not(dnsmsg_name_matches("*.example.org", "example.org"), "not the apex");
+	cr_expect_not(dnsmsg_name_matches("*.example.org", "badexample.org"));
+	cr_expect_not(dnsmsg_name_matches("*.example.org", "example.org.evil.net"));
+}

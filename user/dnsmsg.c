@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* dnsmsg.c - DNS messages as the jail's forwarder reads them (pure) */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dnsmsg.h"
+
+#define DNS_FLAG_QR 0x8000
+#define DNS_FLAG_RD 0x0100
+#define DNS_FLAG_RA 0x0080
+#define DNS_CNAME_DEPTH 8
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* read_name() - the name at @off into @out (lower case, dotted, no final
+ * dot), following compression pointers, each strictly backwards (so a
+ * loop cannot be), and the offset just past it where it is written in
+ * place into @end. Return: 0 or -EINVAL. */
+static int read_name(const uint8_t *msg, size_t len, size_t off, char out[DNS_NAME_MAX + 1],
+		     size_t *end)
+{
+	size_t used = 0, pos = off, limit = off;
+	bool jumped = false;
+
+	for (;;) {
+		uint8_t n;
+
+		if (pos >= len)
+			return -EINVAL;
+		n = msg[pos];
+		if ((n & 0xc0) == 0xc0) {
+			size_t to;
+
+			if (pos + 1 >= len)
+				return -EINVAL;
+			to = (size_t)(n & 0x3f) << 8 | msg[pos + 1];
+			/* Only backwards, and before where this name began:
+			 * every jump makes progress towards the start. */
+			if (to >= limit)
+				return -EINVAL;
+			if (!jumped)
+				*end = pos + 2;
+			jumped = true;
+			limit = to;
+			pos = to;
+			continue;
+		}
+		if (n & 0xc0)
+			return -EINVAL; /* the reserved label types */
+		if (n == 0)
+			break;
+		if (pos + 1 + n > len || used + n + (used ? 1 : 0) > DNS_NAME_MAX)
+			return -EINVAL;
+		if (used)
+			out[used++] = '.';
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = msg[pos + 1 + i];
+
+			/* A dot or NUL inside a label would make two names one. */
+			if (c == '.' || c == '\0')
+				return -EINVAL;
+			out[used++] = (char)tolower(c);
+		}
+		pos += 1 + (size_t)n;
+	}
+	out[used] = '\0';
+	if (!jumped)
+		*end = pos + 1;
+	return 0;
+}
+
+int dnsmsg_question(const uint8_t *msg, size_t len, struct dns_question *q)
+{
+	size_t end;
+
+	if (len < DNS_HEADER_LEN || get16(msg + 4) != 1)
+		return -EINVAL;
+	q->id = get16(msg);
+	if (read_name(msg, len, DNS_HEADER_LEN, q->name, &end) || end + 4 > len)
+		return -EINVAL;
+	q->type = get16(msg + end);
+	q->class = get16(msg + end + 2);
+	q->end = end + 4;
+	return 0;
+}
+
+int dnsmsg_answer(const uint8_t *msg, size_t len, struct dns_answer *a)
+{
+	char want[DNS_CNAME_DEPTH + 1][DNS_NAME_MAX + 1];
+	struct dns_question q;
+	unsigned int ancount, i, n_want = 1, j;
+	size_t pos;
+
+	memset(a, 0, sizeof(*a));
+	if (dnsmsg_question(msg, len, &q) || !(get16(msg + 2) & DNS_FLAG_QR))
+		return -EINVAL;
+	a->rcode = msg[3] & 0x0f;
+	a->ttl = UINT32_MAX;
+	memcpy(want[0], q.name, sizeof(q.name));
+	ancount = get16(msg + 6);
+	pos = q.end;
+	for (i = 0; i < ancount; i++) {
+		char owner[DNS_NAME_MAX + 1];
+		uint16_t type, class, rdlen;
+		uint32_t ttl;
+		bool ours = false;
+
+		if (read_name(msg, len, pos, owner, &pos) || pos + 10 > len)
+			return -EINVAL;
+		type = get16(msg + pos);
+		class = get16(msg + pos + 2);
+		ttl = get32(msg + pos + 4);
+		rdlen = get16(msg + pos + 8);
+		pos += 10;
+		if (pos + rdlen > len)
+			return -EINVAL;
+		for (j = 0; j < n_want && !ours; j++)
+			ours = !strcmp(owner, want[j]);
+		if (ours && class == DNS_CLASS_IN && type == DNS_TYPE_CNAME &&
+		    n_want <= DNS_CNAME_DEPTH) {
+			size_t ignored;
+
+			if (read_name(msg, pos + rdlen, pos, want[n_want], &ignored))
+				return -EINVAL;
+			n_want++;
+			a->ttl = ttl < a->ttl ? ttl : a->ttl;
+		} else if (ours && class == DNS_CLASS_IN && type == DNS_TYPE_A && rdlen == 4) {
+			if (a->n < DNS_ADDRS_MAX) {
+				memcpy(&a->addrs[a->n++], msg + pos, 4);
+				a->ttl = ttl < a->ttl ? ttl : a->ttl;
+			} else {
+				a->truncated_list = true;
+			}
+		}
+		pos += rdlen;
+	}
+	if (!a->n)
+		a->ttl = 0;
+	return 0;
+}
+
+int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t *out, size_t size)
+{
+	struct dns_question q;
+	uint16_t flags;
+
+	if (dnsmsg_question(query, len, &q) || (get16(query + 2) & DNS_FLAG_QR))
+		return -EINVAL;
+	if (q.end > size)
+		return -ENOSPC;
+	memcpy(out, query, q.end);
+	flags = (uint16_t)(DNS_FLAG_QR | (get16(query + 2) & DNS_FLAG_RD) | DNS_FLAG_RA);
+	out[2] = (uint8_t)(flags >> 8);
+	out[3] = (uint8_t)flags; /* rcode 0: NOERROR */
+	memset(out + 6, 0, 6);   /* no answer, authority or additional records */
+	return (int)q.end;
+}
+
+/* trimmed_len() - @s's length without one final dot */
+static size_t trimmed_len(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && s[n - 1] == '.' ? n - 1 : n;
+}
+
+bool dnsmsg_name_matches(const char *pattern, const char *name)
+{
+	size_t pl = trimmed_len(pattern), nl = trimmed_len(name);
+
+	if (pl >= 2 && pattern[0] == '*' && pattern[1] == '.') {
+		/* "*.example.org": a name that ends in ".example.org", with at
+		 * least one label before it. */
+		size_t sl = pl - 1; /* ".example.org" */
+
+		return nl > sl && !strncasecmp(name + nl - sl, pattern + 1, sl);
+	}
+	return pl == nl && !strncasecmp(pattern, name, pl);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* dnsmsg.h - DNS messages as the jail's forwarder reads them (pure)
+ *
+ * The forwarder (allow-host, docs/DESIGN.md) sees every query the agent
+ * sends and every answer before the agent does: it needs the question
+ * (which name, which type), the A records an answer gives for that name
+ * (following its CNAMEs), the smallest TTL among them, and an empty answer
+ * to give AAAA queries (the jail is IPv4 only). Everything here reads
+ * bytes an agent or a resolver chose: every length and every compression
+ * pointer is checked, and a pointer may only go backwards, so a loop or a
+ * read past the end is an error, never a hang or a crash.
+ */
+#ifndef EBPFJAIL_DNSMSG_H
+#define EBPFJAIL_DNSMSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DNS_HEADER_LEN 12
+#define DNS_NAME_MAX 253   /* a name as text, without the final dot */
+#define DNS_TYPE_A 1
+#define DNS_TYPE_CNAME 5
+#define DNS_TYPE_AAAA 28
+#define DNS_CLASS_IN 1
+/* The most A records of one answer that are taken (a round-robin pool is
+ * a few dozen at most; the rest are not allowed, and said so). */
+#define DNS_ADDRS_MAX 64
+
+struct dns_question {
+	uint16_t id;
+	char name[DNS_NAME_MAX + 1]; /* lower case, no final dot; "" the root */
+	uint16_t type;
+	uint16_t class;
+	size_t end;                  /* offset just past the question */
+};
+
+/**
+ * dnsmsg_question() - the one question of @msg (a query or an answer)
+ * Return: 0, or -EINVAL for a message that is not one DNS question (short,
+ * not exactly one question, a bad or too long name).
+ */
+int dnsmsg_question(const uint8_t *msg, size_t len, struct dns_question *q);
+
+struct dns_answer {
+	uint32_t addrs[DNS_ADDRS_MAX]; /* network byte order */
+	size_t n;
+	bool truncated_list;           /* more A records than DNS_ADDRS_MAX */
+	uint32_t ttl;                  /* the smallest TTL on the way to them */
+	uint8_t rcode;
+};
+
+/**
+ * dnsmsg_answer() - the A records @msg (a response) gives for its question's
+ * name, following CNAME records from it (in the order they come, at most
+ * 8 deep); records for other names are ignored (a resolver's extra
+ * records must not allow a name nobody asked for)
+ * Return: 0 (also for an answer with none: a->n is 0), or -EINVAL for a
+ * malformed message or one that is not a response.
+ */
+int dnsmsg_answer(const uint8_t *msg, size_t len, struct dns_answer *a);
+
+/**
+ * dnsmsg_empty_answer() - the response to @query that has no answer and no
+ * error (NOERROR, no records: "this name has no such address"), as the
+ * forwarder gives AAAA queries
+ * @out: room for @size bytes; the response is the header and the question
+ * Return: its length, or -EINVAL (not a query) / -ENOSPC.
+ */
+int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t *out, size_t size);
+
+/**
+ * dnsmsg_name_matches() - does @name (lower case, as dnsmsg_question()
+ * gives it) match the allow-host @pattern: the same name, or for
+ * "*.example.org" any name under example.org (not example.org itself).
+ * Case-insensitive; a final dot on either is ignored.
+ */
+bool dnsmsg_name_matches(const char *pattern, const char *name);
+
+#endif /* EBPFJAIL_DNSMSG_H */
