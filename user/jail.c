@@ -436,6 +436,27 @@ static int finish_network_rootless(struct jail *j, const struct hostnet *host)
 	return fail(j, err, "cannot set up the jail's routes: %s", strerror(-err));
 }
 
+/* create_jail_cgroup() - BASE/ebpfjail/ID, recorded before it exists: a
+ * cgroup no state names is never ours, and the leftover sweep leaves it
+ * alone (another container's jail, with the host's cgroup tree in view,
+ * must not be killed). Not ours (EEXIST: made before us, its processes not
+ * ours to kill) or not made: destroyed neither by this run nor, should it
+ * die now, by the next run's sweep. Return: 0 or -errno. */
+static int create_jail_cgroup(struct jail *j, const char *base)
+{
+	int err = cgroup_jail_path(base, j->id, j->cg_path, sizeof(j->cg_path));
+
+	if (!err)
+		err = jailstate_set_cgroup(j->state_dir, j->cg_path);
+	if (!err)
+		err = cgroup_jail_create(j->cg_path, &j->cg_fd);
+	if (err) {
+		j->cg_path[0] = '\0';
+		jailstate_set_cgroup(j->state_dir, "");
+	}
+	return err;
+}
+
 /* make_rootless_cgroup() - the jail's cgroup, as root's jails have it,
  * where this user may make one (the cgroup it runs in is delegated to it:
  * systemd --user's are): the agent's init is born in it, its cgroup
@@ -459,16 +480,9 @@ static void make_rootless_cgroup(struct jail *j)
 		log_debug("no cgroup of the jail's own: %s", strerror(-err));
 		return;
 	}
-	err = cgroup_jail_path(base, j->id, j->cg_path, sizeof(j->cg_path));
-	if (!err)
-		err = jailstate_set_cgroup(j->state_dir, j->cg_path);
-	if (!err)
-		err = cgroup_jail_create(j->cg_path, &j->cg_fd);
-	if (err) {
+	err = create_jail_cgroup(j, base);
+	if (err)
 		log_debug("no cgroup of the jail's own under %s: %s", base, strerror(-err));
-		j->cg_path[0] = '\0';
-		jailstate_set_cgroup(j->state_dir, "");
-	}
 }
 
 /* build_filters_rootless() - build_filters() for the rootless engine:
@@ -668,22 +682,7 @@ static int build_filters(struct jail *j, const char *cg_base, loader_event_fn on
 			   strerror(-err));
 		goto out;
 	}
-	/* Recorded before it exists: a cgroup no state names is never ours,
-	 * and the leftover sweep leaves it alone (another container's jail,
-	 * with the host's cgroup tree in view, must not be killed). */
-	err = cgroup_jail_path(cg_base, j->id, j->cg_path, sizeof(j->cg_path));
-	if (!err)
-		err = jailstate_set_cgroup(j->state_dir, j->cg_path);
-	if (!err) {
-		err = cgroup_jail_create(j->cg_path, &j->cg_fd);
-		/* Not ours (EEXIST: made before us, its processes not ours
-		 * to kill) or not made: destroyed neither by this run nor,
-		 * should it die now, by the next run's sweep. */
-		if (err) {
-			j->cg_path[0] = '\0';
-			jailstate_set_cgroup(j->state_dir, "");
-		}
-	}
+	err = create_jail_cgroup(j, cg_base);
 	if (err) {
 		err = fail(j, err, "cannot set up the jail's cgroup under %s: %s", cg_base,
 			   strerror(-err));
