@@ -45,6 +45,7 @@ else
 fi
 bench relay.sh "$top/bench/relay.sh"
 bench jail.sh "$top/bench/jail.sh"
+bench dns.sh "$top/bench/dns.sh"
 
 awk -F'\t' -v smoke="$smoke" -v json="$json" '
 function verdict(v, b, t,   r, op, x) {

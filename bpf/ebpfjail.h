@@ -115,6 +115,8 @@ enum jail_reason {
 	REASON_ALLOW_IP,      /* allowed: allow-ip */
 	REASON_DNS,           /* allowed: DNS to the forward address */
 	REASON_JAIL_LOOPBACK, /* allowed: the jail's own 127.0.0.0/8 */
+	REASON_ALLOW_HOST,    /* allowed: an address the forwarder's answer
+				 for an allow-host name gave (user/dnsallow.h) */
 	REASON_PRIVATE,       /* denied: 10/8, 172.16/12, 192.168/16 */
 	REASON_CGNAT,         /* denied: 100.64/10 */
 	REASON_LOOPBACK,      /* denied: 127/8 leaving the jail (TC) */
@@ -133,6 +135,7 @@ enum jail_reason {
 	REASON_NETNS,         /* denied: a socket outside the jail's network
 				 namespace, to anything but loopback */
 	REASON_UNIX,          /* denied: a Unix socket path outside unix_policy */
+	REASON_INTERNET,      /* denied: internet = off, and nothing allows it */
 	REASON_COUNT,
 };
 
@@ -154,6 +157,25 @@ struct policy_value {
  * that address. Where pasta does not forward TCP DNS, the exception is
  * { proto = IPPROTO_UDP }, so TCP to ADDR:53 is denied at once instead of
  * leaving the host. */
+
+/* Connections that outlive their allow-host entry
+ * -------------------------------------------------
+ * An allow-host entry lasts for its answer's TTL; a connection opened while
+ * it lasted must go on to its end after it is gone (a git clone longer than
+ * the forge's TTL). The socket hooks judge a connection once, at connect();
+ * the TC program judges every packet. So connect4, allowing by
+ * REASON_ALLOW_HOST, keeps the socket's cookie with its destination in
+ * kept_flows, and the TC program passes a packet the trie denies when its
+ * socket's cookie is there with that destination. Cookies are never
+ * reused within a boot, so a stale entry matches nothing; the map is an
+ * LRU, so an agent that churns connections can only push out its own. */
+#define KEPT_FLOWS_MAX_ENTRIES 16384
+
+struct kept_flow {
+	__u32 daddr;   /* network byte order */
+	__u16 dport;   /* network byte order */
+	__u16 pad;
+};
 
 /* Where a decision was taken. */
 enum jail_hook {

@@ -47,6 +47,15 @@ struct {
 	__uint(max_entries, EVENT_RINGBUF_BYTES);
 } events SEC(".maps") __weak;
 
+/* Sockets connected by REASON_ALLOW_HOST (ebpfjail.h, "Connections that
+ * outlive their allow-host entry"): cookie -> destination. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, KEPT_FLOWS_MAX_ENTRIES);
+	__type(key, __u64);
+	__type(value, struct kept_flow);
+} kept_flows SEC(".maps") __weak;
+
 /* Every denial's tally (ebpfjail.h, "Aggregation"). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

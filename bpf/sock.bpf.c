@@ -80,6 +80,16 @@ static __always_inline int judge_ipv4(struct bpf_sock_addr *ctx, __u32 hook, __u
 	}
 	v = policy_decide(daddr, dport_be, (__u8)ctx->protocol);
 	if (v.action == JAIL_ALLOW) {
+		/* A connection by name goes on after its entry expires
+		 * (ebpfjail.h, "Connections that outlive ..."). Only at
+		 * connect(): a datagram sent with an address is judged
+		 * each time. */
+		if (v.reason == REASON_ALLOW_HOST && hook != HOOK_SENDMSG4) {
+			struct kept_flow f = { .daddr = daddr, .dport = dport_be };
+			__u64 cookie = bpf_get_socket_cookie(ctx);
+
+			bpf_map_update_elem(&kept_flows, &cookie, &f, BPF_ANY);
+		}
 		count(hook, v.reason);
 		return VERDICT_ALLOW;
 	}

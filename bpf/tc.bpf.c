@@ -56,6 +56,21 @@ static __always_inline int drop_reason(__u8 reason)
 	return drop(v, 0, 0, 0, NULL);
 }
 
+/* kept_flow() - is @skb from a socket that connect4 allowed by name to
+ * this destination (ebpfjail.h, "Connections that outlive their allow-host
+ * entry")? Its packets pass after the entry expired. A packet without a
+ * socket (cookie 0) or to anywhere else is judged by the trie alone. */
+static __always_inline bool kept_flow(struct __sk_buff *skb, __u32 daddr, __u16 dport_be)
+{
+	__u64 cookie = bpf_get_socket_cookie(skb);
+	struct kept_flow *f;
+
+	if (!cookie)
+		return false;
+	f = bpf_map_lookup_elem(&kept_flows, &cookie);
+	return f && f->daddr == daddr && f->dport == dport_be;
+}
+
 SEC("tc")
 int jail_tc_egress(struct __sk_buff *skb)
 {
@@ -101,6 +116,10 @@ int jail_tc_egress(struct __sk_buff *skb)
 		dport_be = ports[1];
 
 	v = policy_decide(ip.daddr, dport_be, ip.protocol);
+	if (v.action != JAIL_ALLOW && kept_flow(skb, ip.daddr, dport_be)) {
+		v.action = JAIL_ALLOW;
+		v.reason = REASON_ALLOW_HOST;
+	}
 	if (v.action == JAIL_ALLOW) {
 		count(HOOK_TC, v.reason);
 		return TC_ACT_OK;

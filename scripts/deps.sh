@@ -23,6 +23,9 @@ packages=(
 	passt
 	# integration tests: namespaces, veth, real clients
 	iproute2 util-linux procps curl socat iperf3 hyperfine tmux
+	# the simulated host's resolver (dnsmasq) and a real DNS client (dig)
+	# for the forwarder's tests
+	dnsmasq-base bind9-dnsutils
 	# counting the supervisor's system calls (test_relay.sh)
 	strace
 	# bubblewrap inside the jail (Claude Code's own sandbox uses it)

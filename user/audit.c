@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 
 #include "audit.h"
+#include "dnsmsg.h"
 #include "builtin.h"
 #include "netaddr.h"
 #include "textbuf.h"
@@ -194,6 +195,30 @@ size_t audit_format_policy(const char *jail, const char *action, const char *cha
 	textbuf_put(&o, ", \"change\": ");
 	put_json_string(&o, change, AUDIT_CHANGE_MAX);
 	textbuf_put(&o, ", \"uid\": %lu}\n", uid);
+	return o.len;
+}
+
+size_t audit_format_dns(const char *jail, const char *name, uint16_t port, const uint32_t *addrs,
+			size_t n, uint32_t ttl, struct timespec wall, char *buf, size_t size)
+{
+	struct textbuf o = { buf, size, 0, false };
+	char a[NETADDR_CIDR_STRLEN];
+	size_t i;
+
+	put_time(&o, wall);
+	textbuf_put(&o, ", \"jail\": ");
+	put_json_string(&o, jail, 64);
+	textbuf_put(&o, ", \"dns\": ");
+	put_json_string(&o, name, DNS_NAME_MAX + 1);
+	textbuf_put(&o, ", \"addrs\": [");
+	for (i = 0; i < n; i++) {
+		netaddr_format(addrs[i], a);
+		textbuf_put(&o, "%s\"%s\"", i ? ", " : "", a);
+	}
+	if (port)
+		textbuf_put(&o, "], \"port\": %u, \"ttl\": %u}\n", port, ttl);
+	else
+		textbuf_put(&o, "], \"port\": null, \"ttl\": %u}\n", ttl);
 	return o.len;
 }
 

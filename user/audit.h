@@ -48,6 +48,14 @@ size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct ti
 void audit_json_string(const char *s, char *buf, size_t size);
 
 /**
+ * audit_format_dns() - addresses an allow-host name's answer allowed:
+ * {"time": ..., "jail": ..., "dns": NAME, "addrs": [...], "port": P or
+ * null (every port), "ttl": N}, pure
+ */
+size_t audit_format_dns(const char *jail, const char *name, uint16_t port, const uint32_t *addrs,
+			size_t n, uint32_t ttl, struct timespec wall, char *buf, size_t size);
+
+/**
  * audit_format_lost() - {"time": ..., "jail": ..., "lost": N, "reason": R}
  * and a newline: N denials of reason R that no record shows (bpf/ebpfjail.h,
  * "Aggregation"); no "reason" for a number reason_name() does not know

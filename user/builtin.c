@@ -121,6 +121,7 @@ static const char *const reason_names[REASON_COUNT] = {
 	[REASON_ALLOW_IP] = "allow-ip",
 	[REASON_DNS] = "dns",
 	[REASON_JAIL_LOOPBACK] = "jail-loopback",
+	[REASON_ALLOW_HOST] = "allow-host",
 	[REASON_PRIVATE] = "private",
 	[REASON_CGNAT] = "cgnat",
 	[REASON_LOOPBACK] = "loopback",
@@ -137,6 +138,7 @@ static const char *const reason_names[REASON_COUNT] = {
 	[REASON_IP_OPTIONS] = "ip-options",
 	[REASON_NETNS] = "netns",
 	[REASON_UNIX] = "unix",
+	[REASON_INTERNET] = "internet",
 };
 
 const char *reason_name(unsigned int reason)

@@ -11,6 +11,8 @@ const struct command commands[] = {
 	  "[OPTIONS] [--] COMMAND [ARG...]", "Run COMMAND in the network egress jail.",
 	  "Options:\n"
 	  "  --allow-ip IP[:PORT]   also allow this address (every port, or PORT)\n"
+	  "  --allow-host NAME[:PORT] also allow what DNS answers for NAME (*.x: below x)\n"
+	  "  --internet on|off      off: only what is allowed, DNS and relays\n"
 	  "  --local-port N         relay the host's 127.0.0.1:N into the jail\n"
 	  "  --callback-port N      relay the host's 127.0.0.1:N to the jail's (logins)\n"
 	  "  --pass-env NAME        pass this environment variable into the jail\n"

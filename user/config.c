@@ -30,6 +30,7 @@
 
 #include "builtin.h"
 #include "config.h"
+#include "dnsmsg.h"
 #include "unixpolicy.h"
 #include "netaddr.h"
 
@@ -325,6 +326,96 @@ static int set_allow_ip(struct config *cfg, const char *value,
 	return 0;
 }
 
+/* valid_host_pattern() - @name (lower case, no final dot) is a DNS name of
+ * letters, digits and '-' in labels of 1-63 bytes, or "*." and one */
+static bool valid_host_pattern(const char *name, char *why, size_t why_size)
+{
+	const char *p = name, *label = name;
+	bool digits_only = true;
+
+	if (!strncmp(p, "*.", 2))
+		label = p = name + 2;
+	if (!*p || !strcmp(name, "*")) {
+		snprintf(why, why_size, "a name is needed (\"*\" alone would be the whole internet: "
+			 "that is internet = on)");
+		return false;
+	}
+	if (strlen(name) > DNS_NAME_MAX) {
+		snprintf(why, why_size, "a name is at most %d characters", DNS_NAME_MAX);
+		return false;
+	}
+	for (;; p++) {
+		if (*p == '.' || !*p) {
+			if (p == label || p - label > 63) {
+				snprintf(why, why_size, "each part of a name is 1-63 characters");
+				return false;
+			}
+			if (!*p)
+				break;
+			label = p + 1;
+			continue;
+		}
+		if (*p == '*') {
+			snprintf(why, why_size, "'*' may only start a name, as in *.example.org");
+			return false;
+		}
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_') {
+			snprintf(why, why_size, "not a host name: letters, digits, '-' and '.' only");
+			return false;
+		}
+		digits_only &= isdigit((unsigned char)*p) || *p == '.';
+	}
+	if (digits_only) {
+		snprintf(why, why_size, "an address, not a name: write allow-ip = %s", name);
+		return false;
+	}
+	return true;
+}
+
+static int set_allow_host(struct config *cfg, const char *value,
+			  const struct config_origin *origin, char *why, size_t why_size)
+{
+	char name[DNS_NAME_MAX + 8];
+	const char *colon = strchr(value, ':');
+	struct config_allow_host *h;
+	uint16_t port = 0;
+	size_t i, n;
+
+	n = colon ? (size_t)(colon - value) : strlen(value);
+	if (n >= sizeof(name)) {
+		snprintf(why, why_size, "a name is at most %d characters", DNS_NAME_MAX);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		name[i] = (char)tolower((unsigned char)value[i]);
+	if (n && name[n - 1] == '.')
+		n--; /* "example.org." is example.org */
+	name[n] = '\0';
+	if (!valid_host_pattern(name, why, why_size))
+		return -EINVAL;
+	if (colon && netaddr_parse_port(colon + 1, false, &port)) {
+		snprintf(why, why_size, "port after ':' must be 1-65535 in plain decimal");
+		return -EINVAL;
+	}
+	for (i = 0; i < cfg->n_allow_host; i++)
+		if (!strcmp(cfg->allow_host[i].pattern, name) && cfg->allow_host[i].port == port)
+			return 0;
+	h = append(&cfg->allow_host, &cfg->n_allow_host, sizeof(*h));
+	h->pattern = xstrdup(name);
+	h->port = port;
+	h->origin = *origin;
+	return 0;
+}
+
+static int set_internet(struct config *cfg, const char *value,
+			const struct config_origin *origin, char *why, size_t why_size)
+{
+	if (parse_on_off(value, &cfg->internet, why, why_size))
+		return -EINVAL;
+	cfg->internet_origin = *origin;
+	return 0;
+}
+
 static int set_block_cidr(struct config *cfg, const char *value,
 			  const struct config_origin *origin, char *why, size_t why_size)
 {
@@ -572,6 +663,10 @@ static const struct key_def keys[] = {
 	{ "egress-jail", "EBPFJAIL_EGRESS_JAIL", false, KEY_LOOSENS_UNLESS, "on", set_egress_jail,
 	  SINGLE(egress_jail_origin) },
 	{ "allow-ip", "EBPFJAIL_ALLOW_IP", true, KEY_LOOSENS, NULL, set_allow_ip, 0 },
+	/* A name's addresses are allowed whatever block they fall in. */
+	{ "allow-host", "EBPFJAIL_ALLOW_HOST", true, KEY_LOOSENS, NULL, set_allow_host, 0 },
+	{ "internet", "EBPFJAIL_INTERNET", false, KEY_LOOSENS_UNLESS, "off", set_internet,
+	  SINGLE(internet_origin) },
 	{ "block-cidr", "EBPFJAIL_BLOCK_CIDR", true, KEY_TIGHTENS, NULL, set_block_cidr, 0 },
 	{ "local-port", "EBPFJAIL_LOCAL_PORT", true, KEY_LOOSENS, NULL, set_local_port, 0 },
 	{ "local-model-port", "EBPFJAIL_LOCAL_MODEL_PORT", false, KEY_LOOSENS_UNLESS, "0",
@@ -1033,6 +1128,7 @@ void config_init(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->egress_jail = true;
+	cfg->internet = true;
 	cfg->local_model_port = CONFIG_DEFAULT_LOCAL_MODEL_PORT;
 	cfg->audit_log = xstrdup(config_default_audit_log());
 }
@@ -1046,6 +1142,9 @@ void config_free(struct config *cfg)
 	for (i = 0; i < cfg->n_unix_socket; i++)
 		free(cfg->unix_socket[i].name);
 	free(cfg->unix_socket);
+	for (i = 0; i < cfg->n_allow_host; i++)
+		free(cfg->allow_host[i].pattern);
+	free(cfg->allow_host);
 	for (i = 0; i < cfg->n_unapproved; i++)
 		free(cfg->unapproved[i].name);
 	free(cfg->unapproved);
@@ -1114,5 +1213,14 @@ void config_print(const struct config *cfg, FILE *out)
 		print_line(out, &cfg->unix_socket[i].origin, "unix-socket = %s",
 			   cfg->unix_socket[i].name);
 	print_line(out, &cfg->share_tmp_origin, "share-tmp = %s", cfg->share_tmp ? "on" : "off");
+	for (i = 0; i < cfg->n_allow_host; i++) {
+		if (cfg->allow_host[i].port)
+			print_line(out, &cfg->allow_host[i].origin, "allow-host = %s:%u",
+				   cfg->allow_host[i].pattern, cfg->allow_host[i].port);
+		else
+			print_line(out, &cfg->allow_host[i].origin, "allow-host = %s",
+				   cfg->allow_host[i].pattern);
+	}
+	print_line(out, &cfg->internet_origin, "internet = %s", cfg->internet ? "on" : "off");
 	print_line(out, &cfg->audit_log_origin, "audit-log = %s", cfg->audit_log);
 }

@@ -50,6 +50,15 @@ struct config_allow_ip {
 	struct config_origin origin;
 };
 
+/* allow-host = NAME[:PORT]: a name, or "*.example.org" for every name
+ * under example.org (not example.org itself), in lower case without a
+ * final dot; port 0 = every port. */
+struct config_allow_host {
+	char *pattern;
+	uint16_t port;
+	struct config_origin origin;
+};
+
 struct config_cidr {
 	uint32_t addr; /* network byte order, host bits zero */
 	uint8_t prefixlen;
@@ -109,11 +118,17 @@ struct config {
 	 * the host's, with the sockets in them (tmux, ssh-agent, X11, D-Bus). */
 	bool share_tmp;
 	struct config_origin share_tmp_origin;
+	/* Off: an allowlist-only jail (only allow-ip, allow-host, DNS and
+	 * relays are reachable). */
+	bool internet;
+	struct config_origin internet_origin;
 
 	/* Repeatable keys: accumulated over all sources, deduplicated, in the
 	 * order first seen; each item keeps the origin of its first mention. */
 	struct config_allow_ip *allow_ip;
 	size_t n_allow_ip;
+	struct config_allow_host *allow_host;
+	size_t n_allow_host;
 	struct config_cidr *block_cidr;
 	size_t n_block_cidr;
 	struct config_port *local_port;

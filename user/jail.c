@@ -76,7 +76,7 @@ static int write_resolv_conf(const char *path, uint32_t dns)
 	if (!out)
 		return -errno;
 	netaddr_format(dns, addr);
-	fprintf(out, "# ebpfjail: DNS goes through pasta's forwarder to the host's resolver\n"
+	fprintf(out, "# ebpfjail: DNS goes through the jail's forwarder to the host's resolver\n"
 		     "nameserver %s\n",
 		addr);
 	/* search, domain and options stay as the host has them: names that
@@ -181,9 +181,11 @@ static int find_pasta(struct jail *j, const struct pasta_opts *po)
 	if (pasta_find(j->pasta_path, sizeof(j->pasta_path)))
 		return fail(j, -ENOENT, "pasta is not on PATH; install it: apt-get install passt");
 	j->policy.dns_forward = po->dns_forward;
-	j->policy.dns_tcp = pasta_binary_forwards_tcp_dns(j->pasta_path, version, sizeof(version));
-	log_debug("pasta %s, version %s: %s DNS", j->pasta_path, version,
-		  j->policy.dns_tcp ? "UDP and TCP" : "UDP only (TCP 53 refused)");
+	/* DNS is the supervisor's forwarder's (dnsfwd.h), UDP and TCP,
+	 * whatever pasta forwards. */
+	j->policy.dns_tcp = true;
+	pasta_binary_forwards_tcp_dns(j->pasta_path, version, sizeof(version));
+	log_debug("pasta %s, version %s", j->pasta_path, version);
 	return 0;
 }
 
@@ -230,7 +232,8 @@ static int start_network(struct jail *j, const struct hostnet *host)
  * attach the TC filter. */
 static int finish_network(struct jail *j, const struct hostnet *host)
 {
-	struct jail_net net = { .addr = host->default_addr, .gateway = host->default_gateway };
+	struct jail_net net = { .addr = host->default_addr, .gateway = host->default_gateway,
+				.dns_addr = j->policy.dns_forward };
 	struct net_state state;
 	char why[256];
 	int err;
@@ -413,6 +416,7 @@ static int finish_network_rootless(struct jail *j, const struct hostnet *host)
 {
 	struct rootless_net rn = { .j = j, .net = { .addr = host->default_addr,
 						    .gateway = host->default_gateway,
+						    .dns_addr = j->policy.dns_forward,
 						    .ipv6_on = j->ipv6_on } };
 	int err;
 
@@ -528,6 +532,36 @@ out:
 	return err;
 }
 
+static void on_dns_answer(void *ctx, const struct dns_question *q, const struct dns_answer *a)
+{
+	jail_policy_dns_answer(ctx, q, a);
+}
+
+/* start_dns() - the jail's DNS forwarder on the forward address (bound on
+ * the jail's lo by routes_rebuild()), asking the resolvers of the host's
+ * resolv.conf from the host's side: the agent never reaches them itself. */
+static int start_dns(struct jail *j)
+{
+	struct dnsfwd_opts o = { .jail_ns = j->ns.fd, .host_ns = j->ns.host_fd,
+				 .listen_addr = j->policy.dns_forward, .on_answer = on_dns_answer,
+				 .ctx = &j->policy };
+	char text[16384] = "";
+	ssize_t n = 0;
+	int fd, err;
+
+	fd = open("/etc/resolv.conf", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+	}
+	text[n > 0 ? n : 0] = '\0';
+	dnsfwd_parse_resolv(text, &o);
+	err = dnsfwd_open(&o, &j->dns);
+	if (err)
+		return fail(j, err, "cannot start the jail's DNS forwarder: %s", strerror(-err));
+	return 0;
+}
+
 /* start_relays() - local ports into the host (fail closed: the user asked
  * for them), callback ports into the jail (a busy host port only warns). */
 static int start_relays(struct jail *j, const struct config *cfg)
@@ -567,8 +601,9 @@ static int start_relays(struct jail *j, const struct config *cfg)
  * its caller's /proc status, a reload's configuration files, netlink
  * socket and new policy map, the audit log's rotation (lock file, new
  * log), the status file, the signalfd and epoll set, a connection being
- * refused. A few times what any of those needs at once. */
-#define JAIL_FD_RESERVE 64
+ * refused. A few times what any of those needs at once. Plus the DNS
+ * forwarder's most (a socket per query in flight, its TCP clients). */
+#define JAIL_FD_RESERVE (64 + DNSFWD_FDS_MAX)
 
 /* open_fds() - how many descriptors this process has open (256 when
  * /proc cannot say: a guess on the safe side) */
@@ -716,6 +751,13 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 	for (i = 0; i < cfg->n_unix_socket; i++)
 		j->unix_sockets[i] = cfg->unix_socket[i].name;
 	raise_nofile(j);
+	/* Rootless, nftables has no kept_flows (bpf/ebpfjail.h): a connection
+	 * to a name's address would be cut when its TTL ran out. Refused
+	 * rather than half-kept. */
+	if (j->rootless && cfg->n_allow_host)
+		return fail(j, -EOPNOTSUPP, "allow-host needs the BPF engine (run as root, or "
+			    "through sudo): the rootless engine cannot yet keep a name's open "
+			    "connections past its TTL");
 	/* The same checks as `ebpfjail doctor`, so it never says ok about
 	 * what this refuses. */
 	if (probe_tun(&pr) == PROBE_FAIL ||
@@ -750,7 +792,9 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 	if (j->denials_fd < 0)
 		return fail(j, -errno, "cannot create the jail's view of its denials %s: %s",
 			    j->denials, strerror(errno));
-	err = start_relays(j, cfg);
+	err = start_dns(j);
+	if (!err)
+		err = start_relays(j, cfg);
 	if (err)
 		return err;
 	err = audit_log_open(&j->audit, cfg->audit_log);
@@ -784,6 +828,7 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 		close(j->proc.channel);
 	j->proc.channel = -1;
 	relays_free(j->relays);
+	dnsfwd_free(j->dns);
 	j->relays = NULL;
 	if (j->control_fd >= 0)
 		close(j->control_fd);

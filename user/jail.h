@@ -15,6 +15,7 @@
 #include "auditlog.h"
 #include "config.h"
 #include "denials.h"
+#include "dnsfwd.h"
 #include "hostwatch.h"
 #include "jailstate.h"
 #include "loader.h"
@@ -61,6 +62,7 @@ struct jail {
 	struct hostwatch watch;    /* the host's addresses and routes */
 	int control_fd;            /* /run/ebpfjail/ID/control, or -1 */
 	struct relays *relays;
+	struct dnsfwd *dns;        /* the jail's DNS forwarder, or NULL */
 	struct audit_log audit;
 	struct summary summary;
 	struct denial_book book;   /* repeats and losses written (denials.h) */

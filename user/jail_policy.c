@@ -17,19 +17,31 @@
 #include <time.h>
 #include <sys/stat.h>
 
+#include "dnsallow.h"
 #include "jail_policy.h"
 #include "log.h"
 #include "netaddr.h"
 
-/* compile() - the complete policy: the configuration in force, @host and
- * the temporary changes. Return: 0 or -errno. */
+/* compile() - the complete policy: the configuration in force, @host, the
+ * temporary changes and the names' addresses. Return: 0 or -errno. */
 static int compile(const struct jail_policy *jp, const struct hostnet *host, struct policy *next)
 {
+	struct policy_name *names = NULL;
 	struct host_facts facts;
+	int err;
 
 	hostnet_facts(host, jp->gateway, jp->dns_forward, &facts);
 	facts.dns_tcp = jp->dns_tcp;
-	return policy_compile_live(jp->cfg, &facts, jp->live.entries, jp->live.n, next);
+	if (jp->names.n) {
+		names = calloc(jp->names.n, sizeof(*names));
+		if (!names)
+			return -ENOMEM;
+		dnsallow_names(&jp->names, names);
+	}
+	err = policy_compile_jail(jp->cfg, &facts, jp->live.entries, jp->live.n, names,
+				  jp->names.n, next);
+	free(names);
+	return err;
 }
 
 /* swap() - @next into the maps in one update, and into @jp->rules; on
@@ -68,6 +80,7 @@ void jail_policy_free(struct jail_policy *jp)
 {
 	policy_free(&jp->rules);
 	live_clear(&jp->live);
+	dnsallow_free(&jp->names);
 }
 
 static void record(struct jail_policy *jp, const char *action, const char *change,
@@ -82,6 +95,97 @@ static void record(struct jail_policy *jp, const char *action, const char *chang
 	clock_gettime(CLOCK_REALTIME, &now);
 	len = audit_format_policy(jp->id, action, change, uid, now, line, sizeof(line));
 	audit_log_append(jp->audit, line, len);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* names_apply() - the names' addresses as they are now into the policy in
+ * force: for BPF, only the keys that change, in place (an answer waits
+ * for this); else, or if that fails, a whole new policy. Return: 0 or
+ * -errno (the caller tries again: names_dirty). */
+static int names_apply(struct jail_policy *jp)
+{
+	struct policy_rule *set = NULL;
+	struct policy_key *del = NULL;
+	size_t n_set, n_del;
+	struct hostnet host;
+	struct policy next;
+	int err;
+
+	err = hostnet_read(&host);
+	if (err)
+		return err;
+	err = compile(jp, &host, &next);
+	hostnet_free(&host);
+	if (err)
+		return err;
+	if (jp->bpf && !policy_changes(&jp->rules, &next, &set, &n_set, &del, &n_del) &&
+	    !loader_change_policy(jp->bpf, set, n_set, del, n_del)) {
+		free(next.sources);
+		next.sources = NULL;
+		policy_free(&jp->rules);
+		jp->rules = next;
+	} else {
+		err = swap(jp, &next);
+	}
+	free(set);
+	free(del);
+	jp->names_dirty = err != 0;
+	return err;
+}
+
+void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q,
+			    const struct dns_answer *a)
+{
+	char line[AUDIT_LINE_MAX * 2];
+	struct timespec wall;
+	size_t added = 0, h, len;
+	int err;
+
+	if (!a->n || !dnsallow_wanted(jp->cfg, q->name))
+		return;
+	err = dnsallow_record(&jp->names, jp->cfg, q->name, a->addrs, a->n, a->ttl,
+			      monotonic_ns(), &added);
+	if (err && !jp->names_full_logged) {
+		log_warn("jail %s: %s's addresses cannot all be allowed: %s (at most %u addresses "
+			 "by name); connections to the rest are denied", jp->id, q->name,
+			 strerror(-err), DNSALLOW_MAX_ENTRIES);
+		jp->names_full_logged = true;
+	}
+	if (a->truncated_list)
+		log_warn("jail %s: %s has more than %u addresses; the rest are not allowed", jp->id,
+			 q->name, DNS_ADDRS_MAX);
+	if (!added)
+		return; /* renewed: the policy already holds them */
+	/* The answer is released when this returns: the addresses must be
+	 * in force by then, or an agent racing its own answer could find a
+	 * connect denied (harmless) -- never the reverse. */
+	err = names_apply(jp);
+	if (err)
+		log_warn("jail %s: cannot allow %s's addresses (%s); connections to them are denied "
+			 "until it works", jp->id, q->name, strerror(-err));
+	if (!jp->audit || jp->audit->fd < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	for (h = 0; h < jp->cfg->n_allow_host; h++) {
+		if (!dnsmsg_name_matches(jp->cfg->allow_host[h].pattern, q->name))
+			continue;
+		len = audit_format_dns(jp->id, q->name, jp->cfg->allow_host[h].port, a->addrs, a->n,
+				       dnsallow_lifetime(a->ttl), wall, line, sizeof(line));
+		audit_log_append(jp->audit, line, len);
+	}
+}
+
+void jail_policy_expire_names(struct jail_policy *jp)
+{
+	if (dnsallow_expire(&jp->names, monotonic_ns()) || jp->names_dirty)
+		names_apply(jp); /* failed: names_dirty, again next time */
 }
 
 static int install_now(struct jail_policy *jp)
@@ -177,6 +281,12 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 		config_free(&next);
 		return;
 	}
+	if (jp->nft && next.n_allow_host) { /* as jail_build() refuses it */
+		reply_error(reply, size, jp->id, "allow-host needs the BPF engine; the running "
+			    "policy is unchanged\n");
+		config_free(&next);
+		return;
+	}
 	/* Install the new configuration with no temporary changes; put both
 	 * back if that fails. */
 	jp->rules = (struct policy){ 0 };
@@ -192,6 +302,9 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 			    "policy is unchanged\n", strerror(-err));
 		return;
 	}
+	/* Names a pattern no longer gives go now, with their addresses. */
+	if (dnsallow_keep_configured(&jp->names, jp->cfg))
+		names_apply(jp);
 	live_rules_diff(&before, &jp->rules, &added, &removed);
 	live_config_diff(&saved, &next, changes, sizeof(changes), restart, sizeof(restart));
 	snprintf(line, sizeof(line), "%s%s%zu rules added, %zu removed%s%s%s", changes,

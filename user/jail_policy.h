@@ -13,6 +13,8 @@
 #include "auditlog.h"
 #include "cli.h"
 #include "config.h"
+#include "dnsallow.h"
+#include "dnsmsg.h"
 #include "hostnet.h"
 #include "livepolicy.h"
 #include "loader.h"
@@ -32,6 +34,9 @@ struct jail_policy {
 	struct audit_log *audit;        /* where changes are recorded */
 	struct policy rules;            /* in the maps now (rules only) */
 	struct live_changes live;       /* allow/deny since the last reload */
+	struct dnsallow names;          /* addresses allowed by name, until when */
+	bool names_dirty;               /* names changed but not yet in force */
+	bool names_full_logged;
 	bool host_stale;                /* the host's networks changed and could
 					   not be read or applied (logged) */
 };
@@ -60,6 +65,19 @@ int jail_policy_host_changed(struct jail_policy *jp);
  * line "ok ..." or "error ...", then details
  */
 void jail_policy_request(struct jail_policy *jp, const char *request, char *reply, size_t size);
+
+/**
+ * jail_policy_dns_answer() - the forwarder's answer @a to @q, before the
+ * agent gets it: for an allow-host name, its addresses are allowed when
+ * this returns (and a `dns` audit record says so); other names change
+ * nothing
+ */
+void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q,
+			    const struct dns_answer *a);
+
+/** jail_policy_expire_names() - the names' addresses whose time is up go
+ * (the supervisor calls it every second) */
+void jail_policy_expire_names(struct jail_policy *jp);
 
 void jail_policy_free(struct jail_policy *jp);
 

@@ -76,6 +76,14 @@ static void allow_text(const struct config *c, size_t i, char *buf, size_t size)
 		snprintf(buf, size, "%s", a);
 }
 
+static void allow_host_text(const struct config *c, size_t i, char *buf, size_t size)
+{
+	if (c->allow_host[i].port)
+		snprintf(buf, size, "%s:%u", c->allow_host[i].pattern, c->allow_host[i].port);
+	else
+		snprintf(buf, size, "%s", c->allow_host[i].pattern);
+}
+
 static void cidr_text(const struct config *c, size_t i, char *buf, size_t size)
 {
 	char a[NETADDR_CIDR_STRLEN];
@@ -104,10 +112,10 @@ static void unix_socket_text(const struct config *c, size_t i, char *buf, size_t
 	snprintf(buf, size, "%s", c->unix_socket[i].name);
 }
 
-/* Room for the longest item: a pass-env name of 255 bytes (a unix-socket
+/* Room for the longest item: an allow-host name and port (259 bytes) (a unix-socket
  * path is at most CONFIG_UNIX_SOCKET_MAX). Cut short, two items sharing a
  * prefix would compare equal and a change would go unreported. */
-#define ITEM_MAX 256
+#define ITEM_MAX 264
 
 static bool has_item(const struct config *c, size_t n, item_text_fn text, const char *item)
 {
@@ -162,6 +170,10 @@ size_t live_config_diff(const struct config *old, const struct config *new, char
 	if (restart_size)
 		restart[0] = '\0';
 	diff_key(&c, "allow-ip", old, old->n_allow_ip, new, new->n_allow_ip, allow_text);
+	diff_key(&c, "allow-host", old, old->n_allow_host, new, new->n_allow_host,
+		 allow_host_text);
+	if (old->internet != new->internet)
+		textbuf_put(&c, "%sinternet = %s", c.len ? "; " : "", new->internet ? "on" : "off");
 	diff_key(&c, "block-cidr", old, old->n_block_cidr, new, new->n_block_cidr, cidr_text);
 
 	/* Relays, the agent's environment, the log and the jail itself were

@@ -74,6 +74,7 @@ struct jail_bpf {
 	int unix_err;       /* its answer: 0, or why the programs did not load */
 	int unix_prog_fd[N_UNIX_PROGS]; /* the programs, once collected; or -1 */
 	int cgroup_fd; /* where the socket hooks are attached, or -1 */
+	int trie_fd;   /* the policy trie in force (loader_change_policy()), or -1 */
 	__u64 denial_window_ns; /* as the programs are given it */
 	unsigned int budget; /* events left in this loader_events_poll() */
 	struct jail_event whole; /* a short record, padded (ebpfjail.h) */
@@ -309,6 +310,7 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 	if (!jail)
 		return -ENOMEM;
 	jail->cgroup_fd = -1;
+	jail->trie_fd = -1;
 	jail->unix_loader = -1;
 	jail->unix_sock = -1;
 	jail->unix_prog_fd[UNIX_CONNECT] = jail->unix_prog_fd[UNIX_SENDMSG] = -1;
@@ -377,14 +379,38 @@ int loader_set_policy(struct jail_bpf *jail, const struct policy_rule *rules, si
 		}
 	}
 	/* The swap: one update of the outer slot. The outer map holds its own
-	 * reference to the trie, so closing our fd below keeps it alive; the
-	 * old trie is freed once no program uses it any more (RCU). */
+	 * reference to the trie; the old trie is freed once no program uses
+	 * it any more (RCU) and we closed ours. */
 	if (bpf_map_update_elem(bpf_map__fd(jail->skel->maps.policy_outer), &zero, &trie_fd,
 				BPF_ANY))
 		err = log_err(-errno, "cannot install the policy: %s", strerror(errno));
 out:
-	close(trie_fd);
-	return err;
+	if (err) {
+		close(trie_fd);
+		return err;
+	}
+	if (jail->trie_fd >= 0)
+		close(jail->trie_fd);
+	jail->trie_fd = trie_fd;
+	return 0;
+}
+
+int loader_change_policy(struct jail_bpf *jail, const struct policy_rule *set, size_t n_set,
+			 const struct policy_key *del, size_t n_del)
+{
+	size_t i;
+
+	if (jail->trie_fd < 0)
+		return -ENOENT;
+	/* New and changed entries first: an entry that replaces a shorter
+	 * one is in before anything goes. */
+	for (i = 0; i < n_set; i++)
+		if (bpf_map_update_elem(jail->trie_fd, &set[i].key, &set[i].value, BPF_ANY))
+			return log_err(-errno, "cannot change the policy map: %s", strerror(errno));
+	for (i = 0; i < n_del; i++)
+		if (bpf_map_delete_elem(jail->trie_fd, &del[i]) && errno != ENOENT)
+			return log_err(-errno, "cannot change the policy map: %s", strerror(errno));
+	return 0;
 }
 
 bool loader_has_unix_hooks(struct jail_bpf *jail)
@@ -695,6 +721,8 @@ void loader_close(struct jail_bpf *jail)
 		if (jail->unix_prog_fd[i] >= 0)
 			close(jail->unix_prog_fd[i]);
 	ring_buffer__free(jail->ringbuf);
+	if (jail->trie_fd >= 0)
+		close(jail->trie_fd);
 	ebpfjail__destroy(jail->skel);
 	free(jail);
 }

@@ -72,6 +72,17 @@ int loader_set_policy(struct jail_bpf *jail, const struct policy_rule *rules, si
 bool loader_has_unix_hooks(struct jail_bpf *jail);
 
 /**
+ * loader_change_policy() - change the trie in force in place: @set's
+ * entries added or replaced, then @del's keys removed (each one an atomic
+ * map update; for a few keys, where a whole new trie would cost more than
+ * the change: allow-host's answers)
+ * Return: 0, or -errno (logged; what was done stays done: the caller
+ * swaps in a whole policy then).
+ */
+int loader_change_policy(struct jail_bpf *jail, const struct policy_rule *set, size_t n_set,
+			 const struct policy_key *del, size_t n_del);
+
+/**
  * loader_set_unix_rules() - replace the whole Unix socket policy (not in one
  * step: see below)
  * @rules: the paths a Unix socket may connect or send to (unixpolicy_build()

@@ -207,6 +207,13 @@ static int collect(const struct config *cfg, const struct host_facts *f, struct 
 		err = add(b, cfg->block_cidr[i].addr, cfg->block_cidr[i].prefixlen, 0, JAIL_DENY,
 			  REASON_BLOCK_CIDR, "block-cidr (%s)", where);
 	}
+	/* internet = off: whatever no longer rule matches is denied, so only
+	 * what an allow (allow-ip, allow-host, DNS) or the jail's loopback
+	 * lets through remains. */
+	if (!err && !cfg->internet) {
+		origin_text(&cfg->internet_origin, where, sizeof(where));
+		err = add(b, 0, 0, 0, JAIL_DENY, REASON_INTERNET, "internet = off (%s)", where);
+	}
 	for (i = 0; i < cfg->n_allow_ip && !err; i++) {
 		const struct config_allow_ip *a = &cfg->allow_ip[i];
 
@@ -222,47 +229,166 @@ int policy_compile(const struct config *cfg, const struct host_facts *facts, str
 	return policy_compile_live(cfg, facts, NULL, 0, out);
 }
 
-int policy_compile_live(const struct config *cfg, const struct host_facts *facts,
-			const struct policy_live *live, size_t n_live, struct policy *out)
+/* finish() - @b's items sorted, one rule per key (the first after sorting
+ * wins), into @out. Return: 0, -E2BIG or -ENOMEM (@out freed). */
+static int finish(struct builder *b, const struct policy_live *live, size_t n_live,
+		  struct policy *out)
+{
+	size_t i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (b->n)
+		qsort(b->items, b->n, sizeof(*b->items), compare);
+	out->rules = calloc(b->n ? b->n : 1, sizeof(*out->rules));
+	out->sources = calloc(b->n ? b->n : 1, sizeof(*out->sources));
+	if (!out->rules || !out->sources) {
+		policy_free(out);
+		return -ENOMEM;
+	}
+	for (i = 0; i < b->n; i++) {
+		const struct policy_key *k = &b->items[i].rule.key;
+
+		if (n && !memcmp(k, &out->rules[n - 1].key, sizeof(*k)))
+			continue;
+		if (overridden(&b->items[i], live, n_live))
+			continue;
+		out->rules[n] = b->items[i].rule;
+		memcpy(out->sources[n], b->items[i].source, POLICY_SOURCE_LEN);
+		n++;
+	}
+	out->n = out->cap = n;
+	if (n > POLICY_MAX_ENTRIES) {
+		policy_free(out);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, uint16_t port)
+{
+	long i = policy_lookup(base, addr, htons(port));
+	const struct policy_rule *r = i < 0 ? NULL : &base->rules[i];
+
+	if (!r || r->value.action == JAIL_ALLOW)
+		return REASON_NONE;
+	switch (r->value.reason) {
+	/* A name's records are whatever its zone says, and a wildcard's
+	 * zone may be anyone's (a *.nip.io-style service answers any name
+	 * with any address; a compromised DNS server likewise): a name must
+	 * not lead to the cloud's credentials, pasta's side, the host's
+	 * loopback or addresses that are not a host's. */
+	case REASON_METADATA:
+	case REASON_GATEWAY:
+	case REASON_LOOPBACK:
+	case REASON_MULTICAST:
+	case REASON_RESERVED:
+		return (enum jail_reason)r->value.reason;
+	/* The host's own addresses (its services listen there; allow-ip
+	 * names the host on purpose), not the networks it is on. */
+	case REASON_CONNECTED:
+		return r->key.prefixlen == 32 ? REASON_CONNECTED : REASON_NONE;
+	default:
+		return REASON_NONE;
+	}
+}
+
+/* denied_live() - `ebpfjail deny` of @addr (every port, or @port): the
+ * user said so after the configuration, and a name's answer must not undo
+ * it. */
+static bool denied_live(const struct policy_live *live, size_t n, uint32_t addr, uint16_t port)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!live[i].allow && live[i].addr == addr && (!live[i].port || live[i].port == port))
+			return true;
+	return false;
+}
+
+int policy_compile_jail(const struct config *cfg, const struct host_facts *facts,
+			const struct policy_live *live, size_t n_live,
+			const struct policy_name *names, size_t n_names, struct policy *out)
 {
 	struct builder b = { 0 };
-	size_t i, n = 0;
+	size_t i, added = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	err = collect(cfg, facts, &b);
 	if (!err)
 		err = add_live(&b, facts, live, n_live);
-	if (err)
-		goto out;
-	if (b.n)
-		qsort(b.items, b.n, sizeof(*b.items), compare);
+	if (!err)
+		err = finish(&b, live, n_live, out);
+	/* Names on top of the policy they would change: judged against it
+	 * (policy_name_refusal()), then added as winners at their key, and
+	 * the whole sorted again. */
+	for (i = 0; i < n_names && !err; i++) {
+		const struct policy_name *nm = &names[i];
+		long m = policy_lookup(out, nm->addr, htons(nm->port));
 
-	out->rules = calloc(b.n ? b.n : 1, sizeof(*out->rules));
-	out->sources = calloc(b.n ? b.n : 1, sizeof(*out->sources));
-	if (!out->rules || !out->sources) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < b.n; i++) {
-		const struct policy_key *k = &b.items[i].rule.key;
-
-		if (n && !memcmp(k, &out->rules[n - 1].key, sizeof(*k)))
-			continue; /* same key: the first after sorting wins */
-		if (overridden(&b.items[i], live, n_live))
+		if (m < 0) /* the internet, allowed: an entry would add nothing */
 			continue;
-		out->rules[n] = b.items[i].rule;
-		memcpy(out->sources[n], b.items[i].source, POLICY_SOURCE_LEN);
-		n++;
+		if (out->rules[m].value.action == JAIL_ALLOW &&
+		    out->rules[m].key.prefixlen >= (nm->port ? POLICY_PREFIXLEN_PORT : 32))
+			continue; /* already allowed as much */
+		if (policy_name_refusal(out, nm->addr, nm->port) != REASON_NONE ||
+		    denied_live(live, n_live, nm->addr, nm->port))
+			continue;
+		err = add(&b, nm->addr, nm->port ? POLICY_PREFIXLEN_PORT : 32, nm->port, JAIL_ALLOW,
+			  REASON_ALLOW_HOST, "allow-host %.80s", nm->name);
+		if (!err)
+			b.items[b.n - 1].live = true;
+		added++;
 	}
-	out->n = out->cap = n;
-	if (n > POLICY_MAX_ENTRIES)
-		err = -E2BIG;
-out:
+	if (!err && added) {
+		policy_free(out);
+		err = finish(&b, live, n_live, out);
+	}
 	free(b.items);
 	if (err)
 		policy_free(out);
 	return err;
+}
+
+int policy_compile_live(const struct config *cfg, const struct host_facts *facts,
+			const struct policy_live *live, size_t n_live, struct policy *out)
+{
+	return policy_compile_jail(cfg, facts, live, n_live, NULL, 0, out);
+}
+
+int policy_changes(const struct policy *a, const struct policy *b, struct policy_rule **set,
+		   size_t *n_set, struct policy_key **del, size_t *n_del)
+{
+	size_t i = 0, k = 0;
+
+	*n_set = *n_del = 0;
+	*set = calloc(b->n ? b->n : 1, sizeof(**set));
+	*del = calloc(a->n ? a->n : 1, sizeof(**del));
+	if (!*set || !*del) {
+		free(*set);
+		free(*del);
+		*set = NULL;
+		*del = NULL;
+		return -ENOMEM;
+	}
+	/* Both sorted by key: one walk. */
+	while (i < a->n || k < b->n) {
+		int c = i == a->n   ? 1
+			: k == b->n ? -1
+				    : policy_key_compare(&a->rules[i].key, &b->rules[k].key);
+
+		if (c < 0) {
+			(*del)[(*n_del)++] = a->rules[i++].key;
+		} else if (c > 0) {
+			(*set)[(*n_set)++] = b->rules[k++];
+		} else {
+			if (memcmp(&a->rules[i].value, &b->rules[k].value, sizeof(b->rules[k].value)))
+				(*set)[(*n_set)++] = b->rules[k];
+			i++;
+			k++;
+		}
+	}
+	return 0;
 }
 
 void policy_free(struct policy *p)

@@ -74,6 +74,41 @@ struct policy_live {
 int policy_compile_live(const struct config *cfg, const struct host_facts *facts,
 			const struct policy_live *live, size_t n_live, struct policy *out);
 
+/* An address an allow-host name's answer gave (user/dnsallow.h). */
+struct policy_name {
+	uint32_t addr;    /* network byte order */
+	uint16_t port;    /* host byte order; 0 = every port */
+	const char *name; /* the name asked for: the rule's source */
+};
+
+/**
+ * policy_compile_jail() - policy_compile_live() plus the addresses of
+ * allowed names, each an allow (REASON_ALLOW_HOST) at its key, over
+ * whatever blocks it, except where policy_name_refusal() refuses it or a
+ * temporary `deny` names it; already allowed as much, it adds nothing.
+ */
+int policy_compile_jail(const struct config *cfg, const struct host_facts *facts,
+			const struct policy_live *live, size_t n_live,
+			const struct policy_name *names, size_t n_names, struct policy *out);
+
+/**
+ * policy_name_refusal() - why a name's answer may not allow @addr:@port
+ * (host byte order port, 0 = every port) in @base: REASON_METADATA,
+ * REASON_GATEWAY, REASON_LOOPBACK, REASON_MULTICAST, REASON_RESERVED, or
+ * REASON_CONNECTED for one of the host's own addresses; REASON_NONE when
+ * it may.
+ */
+enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, uint16_t port);
+
+/**
+ * policy_changes() - what turns trie @a into trie @b: the rules of @b that
+ * @a lacks or holds with another value (@set), and the keys only @a has
+ * (@del); both policies sorted as policy_compile() sorts them
+ * Return: 0 with both arrays to free, or -ENOMEM.
+ */
+int policy_changes(const struct policy *a, const struct policy *b, struct policy_rule **set,
+		   size_t *n_set, struct policy_key **del, size_t *n_del);
+
 void policy_free(struct policy *p);
 
 /** policy_key_compare() - the order policy_compile() sorts rules in */

@@ -74,7 +74,8 @@ static bool expected_local(const struct jail_net *w, const struct nl_route *r)
 	if (r->type == RTN_LOCAL && r->oif == w->lo_ifindex && r->dst_len == 8 && dst4(r) == lo_net)
 		return true;
 	if (is_host(r, RTN_LOCAL, w->lo_ifindex, lo_host) ||
-	    is_host(r, RTN_LOCAL, w->tap_ifindex, w->addr))
+	    is_host(r, RTN_LOCAL, w->tap_ifindex, w->addr) ||
+	    (w->dns_addr && is_host(r, RTN_LOCAL, w->lo_ifindex, w->dns_addr)))
 		return true;
 	/* lo's /8 broadcast; older kernels also list the network address. */
 	return is_host(r, RTN_BROADCAST, w->lo_ifindex, htonl(0x7fffffff)) ||
@@ -119,6 +120,9 @@ static int check_addrs(const struct jail_net *w, const struct net_state *s, char
 			lo_ok = true;
 			continue;
 		}
+		if (x->family == AF_INET && x->ifindex == w->lo_ifindex && x->prefixlen == 32 &&
+		    w->dns_addr && v4 == w->dns_addr)
+			continue; /* the forwarder's address: it never leaves lo */
 		if (x->family == AF_INET && x->ifindex == w->tap_ifindex && x->prefixlen == 32 &&
 		    v4 == w->addr) {
 			tap_ok = true;
@@ -271,6 +275,8 @@ int routes_rebuild(const struct jail_net *net)
 		return log_err(err, "cannot clear the jail's routes: %s", strerror(-err));
 
 	err = nl_addr_change(true, net->tap_ifindex, net->addr, 32);
+	if (!err && net->dns_addr)
+		err = nl_addr_change(true, net->lo_ifindex, net->dns_addr, 32);
 	if (!err)
 		err = nl_link_up(net->tap_ifindex);
 	if (!err)

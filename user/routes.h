@@ -14,6 +14,8 @@ struct jail_net {
 	int tap_ifindex;
 	uint32_t addr;    /* the jail's address, network byte order (a /32) */
 	uint32_t gateway; /* pasta's side */
+	uint32_t dns_addr; /* the DNS forward address, a /32 on lo where the
+			      supervisor's forwarder listens (dnsfwd.h) */
 	bool ipv6_on;     /* IPv6 could not be turned off (a rootless jail in a
 			     container: /proc/sys read-only): its link-local
 			     addresses and routes are expected, and lead
@@ -54,7 +56,8 @@ void routes_state_free(struct net_state *state);
  * routes_rebuild() - in the current netns, replace whatever pasta set up:
  * every IPv4 address of the tap and every IPv4 route outside the local
  * table go; the jail's address comes back as a /32 and one default route
- * via the gateway, on-link. Return: 0 or -errno (logged).
+ * via the gateway, on-link; the DNS forward address as a /32 on lo.
+ * Return: 0 or -errno (logged).
  */
 int routes_rebuild(const struct jail_net *net);
 

@@ -511,6 +511,7 @@ static void every_second(struct jail *j)
 
 	__u64 now[COUNTER_SLOTS];
 
+	jail_policy_expire_names(&j->policy);
 	if (engine_counters(j, NFTJAIL_SETTLED, c))
 		return;
 	/* The rootless engine's settled counters lag a read behind. */
@@ -556,6 +557,10 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 		ev.data.fd = relays_fd(j->relays);
 		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
+	if (j->dns) {
+		ev.data.fd = dnsfwd_fd(j->dns);
+		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
 	if (j->control_fd >= 0) {
 		ev.data.fd = j->control_fd;
 		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
@@ -591,6 +596,10 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 			}
 			if (j->relays && got[i].data.fd == relays_fd(j->relays)) {
 				relays_dispatch(j->relays);
+				continue;
+			}
+			if (j->dns && got[i].data.fd == dnsfwd_fd(j->dns)) {
+				dnsfwd_dispatch(j->dns);
 				continue;
 			}
 			if (got[i].data.fd == j->control_fd) {

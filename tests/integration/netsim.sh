@@ -21,6 +21,7 @@
 # $T/hits, so a test can prove a denied packet never arrived.
 
 NETSIM_PIDS=()
+NETSIM_LISTENERS=()
 
 # _holder VAR: a new network namespace, held by a sleep whose pid goes in VAR
 _holder() {
@@ -38,20 +39,73 @@ _serve() {
 	tcp) listen="TCP-LISTEN:$port,bind=$addr,fork,reuseaddr" ;;
 	udp) listen="UDP-RECVFROM:$port,bind=$addr,fork" ;;
 	esac
+	_expect_listener "$ns" "$proto" "$addr" "$port"
 	# nsenter execs socat: $! is the listener itself, so netsim_down kills it
 	nsenter -t "$ns" -n -- socat "$listen" SYSTEM:"echo $name >>$T/hits; echo $name" \
 		</dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
 }
 
-_wait_listening() {
-	local ns=$1 want=$2 i
-	for i in $(seq 1 100); do
-		[ "$(in_ns "$ns" ss -H -ltun | wc -l)" -ge "$want" ] && return 0
+# _resolver: the host's resolver, a real one (dnsmasq) on 10.23.0.54 in the
+# LAN, UDP and TCP, every query logged to $T/dns.log. Its names: an
+# internal forge (TTL 1 h), a name with TTL 1 s, a wildcard
+# (*.wild.lan.test, TTL 1 s), an internet host, a name pointing at the
+# metadata service, and moving.lan.test, whose address is the first line
+# of $T/moving.hosts (TTL 1 s; resolver_move rewrites it).
+_resolver() {
+	printf '10.23.0.83 moving.lan.test\n' >"$T/moving.hosts"
+	nsenter -t "$LAN" -n -- dnsmasq --keep-in-foreground --conf-file=/dev/null --no-resolv \
+		--no-hosts --listen-address=10.23.0.54 --bind-interfaces --port=53 --user=root \
+		--pid-file= --log-queries --log-facility="$T/dns.log" --local-ttl=1 \
+		--host-record=forge.lan.test,10.23.0.80,3600 --host-record=short.lan.test,10.23.0.81,1 \
+		--host-record=web.example.test,198.51.100.7,3600 \
+		--host-record=meta.lan.test,169.254.169.254,3600 \
+		--address=/wild.lan.test/10.23.0.82 --addn-hosts="$T/moving.hosts" \
+		--synth-domain=bench.test,10.99.0.0/16,h- \
+		</dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	RESOLVER_PID=$!
+	_expect_listener "$LAN" udp 10.23.0.54 53
+	_expect_listener "$LAN" tcp 10.23.0.54 53
+}
+
+# resolver_move ADDR: moving.lan.test answers ADDR from now on
+resolver_move() {
+	printf '%s moving.lan.test\n' "$1" >"$T/moving.hosts"
+	kill -HUP "$RESOLVER_PID"
+	local i
+	for i in $(seq 1 50); do
+		[ "$(in_ns "$LAN" dig +short +tries=1 +time=1 @10.23.0.54 moving.lan.test)" = "$1" ] &&
+			return 0
 		sleep 0.05
 	done
-	fail "listeners in namespace $ns did not come up"
+	fail "the resolver did not move moving.lan.test to $1"
 }
+
+# resolver_saw NAME: the host's resolver was asked for NAME
+resolver_saw() {
+	grep -q "query\[[A-Z]*\] $1 from" "$T/dns.log" 2>/dev/null
+}
+
+# _wait_listening NS: until every listener _serve (or _expect_listener)
+# started in namespace NS is bound, address and port each, UDP or TCP
+_wait_listening() {
+	local ns=$1 i w have missing
+	for i in $(seq 1 100); do
+		have=$(in_ns "$ns" ss -H -ltun | awk '{ print $1, $5 }')
+		missing=
+		for w in "${NETSIM_LISTENERS[@]}"; do
+			[ "${w%% *}" = "$ns" ] || continue
+			grep -qxF -- "${w#* }" <<<"$have" || missing="$missing ${w#* }"
+		done
+		[ -z "$missing" ] && return 0
+		sleep 0.05
+	done
+	fail "listeners in namespace $ns did not come up:$missing"
+}
+
+# _expect_listener NS PROTO ADDR PORT: _wait_listening NS waits for it too
+_expect_listener() { NETSIM_LISTENERS+=("$1 $2 $3:$4"); }
 
 # host_probe_serve SPEC OUT: a probe server (rstserve, holdserve, reqserve)
 # on the simulated host's SPEC, its output to OUT, once it says "listening"
@@ -100,6 +154,8 @@ netsim_up() {
 		ip addr add 10.23.0.2/24 dev lan0; ip link set lan0 up
 		ip addr add 169.254.169.254/32 dev lo
 		ip addr add 10.23.0.53/32 dev lo
+		ip addr add 10.23.0.54/32 dev lo
+		for a in 80 81 82 83 84; do ip addr add 10.23.0.$a/32 dev lo; done
 		ip addr add 198.18.0.10/32 dev lo
 		ip route add default via 10.23.0.1'
 	_serve "$INET" tcp 198.51.100.7 80 inet-web
@@ -114,14 +170,22 @@ netsim_up() {
 	_serve "$LAN" tcp 10.23.0.53 53 lan-dns-tcp
 	_serve "$LAN" tcp 198.18.0.10 443 vpn-internal
 	_serve "$LAN" udp 10.23.0.2 5000 lan-udp
+	_serve "$LAN" tcp 10.23.0.80 22 forge-ssh
+	_serve "$LAN" tcp 10.23.0.80 80 forge-web
+	_serve "$LAN" udp 10.23.0.80 5000 forge-udp
+	_serve "$LAN" tcp 10.23.0.81 80 short-web
+	_serve "$LAN" tcp 10.23.0.82 80 wild-web
+	_serve "$LAN" tcp 10.23.0.83 80 moved-web
+	_serve "$LAN" tcp 10.23.0.84 80 moved-web2
+	_resolver
 	_serve "$HOST" tcp 127.0.0.1 5432 host-loopback
 	_serve "$HOST" tcp 172.17.0.1 8080 docker-bridge
 	_serve "$HOST" tcp 203.0.113.2 2222 host-addr
 	_serve "$HOST" tcp 192.0.2.10 80 host-anyip
-	_wait_listening "$INET" 6
-	_wait_listening "$LAN" 6
-	_wait_listening "$HOST" 4
-	printf 'search example.test\nnameserver 10.23.0.53\noptions ndots:1\n' >"$T/resolv.conf"
+	_wait_listening "$INET"
+	_wait_listening "$LAN"
+	_wait_listening "$HOST"
+	printf 'search example.test\nnameserver 10.23.0.54\noptions ndots:1\n' >"$T/resolv.conf"
 	printf 'audit-log = %s/audit.jsonl\nlocal-model-port = 0\n' "$T" >"$T/jail.conf"
 	private_varlib
 	cp "$BUILD/probe" "$T/probe"
@@ -197,6 +261,7 @@ netsim_down() {
 	for p in "${NETSIM_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	NETSIM_PIDS=()
+	NETSIM_LISTENERS=()
 }
 
 # jail_cmd [RUN-OPTIONS] -- COMMAND...: `ebpfjail run` inside the simulated

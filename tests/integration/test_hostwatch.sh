@@ -49,8 +49,8 @@ test_hostwatch_blocks_networks_the_host_gains_while_the_jail_runs() {
 	in_ns "$LAN" ip addr add 198.51.100.7/32 dev lo
 	_serve "$INET" tcp 198.51.100.130 80 inet-web-2
 	_serve "$LAN" tcp 198.51.100.7 80 vpn-web
-	_wait_listening "$INET" 7
-	_wait_listening "$LAN" 7
+	_wait_listening "$INET"
+	_wait_listening "$LAN"
 	# What the new policies must keep: the configuration's allow-ip, and
 	# a temporary allow.
 	echo 'allow-ip = 198.18.0.10:443' >>"$T/jail.conf"
@@ -65,7 +65,7 @@ test_hostwatch_blocks_networks_the_host_gains_while_the_jail_runs() {
 	printf 'route add 198.51.100.0/25 via 10.23.0.2\nroute add local 198.51.100.128/25 dev lo\n' |
 		in_ns "$HOST" ip -batch -
 	_serve "$HOST" tcp 198.51.100.130 80 host-anyip-2 # binds once the prefix is local
-	_wait_listening "$HOST" 5
+	_wait_listening "$HOST"
 	sleep 1
 	watch_step 2 tcp:198.51.100.7:80 EPERM tcp:198.51.100.130:80 EPERM \
 		tcp:198.18.0.10:443 ok tcp:10.23.0.2:22 ok
@@ -107,7 +107,7 @@ test_hostwatch_a_burst_of_routes_is_one_swap() {
 	netsim_up
 	in_ns "$LAN" ip addr add 198.51.100.7/32 dev lo
 	_serve "$LAN" tcp 198.51.100.7 80 vpn-web
-	_wait_listening "$LAN" 7
+	_wait_listening "$LAN"
 	_watch_jail 1
 	local a b
 	for a in 0 1 2 3; do
@@ -137,7 +137,7 @@ test_hostwatch_follows_while_the_agent_holds_every_task() {
 	netsim_up
 	in_ns "$LAN" ip addr add 45.45.45.45/32 dev lo
 	_serve "$LAN" tcp 45.45.45.45 80 vpn-late
-	_wait_listening "$LAN" 7
+	_wait_listening "$LAN"
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/agent.sh" <<EOF2
 # One process, forking nothing once the tasks are taken (a shell would).

@@ -18,8 +18,8 @@ Test(nflog, foreign_and_malformed_messages_are_not_events)
 	struct jail_event e;
 	uint8_t ip[24] = { 0x45, 0, 0, 24, 0, 0, 0, 0, 64, IPPROTO_UDP, 0, 0,
 			   192, 0, 2, 1, 10, 0, 0, 5, 0x9c, 0x40, 0, 53 };
-	const char *prefixes[] = { "ebpfjail 4 8 ", "other 4 8 ", "ebpfjail 4 8 x", "ebpfjail 99 8 ",
-				   "ebpfjail 4 33 ", "ebpfjail 4 8", "ebpfjail +4 8 ", "ebpfjail  4 8 " };
+	const char *prefixes[] = { "ebpfjail 5 8 ", "other 5 8 ", "ebpfjail 5 8 x", "ebpfjail 99 8 ",
+				   "ebpfjail 5 33 ", "ebpfjail 5 8", "ebpfjail +5 8 ", "ebpfjail  5 8 " };
 	int want[] = { 0, -ENOENT, -ENOENT, -ENOENT, -ENOENT, -ENOENT, -ENOENT, -ENOENT };
 	size_t i;
 
@@ -34,14 +34,14 @@ Test(nflog, foreign_and_malformed_messages_are_not_events)
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET;
 	mnl_nlmsg_put_extra_header(nlh, sizeof(struct nfgenmsg));
-	mnl_attr_put_strz(nlh, NFULA_PREFIX, "ebpfjail 4 8 ");
+	mnl_attr_put_strz(nlh, NFULA_PREFIX, "ebpfjail 5 8 ");
 	mnl_attr_put(nlh, NFULA_PAYLOAD, 10, ip); /* cut short */
 	cr_expect_eq(nflog_event(nlh, nlh->nlmsg_len, &e), -EINVAL);
 	/* The good one, read whole. */
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET;
 	mnl_nlmsg_put_extra_header(nlh, sizeof(struct nfgenmsg));
-	mnl_attr_put_strz(nlh, NFULA_PREFIX, "ebpfjail 4 8 ");
+	mnl_attr_put_strz(nlh, NFULA_PREFIX, "ebpfjail 5 8 ");
 	mnl_attr_put(nlh, NFULA_PAYLOAD, sizeof(ip), ip);
 	mnl_attr_put_u32(nlh, NFULA_UID, htonl(1000));
 	cr_assert_eq(nflog_event(nlh, nlh->nlmsg_len, &e), 0);

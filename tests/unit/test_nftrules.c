@@ -165,7 +165,7 @@ Test(nftrules, script_steps, .fini = teardown)
 	cr_expect(strstr(sc.steps[sc.n - 1], "delete table inet ebpfjail2"));
 	/* The DNS exception is UDP only here: TCP to it is the gateway's. */
 	for (i = 1; i + 1 < sc.n; i++)
-		if (strstr(sc.steps[i], "169.254.1.1 . tcp . 53 : jump deny_11_32"))
+		if (strstr(sc.steps[i], "169.254.1.1 . tcp . 53 : jump deny_12_32"))
 			break;
 	cr_expect_lt(i + 1, sc.n, "no gateway denial for TCP to the DNS exception");
 	nftrules_script_free(&sc);

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# test_dns.sh - the jail's own DNS forwarder, allow-host and internet = off,
+# against a real resolver (dnsmasq) in the simulated LAN (netsim.sh,
+# _resolver) and a real client (dig) in the jail
+
+# ask NAME [dig options]: the jail's resolv.conf names the forwarder only
+DIG='dig +short +tries=1 +time=3'
+
+test_forwarder_answers_udp_and_tcp_and_aaaa_is_empty() {
+	netsim_up
+	jail -- sh -c "$DIG web.example.test; echo tcp; $DIG +tcp web.example.test; echo aaaa;
+		$DIG AAAA web.example.test; echo end"
+	expect_rc 0
+	[ "$(sed -n 1p "$T/out")" = 198.51.100.7 ] || fail "UDP: $(cat "$T/out" "$T/err")"
+	[ "$(sed -n '/^tcp$/{n;p}' "$T/out")" = 198.51.100.7 ] || fail "TCP: $(cat "$T/out")"
+	[ "$(sed -n '/^aaaa$/{n;p}' "$T/out")" = end ] || fail "AAAA not empty: $(cat "$T/out")"
+	resolver_saw web.example.test || fail "the host's resolver saw no query"
+	# AAAA is answered by the forwarder itself: the resolver never hears it.
+	! grep -q 'query\[AAAA\]' "$T/dns.log" || fail "an AAAA query reached the resolver"
+	# The resolver itself stays out of reach.
+	jail -- "$T/probe" udp:10.23.0.54:53 tcp:10.23.0.54:53
+	expect_denied udp:10.23.0.54:53
+	expect_denied tcp:10.23.0.54:53
+	expect_no_leftovers
+}
+
+test_allow_host_opens_a_blocked_address_only_after_its_answer() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	# Before any query: the forge (a LAN address) is denied. After the
+	# answer: every port, TCP and UDP. A name not allowed resolves, and
+	# its address stays judged as before.
+	jail --allow-host forge.lan.test -- sh -c "\"$T/probe\" tcp:10.23.0.80:22;
+		$DIG forge.lan.test >\"$T/agent/dig\"; \"$T/probe\" tcp:10.23.0.80:22 tcp:10.23.0.80:80 \
+		udp:10.23.0.80:5000; $DIG short.lan.test >>\"$T/agent/dig\"; \"$T/probe\" tcp:10.23.0.81:80"
+	expect_rc 0
+	grep -q '^tcp:10.23.0.80:22 EPERM' "$T/out" || fail "connected before the answer: $(cat "$T/out")"
+	grep -q '^tcp:10.23.0.80:22 ok' "$T/out" || fail "not allowed after the answer: $(cat "$T/out" "$T/err")"
+	expect_result tcp:10.23.0.80:80 ok
+	expect_result udp:10.23.0.80:5000 ok
+	expect_denied tcp:10.23.0.81:80
+	grep -qx 10.23.0.80 "$T/agent/dig" || fail "no answer: $(cat "$T/agent/dig")"
+	grep -qx 10.23.0.81 "$T/agent/dig" || fail "a name not allowed did not resolve"
+	grep -qx forge-ssh "$T/hits" || fail "the forge saw nothing"
+	expect_no_hit short-web
+	# The insertion is a dns record.
+	grep -q '"dns": "forge.lan.test", "addrs": \["10.23.0.80"\], "port": null, "ttl": 3600}' \
+		"$T/audit.jsonl" || fail "no dns record: $(grep dns "$T/audit.jsonl")"
+	expect_no_leftovers
+}
+
+test_allow_host_with_a_port_and_a_wildcard() {
+	netsim_up
+	jail --allow-host forge.lan.test:22 --allow-host '*.wild.lan.test' -- sh -c "
+		$DIG forge.lan.test >/dev/null; $DIG a.b.wild.lan.test >/dev/null;
+		$DIG wild.lan.test >/dev/null;
+		\"$T/probe\" tcp:10.23.0.80:22 tcp:10.23.0.80:80 tcp:10.23.0.82:80"
+	expect_rc 0
+	expect_result tcp:10.23.0.80:22 ok
+	expect_denied tcp:10.23.0.80:80
+	expect_result tcp:10.23.0.82:80 ok
+	grep -q '"dns": "a.b.wild.lan.test"' "$T/audit.jsonl" || fail "wildcard not recorded"
+	! grep -q '"dns": "wild.lan.test"' "$T/audit.jsonl" || fail "the wildcard's apex was allowed"
+	expect_no_leftovers
+}
+
+test_allow_host_never_opens_metadata() {
+	netsim_up
+	jail --allow-host meta.lan.test -- sh -c "$DIG meta.lan.test; \"$T/probe\" tcp:169.254.169.254:80"
+	expect_rc 0
+	expect_out 169.254.169.254
+	expect_denied tcp:169.254.169.254:80
+	expect_no_hit metadata
+	expect_no_leftovers
+}
+
+test_expired_name_denies_new_connects_and_keeps_open_ones() {
+	netsim_up
+	# An echo server on short.lan.test (TTL 1 s: allowed for the
+	# minimum, 5 s). A connection opened while allowed sends again after
+	# the expiry and gets its echo (the TC program must not cut it); a
+	# new connect then is EPERM.
+	nsenter -t "$LAN" -n -- socat TCP-LISTEN:9000,bind=10.23.0.81,fork,reuseaddr EXEC:cat \
+		</dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	_expect_listener "$LAN" tcp 10.23.0.81 9000
+	_wait_listening "$LAN"
+	jail --allow-host short.lan.test -- bash -c "$DIG short.lan.test >/dev/null
+		exec 3<>/dev/tcp/10.23.0.81/9000 && echo before >&3 && read -t 3 a <&3
+		sleep 7
+		echo after >&3 && read -t 5 b <&3
+		echo \"echo:\$a:\$b\"
+		\"$T/probe\" tcp:10.23.0.81:80"
+	expect_rc 0
+	expect_out "echo:before:after"
+	expect_denied tcp:10.23.0.81:80
+	expect_no_leftovers
+}
+
+test_internet_off_allows_only_what_is_allowed() {
+	netsim_up
+	jail --internet off --allow-host web.example.test:80 -- sh -c "
+		\"$T/probe\" tcp:198.51.100.7:80 tcp:198.51.100.99:80; $DIG web.example.test >/dev/null;
+		\"$T/probe\" tcp:198.51.100.7:80 udp:198.51.100.7:7"
+	expect_rc 0
+	grep -q '^tcp:198.51.100.7:80 EPERM' "$T/out" || fail "internet = off let it through: $(cat "$T/out")"
+	grep -q '^tcp:198.51.100.7:80 ok' "$T/out" || fail "allow-host did not open it: $(cat "$T/out" "$T/err")"
+	expect_denied tcp:198.51.100.99:80
+	expect_denied udp:198.51.100.7:7
+	expect_no_hit inet-neighbour
+	grep -q '"daddr": "198.51.100.99", "dport": 80, "hook": "'"$HOOK4"'", "reason": "internet", "rule": "0.0.0.0/0"' \
+		"$T/audit.jsonl" || fail "no internet denial: $(cat "$T/audit.jsonl")"
+	expect_no_leftovers
+}
+
+# Both engines: internet = off leaves allow-ip and DNS.
+test_internet_off_leaves_allow_ip_and_dns() {
+	netsim_up
+	jail --internet off --allow-ip 198.51.100.7:80 -- sh -c "
+		\"$T/probe\" tcp:198.51.100.7:80 tcp:198.51.100.99:80; $DIG web.example.test"
+	expect_rc 0
+	expect_result tcp:198.51.100.7:80 ok
+	expect_denied tcp:198.51.100.99:80
+	expect_out 198.51.100.7
+	grep -q '"daddr": "198.51.100.99", "dport": 80, "hook": "'"$HOOK4"'", "reason": "internet"' \
+		"$T/audit.jsonl" || fail "no internet denial: $(cat "$T/audit.jsonl")"
+	expect_no_leftovers
+}
+
+# The rootless engine cannot keep a name's connections past its TTL
+# (nftables has no kept_flows): allow-host is refused, not half-kept.
+test_rootless_allow_host_is_refused() {
+	netsim_up
+	jail --allow-host forge.lan.test -- true
+	expect_rc 125
+	expect_err "allow-host needs the BPF engine"
+	expect_no_leftovers
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* dnsallow.c - the addresses allowed by name (pure; dnsallow.h) */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnsallow.h"
+
+#define NS_PER_S 1000000000ULL
+
+bool dnsallow_wanted(const struct config *cfg, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_allow_host; i++)
+		if (dnsmsg_name_matches(cfg->allow_host[i].pattern, name))
+			return true;
+	return false;
+}
+
+uint32_t dnsallow_lifetime(uint32_t ttl)
+{
+	if (ttl < DNSALLOW_MIN_TTL_S)
+		return DNSALLOW_MIN_TTL_S;
+	return ttl > DNSALLOW_MAX_TTL_S ? DNSALLOW_MAX_TTL_S : ttl;
+}
+
+static struct dnsallow_entry *find(struct dnsallow *t, uint32_t addr, uint16_t port)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].addr == addr && t->v[i].port == port)
+			return &t->v[i];
+	return NULL;
+}
+
+static struct dnsallow_entry *grow(struct dnsallow *t)
+{
+	if (t->n == DNSALLOW_MAX_ENTRIES)
+		return NULL;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct dnsallow_entry *v = reallocarray(t->v, cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->v = v;
+		t->cap = cap;
+	}
+	return &t->v[t->n++];
+}
+
+int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *name,
+		    const uint32_t *addrs, size_t n_addrs, uint32_t ttl, uint64_t now_ns,
+		    size_t *added)
+{
+	uint64_t until = now_ns + dnsallow_lifetime(ttl) * NS_PER_S;
+	size_t h, i;
+	int err = 0;
+
+	*added = 0;
+	for (h = 0; h < cfg->n_allow_host; h++) {
+		uint16_t port = cfg->allow_host[h].port;
+
+		if (!dnsmsg_name_matches(cfg->allow_host[h].pattern, name))
+			continue;
+		for (i = 0; i < n_addrs; i++) {
+			struct dnsallow_entry *e = find(t, addrs[i], port);
+
+			if (!e) {
+				bool full = t->n == DNSALLOW_MAX_ENTRIES;
+
+				e = grow(t);
+				if (!e) {
+					err = full ? -ENOSPC : -ENOMEM;
+					continue;
+				}
+				memset(e, 0, sizeof(*e));
+				e->addr = addrs[i];
+				e->port = port;
+				(*added)++;
+			}
+			/* Renewed, never shortened: an earlier answer's
+			 * longer TTL stands. */
+			if (until > e->expires_ns)
+				e->expires_ns = until;
+			e->ttl = ttl;
+			snprintf(e->name, sizeof(e->name), "%s", name);
+		}
+	}
+	return err;
+}
+
+/* drop_where() - remove the entries @gone says, keeping the order */
+static size_t drop_where(struct dnsallow *t, bool (*gone)(const struct dnsallow_entry *e,
+							 const void *arg),
+			 const void *arg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		if (!gone(&t->v[i], arg))
+			t->v[n++] = t->v[i];
+	i = t->n - n;
+	t->n = n;
+	return i;
+}
+
+static bool expired(const struct dnsallow_entry *e, const void *arg)
+{
+	return e->expires_ns <= *(const uint64_t *)arg;
+}
+
+size_t dnsallow_expire(struct dnsallow *t, uint64_t now_ns)
+{
+	return drop_where(t, expired, &now_ns);
+}
+
+uint64_t dnsallow_next_expiry(const struct dnsallow *t)
+{
+	uint64_t next = 0;
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (!next || t->v[i].expires_ns < next)
+			next = t->v[i].expires_ns;
+	return next;
+}
+
+static bool unconfigured(const struct dnsallow_entry *e, const void *arg)
+{
+	const struct config *cfg = arg;
+	size_t h;
+
+	for (h = 0; h < cfg->n_allow_host; h++)
+		if (cfg->allow_host[h].port == e->port &&
+		    dnsmsg_name_matches(cfg->allow_host[h].pattern, e->name))
+			return false;
+	return true;
+}
+
+size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg)
+{
+	return drop_where(t, unconfigured, cfg);
+}
+
+void dnsallow_names(const struct dnsallow *t, struct policy_name *out)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		out[i] = (struct policy_name){ .addr = t->v[i].addr, .port = t->v[i].port,
+					       .name = t->v[i].name };
+}
+
+void dnsallow_free(struct dnsallow *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}

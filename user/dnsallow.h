@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* dnsallow.h - the addresses allowed by name: what the forwarder's answers
+ * for allow-host names gave, and until when (pure)
+ *
+ * One entry per (address, port): port 0 is every port (allow-host = NAME),
+ * else that port only (allow-host = NAME:PORT). An answer for a name that
+ * an allow-host pattern matches records each of its addresses until now +
+ * max(TTL, DNSALLOW_MIN_TTL_S); a later answer renews it. Entries are only
+ * added or renewed by answers and removed by time or by a reload that drops
+ * their pattern, never replaced: two answers for one name (a round-robin
+ * pool, a name that moved) both stay allowed for their own TTL, so an
+ * answer in flight never loses an address a later one did not give
+ * (Cilium's per-name lock guards the regeneration it does instead; docs/
+ * DESIGN.md, "allow-host").
+ */
+#ifndef EBPFJAIL_DNSALLOW_H
+#define EBPFJAIL_DNSALLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "dnsmsg.h"
+#include "policy.h"
+
+/* A client connects right after its answer (a few round trips later), but
+ * a SYN lost once is retried after 1 s and again after 3 s: an answer
+ * with TTL 0 or 1 s must still be good for the connect it was asked for.
+ * Five seconds covers that; longer keeps an address the name no longer
+ * gives open for longer. Cilium's default minimum (an hour) is for
+ * programs that cache answers past their TTL; they get EPERM here and ask
+ * again. */
+#define DNSALLOW_MIN_TTL_S 5
+/* A TTL of days would keep an address open for the whole session after the
+ * name moved; a day is the longest any entry lasts without a new answer. */
+#define DNSALLOW_MAX_TTL_S 86400
+/* Addresses allowed by name at once: a session resolves a few dozen names
+ * of a few addresses each. A table full refuses new ones (the answer is
+ * still given; a connect to them is denied and audited as before). */
+#define DNSALLOW_MAX_ENTRIES 4096
+
+struct dnsallow_entry {
+	uint32_t addr;       /* network byte order */
+	uint16_t port;       /* host byte order; 0 = every port */
+	uint32_t ttl;        /* as the last answer gave it, seconds */
+	uint64_t expires_ns; /* CLOCK_MONOTONIC */
+	char name[DNS_NAME_MAX + 1]; /* the name last answered with it */
+};
+
+struct dnsallow {
+	struct dnsallow_entry *v;
+	size_t n, cap;
+};
+
+/** dnsallow_wanted() - does an allow-host pattern of @cfg match @name? */
+bool dnsallow_wanted(const struct config *cfg, const char *name);
+
+/**
+ * dnsallow_record() - @name's answer gave @addrs with @ttl: for each
+ * allow-host pattern that matches @name, each address is allowed (on that
+ * pattern's port) until @now_ns + the TTL, at least DNSALLOW_MIN_TTL_S and
+ * at most DNSALLOW_MAX_TTL_S
+ * @added: set to the number of entries that are new (the policy must
+ * change before the answer is released)
+ * Return: 0, or -ENOSPC when the table had no room for some (the others
+ * are recorded), -ENOMEM.
+ */
+int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *name,
+		    const uint32_t *addrs, size_t n_addrs, uint32_t ttl, uint64_t now_ns,
+		    size_t *added);
+
+/** dnsallow_lifetime() - how long an answer's @ttl allows its addresses, s */
+uint32_t dnsallow_lifetime(uint32_t ttl);
+
+/**
+ * dnsallow_expire() - remove the entries whose time is up at @now_ns
+ * Return: how many went.
+ */
+size_t dnsallow_expire(struct dnsallow *t, uint64_t now_ns);
+
+/** dnsallow_next_expiry() - when the next entry's time is up; 0: none */
+uint64_t dnsallow_next_expiry(const struct dnsallow *t);
+
+/**
+ * dnsallow_keep_configured() - after a reload: remove the entries that no
+ * allow-host pattern of @cfg gives any more (their name with their port)
+ * Return: how many went.
+ */
+size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg);
+
+/**
+ * dnsallow_names() - the entries as policy_compile_jail() takes them, in
+ * @out (room for t->n); the names point into @t
+ */
+void dnsallow_names(const struct dnsallow *t, struct policy_name *out);
+
+void dnsallow_free(struct dnsallow *t);
+
+#endif /* EBPFJAIL_DNSALLOW_H */

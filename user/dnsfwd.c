@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* dnsfwd.c - the jail's DNS forwarder (dnsfwd.h)
+ *
+ * Theory of operation
+ * -------------------
+ * Three sockets live in the jail's namespace, made there by a thread
+ * (netns_run()): a UDP socket and a TCP listener on the forward address,
+ * port 53, and each accepted TCP client. Everything else is in ours: for
+ * each query a UDP socket connected to one of the host's resolvers, from a
+ * port the kernel picks, with an ID of our choosing. Sockets keep their
+ * namespace, so one epoll set serves both sides.
+ *
+ * A query is a slot in a fixed table (DNSFWD_QUERIES_MAX): the agent's
+ * message, its ID, where the answer goes (a UDP address or a TCP client),
+ * and a deadline. No answer within DNSFWD_TRY_MS: the next resolver, on a
+ * new socket, up to DNSFWD_TRIES times; then SERVFAIL. A full table also
+ * answers SERVFAIL at once: the agent cannot make the supervisor hold
+ * more than the table. An answer is taken only from the socket of its
+ * query, with its ID and its question (name, type, class): another
+ * answer (late, spoofed, for another name) is dropped, never given and
+ * never allowed.
+ *
+ * TCP clients (DNSFWD_TCP_MAX, each closed after DNSFWD_TCP_IDLE_MS idle)
+ * send length-prefixed queries; one is asked at a time per client, the
+ * rest wait in its buffer. They are asked over UDP like the others.
+ *
+ * One timer, armed only while a query or TCP client exists, checks the
+ * deadlines every DNSFWD_TICK_MS: an idle jail's forwarder never wakes.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+
+#include "dnsfwd.h"
+#include "log.h"
+#include "netns.h"
+
+#define DNSFWD_PORT 53
+/* The largest query taken (a question is a few dozen bytes; EDNS options
+ * add a few more) and the largest answer read (what a resolver may send
+ * over UDP with EDNS: more is cut by the kernel and dropped here). */
+#define DNSFWD_QUERY_MAX 1024
+#define DNSFWD_ANSWER_MAX 65535
+#define DNSFWD_TRY_MS 1000
+#define DNSFWD_TRIES 3
+#define DNSFWD_TCP_IDLE_MS 10000
+#define DNSFWD_TICK_MS 100
+#define DNSFWD_BATCH 16
+
+enum slot_kind { SLOT_UDP, SLOT_TCP_LISTEN, SLOT_TIMER, SLOT_QUERY, SLOT_CLIENT };
+
+struct client {
+	int fd; /* -1: free */
+	uint8_t buf[2 + DNSFWD_QUERY_MAX];
+	size_t have;
+	bool asking; /* a query of its own is in flight */
+	uint64_t active_ns;
+};
+
+struct query {
+	bool used;
+	int fd; /* the socket to its resolver, or -1 */
+	uint16_t agent_id, id;
+	struct dns_question q;
+	struct sockaddr_in from; /* a UDP query's sender */
+	struct client *client;   /* a TCP query's client, or NULL */
+	bool over_tcp;
+	uint8_t msg[DNSFWD_QUERY_MAX];
+	size_t len;
+	unsigned int tries;
+	size_t upstream;
+	uint64_t deadline_ns;
+};
+
+struct dnsfwd {
+	struct dnsfwd_opts o;
+	int epfd, udp_fd, tcp_fd, timer_fd;
+	bool timer_armed;
+	size_t next_upstream;
+	struct query queries[DNSFWD_QUERIES_MAX];
+	struct client clients[DNSFWD_TCP_MAX];
+	struct dnsfwd_stats stats;
+	uint8_t answer[DNSFWD_ANSWER_MAX];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tag(enum slot_kind kind, size_t i)
+{
+	return (uint64_t)kind << 32 | i;
+}
+
+void dnsfwd_parse_resolv(const char *text, struct dnsfwd_opts *o)
+{
+	const char *line = text;
+
+	o->n_upstreams = 0;
+	while (line && *line && o->n_upstreams < DNSFWD_UPSTREAMS_MAX) {
+		const char *end = strchr(line, '\n');
+		char addr[INET6_ADDRSTRLEN + 1];
+		struct sockaddr_storage *ss = &o->upstreams[o->n_upstreams];
+
+		memset(ss, 0, sizeof(*ss));
+		if (sscanf(line, "nameserver %46s", addr) == 1) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+			if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
+				s4->sin_family = AF_INET;
+				s4->sin_port = htons(DNSFWD_PORT);
+				o->n_upstreams++;
+			} else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1) {
+				s6->sin6_family = AF_INET6;
+				s6->sin6_port = htons(DNSFWD_PORT);
+				o->n_upstreams++;
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	if (!o->n_upstreams) { /* resolv.conf(5): no nameserver is the local one */
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&o->upstreams[0];
+
+		memset(&o->upstreams[0], 0, sizeof(o->upstreams[0]));
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(DNSFWD_PORT);
+		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		o->n_upstreams = 1;
+	}
+}
+
+struct listen_args {
+	uint32_t addr;
+	int udp, tcp;
+};
+
+/* make_listeners() - a netns_run() function: the two sockets on the
+ * forward address, in the jail's namespace */
+static int make_listeners(void *arg)
+{
+	struct listen_args *a = arg;
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(DNSFWD_PORT),
+				   .sin_addr = { a->addr } };
+	int one = 1;
+
+	a->udp = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	a->tcp = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (a->udp < 0 || a->tcp < 0)
+		return -errno;
+	setsockopt(a->tcp, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(a->udp, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    bind(a->tcp, (struct sockaddr *)&sin, sizeof(sin)) || listen(a->tcp, 64))
+		return -errno;
+	return 0;
+}
+
+static void arm_timer(struct dnsfwd *f, bool on)
+{
+	struct itimerspec its = { 0 };
+
+	if (on == f->timer_armed)
+		return;
+	if (on) {
+		its.it_interval.tv_nsec = DNSFWD_TICK_MS * 1000000L;
+		its.it_value = its.it_interval;
+	}
+	if (timerfd_settime(f->timer_fd, 0, &its, NULL) == 0)
+		f->timer_armed = on;
+}
+
+static int watch(struct dnsfwd *f, int fd, enum slot_kind kind, size_t i, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = tag(kind, i) };
+
+	return epoll_ctl(f->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+int dnsfwd_open(const struct dnsfwd_opts *o, struct dnsfwd **out)
+{
+	struct listen_args la = { .addr = o->listen_addr, .udp = -1, .tcp = -1 };
+	struct dnsfwd *f;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->o = *o;
+	f->udp_fd = f->tcp_fd = f->timer_fd = -1;
+	for (i = 0; i < DNSFWD_QUERIES_MAX; i++)
+		f->queries[i].fd = -1;
+	for (i = 0; i < DNSFWD_TCP_MAX; i++)
+		f->clients[i].fd = -1;
+	f->epfd = epoll_create1(EPOLL_CLOEXEC);
+	f->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	err = f->epfd < 0 || f->timer_fd < 0 ? -errno : 0;
+	if (!err)
+		err = netns_run(o->jail_ns, make_listeners, &la);
+	f->udp_fd = la.udp;
+	f->tcp_fd = la.tcp;
+	if (!err)
+		err = watch(f, f->udp_fd, SLOT_UDP, 0, EPOLLIN);
+	if (!err)
+		err = watch(f, f->tcp_fd, SLOT_TCP_LISTEN, 0, EPOLLIN);
+	if (!err)
+		err = watch(f, f->timer_fd, SLOT_TIMER, 0, EPOLLIN);
+	if (err) {
+		dnsfwd_free(f);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+int dnsfwd_fd(const struct dnsfwd *f)
+{
+	return f->epfd;
+}
+
+void dnsfwd_stats(const struct dnsfwd *f, struct dnsfwd_stats *out)
+{
+	*out = f->stats;
+}
+
+static void close_client(struct dnsfwd *f, struct client *c)
+{
+	size_t i;
+
+	for (i = 0; i < DNSFWD_QUERIES_MAX; i++)
+		if (f->queries[i].client == c)
+			f->queries[i].client = NULL; /* its answer has nowhere to go */
+	close(c->fd);
+	c->fd = -1;
+	c->have = 0;
+	c->asking = false;
+}
+
+/* reply() - @msg (its ID already the agent's) to where @q came from */
+static void reply(struct dnsfwd *f, const struct query *q, const uint8_t *msg, size_t len)
+{
+	if (!q->over_tcp) {
+		/* The agent's socket may be gone or full: a lost answer is
+		 * a retry for it, as on any network. */
+		if (sendto(f->udp_fd, msg, len, MSG_DONTWAIT, (const struct sockaddr *)&q->from,
+			   sizeof(q->from)) >= 0)
+			f->stats.answered++;
+		return;
+	}
+	if (q->client) {
+		uint8_t prefix[2] = { (uint8_t)(len >> 8), (uint8_t)len };
+		/* sendmsg() only reads the iovec; C has no const iovec. */
+		struct iovec iov[2] = { { prefix, 2 }, { (void *)(uintptr_t)msg, len } };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+		/* Answers are small and the socket's buffer is empty (one
+		 * query at a time): a short write means a client that does
+		 * not read, and it goes. */
+		if (sendmsg(q->client->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len + 2) {
+			close_client(f, q->client);
+			return;
+		}
+		f->stats.answered++;
+		q->client->asking = false;
+		q->client->active_ns = now_ns();
+	}
+}
+
+/* reply_code() - an answer of our own to @q: no records, @rcode */
+static void reply_code(struct dnsfwd *f, const struct query *q, uint8_t rcode)
+{
+	uint8_t out[DNSFWD_QUERY_MAX];
+	int len = dnsmsg_empty_answer(q->msg, q->len, out, sizeof(out));
+
+	if (len < 0)
+		return;
+	out[0] = (uint8_t)(q->agent_id >> 8);
+	out[1] = (uint8_t)q->agent_id;
+	out[3] = (uint8_t)((out[3] & 0xf0) | rcode);
+	if (rcode)
+		f->stats.failed++;
+	reply(f, q, out, (size_t)len);
+}
+
+static void free_query(struct query *q)
+{
+	if (q->fd >= 0)
+		close(q->fd);
+	q->fd = -1;
+	q->client = NULL;
+	q->used = false;
+}
+
+/* ask() - send @q to its resolver from a new socket of ours. Return: 0 or
+ * -errno. */
+static int ask(struct dnsfwd *f, struct query *q)
+{
+	const struct sockaddr_storage *up = &f->o.upstreams[q->upstream];
+	socklen_t len = up->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						  : sizeof(struct sockaddr_in);
+	int err;
+
+	if (q->fd >= 0)
+		close(q->fd); /* a late answer to the last try is not taken */
+	q->fd = socket(up->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (q->fd < 0)
+		return -errno;
+	q->msg[0] = (uint8_t)(q->id >> 8);
+	q->msg[1] = (uint8_t)q->id;
+	if (connect(q->fd, (const struct sockaddr *)up, len) ||
+	    send(q->fd, q->msg, q->len, MSG_DONTWAIT) != (ssize_t)q->len) {
+		err = -errno;
+		close(q->fd);
+		q->fd = -1;
+		return err;
+	}
+	err = watch(f, q->fd, SLOT_QUERY, (size_t)(q - f->queries), EPOLLIN);
+	q->deadline_ns = now_ns() + DNSFWD_TRY_MS * 1000000ULL;
+	return err;
+}
+
+/* take_query() - one query from the agent: checked, answered at once
+ * (AAAA, or a full table), or asked upstream */
+static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
+		       const struct sockaddr_in *from, struct client *client)
+{
+	struct query *q = NULL;
+	struct query scratch;
+	size_t i;
+
+	f->stats.queries++;
+	for (i = 0; i < DNSFWD_QUERIES_MAX && !q; i++)
+		if (!f->queries[i].used)
+			q = &f->queries[i];
+	if (!q)
+		q = &scratch;
+	memset(q, 0, sizeof(*q));
+	q->fd = -1;
+	if (len > sizeof(q->msg) || len < DNS_HEADER_LEN || (msg[2] & 0x80) ||
+	    dnsmsg_question(msg, len, &q->q)) {
+		f->stats.dropped++; /* not a query: nothing to answer */
+		return;
+	}
+	memcpy(q->msg, msg, len);
+	q->len = len;
+	q->agent_id = (uint16_t)(msg[0] << 8 | msg[1]);
+	q->over_tcp = client != NULL;
+	q->client = client;
+	if (from)
+		q->from = *from;
+	if (client)
+		client->asking = true;
+
+	if (q->q.type == DNS_TYPE_AAAA && q->q.class == DNS_CLASS_IN) {
+		reply_code(f, q, 0); /* IPv4 only: "no such address", at once */
+		return;
+	}
+	if (q == &scratch) {
+		reply_code(f, q, 2); /* SERVFAIL: the table is full */
+		return;
+	}
+	q->used = true;
+	if (getrandom(&q->id, sizeof(q->id), 0) != sizeof(q->id))
+		q->id = (uint16_t)now_ns();
+	q->upstream = f->next_upstream++ % f->o.n_upstreams;
+	if (ask(f, q)) {
+		reply_code(f, q, 2);
+		free_query(q);
+		return;
+	}
+	arm_timer(f, true);
+}
+
+/* take_answer() - what a resolver sent on @q's socket */
+static void take_answer(struct dnsfwd *f, struct query *q)
+{
+	struct dns_question aq;
+	struct dns_answer a;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(q->fd, f->answer, sizeof(f->answer), MSG_DONTWAIT);
+		if (n < 0)
+			return; /* EAGAIN, or an ICMP error: the deadline decides */
+		/* Only the answer to this question, with our ID: a
+		 * spoofed or stray message allows nothing. */
+		if (n < DNS_HEADER_LEN || !(f->answer[2] & 0x80) ||
+		    (uint16_t)(f->answer[0] << 8 | f->answer[1]) != q->id ||
+		    dnsmsg_question(f->answer, (size_t)n, &aq) || aq.type != q->q.type ||
+		    aq.class != q->q.class || strcmp(aq.name, q->q.name)) {
+			f->stats.dropped++;
+			continue;
+		}
+		break;
+	}
+	if (q->q.type == DNS_TYPE_A && q->q.class == DNS_CLASS_IN &&
+	    !dnsmsg_answer(f->answer, (size_t)n, &a) && f->o.on_answer)
+		f->o.on_answer(f->o.ctx, &q->q, &a); /* before the agent sees it */
+	f->answer[0] = (uint8_t)(q->agent_id >> 8);
+	f->answer[1] = (uint8_t)q->agent_id;
+	reply(f, q, f->answer, (size_t)n);
+	free_query(q);
+}
+
+static void take_udp(struct dnsfwd *f)
+{
+	uint8_t msg[DNSFWD_QUERY_MAX + 1];
+	struct sockaddr_in from;
+	socklen_t fl;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < DNSFWD_BATCH; i++) {
+		fl = sizeof(from);
+		n = recvfrom(f->udp_fd, msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&from,
+			     &fl);
+		if (n < 0)
+			return;
+		take_query(f, msg, (size_t)n, &from, NULL);
+	}
+}
+
+/* client_next() - the next whole query in @c's buffer, if it is not
+ * already asking one */
+static void client_next(struct dnsfwd *f, struct client *c)
+{
+	size_t len;
+
+	if (c->fd < 0 || c->asking || c->have < 2)
+		return;
+	len = (size_t)c->buf[0] << 8 | c->buf[1];
+	if (len < DNS_HEADER_LEN || len > DNSFWD_QUERY_MAX) {
+		f->stats.dropped++;
+		close_client(f, c);
+		return;
+	}
+	if (c->have < 2 + len)
+		return;
+	take_query(f, c->buf + 2, len, NULL, c);
+	if (c->fd < 0)
+		return;
+	memmove(c->buf, c->buf + 2 + len, c->have - 2 - len);
+	c->have -= 2 + len;
+}
+
+static void take_client_data(struct dnsfwd *f, struct client *c)
+{
+	ssize_t n;
+
+	while (c->fd >= 0 && c->have < sizeof(c->buf)) {
+		n = recv(c->fd, c->buf + c->have, sizeof(c->buf) - c->have, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			close_client(f, c);
+			return;
+		}
+		if (n < 0)
+			break;
+		c->have += (size_t)n;
+		c->active_ns = now_ns();
+	}
+	client_next(f, c);
+}
+
+static void take_connection(struct dnsfwd *f)
+{
+	struct client *c = NULL;
+	size_t i;
+	int fd;
+
+	fd = accept4(f->tcp_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (i = 0; i < DNSFWD_TCP_MAX && !c; i++)
+		if (f->clients[i].fd < 0)
+			c = &f->clients[i];
+	/* Full: closed at once, so the agent cannot hold the supervisor's
+	 * descriptors. */
+	if (!c || watch(f, fd, SLOT_CLIENT, (size_t)(c - f->clients), EPOLLIN | EPOLLRDHUP)) {
+		close(fd);
+		return;
+	}
+	c->fd = fd;
+	c->have = 0;
+	c->asking = false;
+	c->active_ns = now_ns();
+	arm_timer(f, true);
+}
+
+/* tick() - deadlines: retry or fail queries, close idle clients */
+static void tick(struct dnsfwd *f)
+{
+	uint64_t now = now_ns(), ticks;
+	bool busy = false;
+	size_t i;
+
+	if (read(f->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		return;
+	for (i = 0; i < DNSFWD_QUERIES_MAX; i++) {
+		struct query *q = &f->queries[i];
+
+		if (!q->used)
+			continue;
+		if (now >= q->deadline_ns) {
+			if (++q->tries < DNSFWD_TRIES) {
+				q->upstream = (q->upstream + 1) % f->o.n_upstreams;
+				if (ask(f, q) == 0) {
+					busy = true;
+					continue;
+				}
+			}
+			reply_code(f, q, 2); /* SERVFAIL: no resolver answered */
+			free_query(q);
+			continue;
+		}
+		busy = true;
+	}
+	for (i = 0; i < DNSFWD_TCP_MAX; i++) {
+		struct client *c = &f->clients[i];
+
+		if (c->fd < 0)
+			continue;
+		if (!c->asking && now - c->active_ns >= DNSFWD_TCP_IDLE_MS * 1000000ULL)
+			close_client(f, c);
+		else
+			busy = true;
+	}
+	arm_timer(f, busy);
+}
+
+void dnsfwd_dispatch(struct dnsfwd *f)
+{
+	struct epoll_event got[DNSFWD_BATCH];
+	int n, i;
+
+	n = epoll_wait(f->epfd, got, DNSFWD_BATCH, 0);
+	for (i = 0; i < n; i++) {
+		enum slot_kind kind = (enum slot_kind)(got[i].data.u64 >> 32);
+		size_t idx = (size_t)(got[i].data.u64 & 0xffffffffU);
+
+		switch (kind) {
+		case SLOT_UDP:
+			take_udp(f);
+			break;
+		case SLOT_TCP_LISTEN:
+			take_connection(f);
+			break;
+		case SLOT_TIMER:
+			tick(f);
+			break;
+		case SLOT_QUERY:
+			if (f->queries[idx].used)
+				take_answer(f, &f->queries[idx]);
+			break;
+		case SLOT_CLIENT:
+			if (f->clients[idx].fd >= 0)
+				take_client_data(f, &f->clients[idx]);
+			break;
+		}
+	}
+	/* Clients whose answer came while more queries waited in their
+	 * buffer. */
+	for (i = 0; i < DNSFWD_TCP_MAX; i++)
+		client_next(f, &f->clients[i]);
+}
+
+void dnsfwd_free(struct dnsfwd *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < DNSFWD_QUERIES_MAX; i++)
+		if (f->queries[i].fd >= 0)
+			close(f->queries[i].fd);
+	for (i = 0; i < DNSFWD_TCP_MAX; i++)
+		if (f->clients[i].fd >= 0)
+			close(f->clients[i].fd);
+	if (f->udp_fd >= 0)
+		close(f->udp_fd);
+	if (f->tcp_fd >= 0)
+		close(f->tcp_fd);
+	if (f->timer_fd >= 0)
+		close(f->timer_fd);
+	if (f->epfd >= 0)
+		close(f->epfd);
+	free(f);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* dnsfwd.h - the jail's DNS forwarder: the agent's queries to the host's
+ * resolvers, every answer seen before the agent gets it
+ *
+ * Listens on the jail's DNS forward address, port 53, UDP and TCP, inside
+ * the jail's network namespace (sockets made there by netns_run()); asks
+ * the host's resolvers from the host's namespace, each query from a socket
+ * of its own (a fresh source port and a random ID, and only the resolver's
+ * answer to that question is taken). AAAA queries get an empty answer: the
+ * jail is IPv4 only. Before an A answer goes to the agent, on_answer() is
+ * called with it: allow-host inserts its addresses there, so the agent can
+ * never connect to an address it was given before the policy allows it.
+ */
+#ifndef EBPFJAIL_DNSFWD_H
+#define EBPFJAIL_DNSFWD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "dnsmsg.h"
+
+#define DNSFWD_UPSTREAMS_MAX 3 /* glibc's MAXNS */
+#define DNSFWD_QUERIES_MAX 64  /* queries in flight; more get SERVFAIL */
+#define DNSFWD_TCP_MAX 16      /* TCP clients at once; more are closed */
+/* The most descriptors the forwarder holds: one a query, one a client, its
+ * two listeners, timer and epoll set. */
+#define DNSFWD_FDS_MAX (DNSFWD_QUERIES_MAX + DNSFWD_TCP_MAX + 4)
+
+/* Called for each A answer before it is released; when it returns, the
+ * answer goes to the agent. */
+typedef void (*dnsfwd_answer_fn)(void *ctx, const struct dns_question *q,
+				 const struct dns_answer *a);
+
+struct dnsfwd_opts {
+	int jail_ns;          /* the jail's network namespace */
+	int host_ns;          /* ours: upstream sockets are made here */
+	uint32_t listen_addr; /* network byte order, on the jail's lo */
+	struct sockaddr_storage upstreams[DNSFWD_UPSTREAMS_MAX];
+	size_t n_upstreams;
+	dnsfwd_answer_fn on_answer;
+	void *ctx;
+};
+
+struct dnsfwd_stats {
+	uint64_t queries;  /* taken from the agent, UDP and TCP */
+	uint64_t answered; /* answers given (the resolver's, or empty AAAA) */
+	uint64_t failed;   /* SERVFAIL given: no resolver answered in time,
+			      or too many queries at once */
+	uint64_t dropped;  /* not a DNS query, or an answer that did not
+			      match its question */
+};
+
+struct dnsfwd;
+
+/**
+ * dnsfwd_parse_resolv() - the nameservers of a resolv.conf text (IPv4 and
+ * IPv6, at most DNSFWD_UPSTREAMS_MAX, port 53) into @o->upstreams; none
+ * gives 127.0.0.1, as glibc does (pure)
+ */
+void dnsfwd_parse_resolv(const char *text, struct dnsfwd_opts *o);
+
+/**
+ * dnsfwd_open() - bind the forwarder's sockets in the jail's namespace
+ * Return: 0, or -errno (nothing left open).
+ */
+int dnsfwd_open(const struct dnsfwd_opts *o, struct dnsfwd **out);
+
+/** dnsfwd_fd() - one descriptor for the caller's epoll set: readable when
+ * dnsfwd_dispatch() has work */
+int dnsfwd_fd(const struct dnsfwd *f);
+
+/** dnsfwd_dispatch() - queries, answers, retries and timeouts that are due */
+void dnsfwd_dispatch(struct dnsfwd *f);
+
+void dnsfwd_stats(const struct dnsfwd *f, struct dnsfwd_stats *out);
+
+void dnsfwd_free(struct dnsfwd *f);
+
+#endif /* EBPFJAIL_DNSFWD_H */
