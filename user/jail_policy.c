@@ -140,6 +140,36 @@ static int names_apply(struct jail_policy *jp)
 	return err;
 }
 
+/* names_add() - the names' entries from @first on (an answer's new ones)
+ * into the policy in force: for BPF, each one's rule added to the trie in
+ * place (policy_add_name(), one map update each: an answer waits for this,
+ * and a whole compile with every name grows with the table); else, or if
+ * that fails, names_apply(). Return: 0 or -errno. */
+static int names_add(struct jail_policy *jp, size_t first)
+{
+	struct policy_rule set[64];
+	size_t n = 0, i;
+	int err = 0, r;
+
+	if (!jp->bpf || jp->names_dirty)
+		return names_apply(jp);
+	for (i = first; i < jp->names.n && !err; i++) {
+		const struct dnsallow_entry *e = &jp->names.v[i];
+		struct policy_name nm = { .addr = e->addr, .port = e->port, .name = e->name };
+
+		r = policy_add_name(&jp->rules, &nm, jp->live.entries, jp->live.n, &set[n]);
+		if (r < 0)
+			err = r;
+		else if (r && ++n == sizeof(set) / sizeof(set[0])) {
+			err = loader_change_policy(jp->bpf, set, n, NULL, 0);
+			n = 0;
+		}
+	}
+	if (!err && n)
+		err = loader_change_policy(jp->bpf, set, n, NULL, 0);
+	return err ? names_apply(jp) : 0;
+}
+
 void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q,
 			    const struct dns_answer *a)
 {
@@ -164,9 +194,8 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 	if (!added)
 		return; /* renewed: the policy already holds them */
 	/* The answer is released when this returns: the addresses must be
-	 * in force by then, or an agent racing its own answer could find a
-	 * connect denied (harmless) -- never the reverse. */
-	err = names_apply(jp);
+	 * in force by then. */
+	err = names_add(jp, jp->names.n - added);
 	if (err)
 		log_warn("jail %s: cannot allow %s's addresses (%s); connections to them are denied "
 			 "until it works", jp->id, q->name, strerror(-err));

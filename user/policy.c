@@ -305,6 +305,67 @@ static bool denied_live(const struct policy_live *live, size_t n, uint32_t addr,
 	return false;
 }
 
+/* name_rule() - the rule @nm adds to @p, in @r: false when it adds none
+ * (the internet, allowed anyway; allowed as much already; refused by
+ * policy_name_refusal() or a temporary deny) */
+static bool name_rule(const struct policy *p, const struct policy_name *nm,
+		      const struct policy_live *live, size_t n_live, struct policy_rule *r)
+{
+	unsigned int len = nm->port ? POLICY_PREFIXLEN_PORT : 32;
+	long m = policy_lookup(p, nm->addr, htons(nm->port));
+
+	if (m < 0) /* the internet, allowed: an entry would add nothing */
+		return false;
+	if (p->rules[m].value.action == JAIL_ALLOW && p->rules[m].key.prefixlen >= len)
+		return false; /* already allowed as much */
+	if (policy_name_refusal(p, nm->addr, nm->port) != REASON_NONE ||
+	    denied_live(live, n_live, nm->addr, nm->port))
+		return false;
+	*r = (struct policy_rule){
+		.key = { .prefixlen = len, .addr = nm->addr, .port = nm->port ? htons(nm->port) : 0 },
+		.value = { .action = JAIL_ALLOW, .reason = REASON_ALLOW_HOST, .prefixlen = 32 },
+	};
+	return true;
+}
+
+int policy_add_name(struct policy *p, const struct policy_name *nm, const struct policy_live *live,
+		    size_t n_live, struct policy_rule *added)
+{
+	size_t lo = 0, hi = p->n;
+	struct policy_rule r;
+
+	if (p->sources)
+		return -EINVAL; /* it would lose step with the rules */
+	if (!name_rule(p, nm, live, n_live, &r))
+		return 0;
+	while (lo < hi) { /* the first rule not before r's key */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (policy_key_compare(&p->rules[mid].key, &r.key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->n && !policy_key_compare(&p->rules[lo].key, &r.key)) {
+		p->rules[lo] = r; /* over a block at the same key */
+	} else {
+		if (p->n == p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 64;
+			struct policy_rule *rules = reallocarray(p->rules, cap, sizeof(*rules));
+
+			if (!rules)
+				return -ENOMEM;
+			p->rules = rules;
+			p->cap = cap;
+		}
+		memmove(&p->rules[lo + 1], &p->rules[lo], (p->n - lo) * sizeof(*p->rules));
+		p->rules[lo] = r;
+		p->n++;
+	}
+	*added = r;
+	return 1;
+}
+
 int policy_compile_jail(const struct config *cfg, const struct host_facts *facts,
 			const struct policy_live *live, size_t n_live,
 			const struct policy_name *names, size_t n_names, struct policy *out)
@@ -320,22 +381,15 @@ int policy_compile_jail(const struct config *cfg, const struct host_facts *facts
 	if (!err)
 		err = finish(&b, live, n_live, out);
 	/* Names on top of the policy they would change: judged against it
-	 * (policy_name_refusal()), then added as winners at their key, and
-	 * the whole sorted again. */
+	 * (name_rule()), then added as winners at their key, and the whole
+	 * sorted again. */
 	for (i = 0; i < n_names && !err; i++) {
-		const struct policy_name *nm = &names[i];
-		long m = policy_lookup(out, nm->addr, htons(nm->port));
+		struct policy_rule r;
 
-		if (m < 0) /* the internet, allowed: an entry would add nothing */
+		if (!name_rule(out, &names[i], live, n_live, &r))
 			continue;
-		if (out->rules[m].value.action == JAIL_ALLOW &&
-		    out->rules[m].key.prefixlen >= (nm->port ? POLICY_PREFIXLEN_PORT : 32))
-			continue; /* already allowed as much */
-		if (policy_name_refusal(out, nm->addr, nm->port) != REASON_NONE ||
-		    denied_live(live, n_live, nm->addr, nm->port))
-			continue;
-		err = add(&b, nm->addr, nm->port ? POLICY_PREFIXLEN_PORT : 32, nm->port, JAIL_ALLOW,
-			  REASON_ALLOW_HOST, "allow-host %.80s", nm->name);
+		err = add(&b, names[i].addr, r.key.prefixlen, names[i].port, JAIL_ALLOW,
+			  REASON_ALLOW_HOST, "allow-host %.80s", names[i].name);
 		if (!err)
 			b.items[b.n - 1].live = true;
 		added++;

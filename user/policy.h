@@ -92,6 +92,15 @@ int policy_compile_jail(const struct config *cfg, const struct host_facts *facts
 			const struct policy_name *names, size_t n_names, struct policy *out);
 
 /**
+ * policy_add_name() - what policy_compile_jail() would add for @nm, added
+ * to @p in its place (a policy without sources, as a jail keeps it): the
+ * fast way for one answer's new addresses
+ * Return: 1 with the rule in @added, 0 when @nm adds nothing, -ENOMEM.
+ */
+int policy_add_name(struct policy *p, const struct policy_name *nm, const struct policy_live *live,
+		    size_t n_live, struct policy_rule *added);
+
+/**
  * policy_name_refusal() - why a name's answer may not allow @addr:@port
  * (host byte order port, 0 = every port) in @base: REASON_METADATA,
  * REASON_GATEWAY, REASON_LOOPBACK, REASON_MULTICAST, REASON_RESERVED, or

@@ -54,6 +54,7 @@ _serve() {
 # of $T/moving.hosts (TTL 1 s; resolver_move rewrites it).
 _resolver() {
 	printf '10.23.0.83 moving.lan.test\n' >"$T/moving.hosts"
+	: >"$T/more.hosts"
 	nsenter -t "$LAN" -n -- dnsmasq --keep-in-foreground --conf-file=/dev/null --no-resolv \
 		--no-hosts --listen-address=10.23.0.54 --bind-interfaces --port=53 --user=root \
 		--pid-file= --log-queries --log-facility="$T/dns.log" --local-ttl=1 \
@@ -61,12 +62,25 @@ _resolver() {
 		--host-record=web.example.test,198.51.100.7,3600 \
 		--host-record=meta.lan.test,169.254.169.254,3600 \
 		--address=/wild.lan.test/10.23.0.82 --addn-hosts="$T/moving.hosts" \
+		--addn-hosts="$T/more.hosts" \
 		--synth-domain=bench.test,10.99.0.0/16,h- \
 		</dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
 	RESOLVER_PID=$!
 	_expect_listener "$LAN" udp 10.23.0.54 53
 	_expect_listener "$LAN" tcp 10.23.0.54 53
+}
+
+# anyip_lan: every address of 10.23.16.0/20 is the LAN's own (a local
+# route), with a TCP echo server on port 7 of each, and the host routes
+# the prefix to the LAN
+anyip_lan() {
+	in_ns "$LAN" ip route add local 10.23.16.0/20 dev lo
+	in_ns "$HOST" ip route add 10.23.16.0/20 via 10.23.0.2
+	nsenter -t "$LAN" -n -- socat TCP-LISTEN:7,fork,reuseaddr EXEC:cat </dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	_expect_listener "$LAN" tcp '0.0.0.0' 7
+	_wait_listening "$LAN"
 }
 
 # resolver_move ADDR: moving.lan.test answers ADDR from now on
@@ -80,6 +94,20 @@ resolver_move() {
 		sleep 0.05
 	done
 	fail "the resolver did not move moving.lan.test to $1"
+}
+
+# resolver_hosts < HOSTS: the resolver's names from now on include these
+# hosts(5) lines; returns once it answers for the first name of the last
+resolver_hosts() {
+	cat >"$T/more.hosts"
+	local name i
+	name=$(tail -n 1 "$T/more.hosts" | awk '{ print $2 }')
+	kill -HUP "$RESOLVER_PID"
+	for i in $(seq 1 50); do
+		[ -n "$(in_ns "$LAN" dig +short +tries=1 +time=1 @10.23.0.54 "$name")" ] && return 0
+		sleep 0.05
+	done
+	fail "the resolver did not take the new hosts"
 }
 
 # resolver_saw NAME: the host's resolver was asked for NAME

@@ -18,6 +18,9 @@
  *   rr:ADDR:PORT         PROBE_RR (default 20000) 1-byte request/response
  *                        round trips on one connection to an echo server;
  *                        the result is the mean round trip in nanoseconds
+ *   dnsconnect:NAME:PORT ask resolv.conf's first nameserver for NAME's A
+ *                        records (UDP) and connect to the last on PORT at once:
+ *                        "ok", the errno, "noanswer" or "timeout"
  *   dnsrr:ADDR:PORT      PROBE_RR A queries for new names, one at a time, to
  *                        the DNS server ADDR:PORT: the mean round trip, ns
  *   rr2:ADDR:PORT        the same with each request written in two parts
@@ -478,6 +481,64 @@ static const char *hold_tasks(long n, int seconds)
 	return result;
 }
 
+/* dns_query() - an A query for @name (dot-separated labels) with @id into
+ * @q (room for 300 bytes): its length */
+static size_t dns_query(uint8_t *q, const char *name, uint16_t id)
+{
+	size_t n = 12;
+	const char *p = name;
+
+	memset(q, 0, 12);
+	q[0] = (uint8_t)(id >> 8);
+	q[1] = (uint8_t)id;
+	q[2] = 0x01; /* RD */
+	q[5] = 1;    /* one question */
+	while (*p && n < 280) {
+		size_t l = strcspn(p, ".");
+
+		q[n++] = (uint8_t)l;
+		memcpy(q + n, p, l);
+		n += l;
+		p += l + (p[l] == '.');
+	}
+	q[n++] = 0;
+	q[n++] = 0, q[n++] = 1; /* A */
+	q[n++] = 0, q[n++] = 1; /* IN */
+	return n;
+}
+
+/* dns_last_a() - the last A record's address in answer @a of @n bytes
+ * (names skipped, compressed or not), or 0 */
+static uint32_t dns_last_a(const uint8_t *a, size_t n)
+{
+	size_t i = 12, an = (size_t)(a[6] << 8 | a[7]), k;
+	uint32_t addr = 0;
+
+	while (i < n && a[i]) /* the question's name */
+		i += a[i] + 1;
+	i += 5;
+	for (k = 0; k < an && i < n; k++) {
+		uint16_t type, len;
+
+		if ((a[i] & 0xc0) == 0xc0)
+			i += 2;
+		else {
+			while (i < n && a[i])
+				i += a[i] + 1;
+			i++;
+		}
+		if (i + 10 > n)
+			return 0;
+		type = (uint16_t)(a[i] << 8 | a[i + 1]);
+		len = (uint16_t)(a[i + 8] << 8 | a[i + 9]);
+		i += 10;
+		if (type == 1 && len == 4 && i + 4 <= n)
+			memcpy(&addr, a + i, 4);
+		i += len;
+	}
+	return addr;
+}
+
 /* dns_round_trips() - PROBE_RR A queries, one after another, to the DNS
  * server at @sa over UDP, for the names "h-10-99-I-J.bench.test" (a new
  * name, and with the resolver's synth-domain a new address, each time: an
@@ -487,7 +548,7 @@ static const char *dns_round_trips(const struct sockaddr *sa, socklen_t len)
 {
 	static char res[64];
 	long rounds = getenv("PROBE_RR") ? atol(getenv("PROBE_RR")) : 20000, i;
-	uint8_t q[128], a[1500];
+	uint8_t q[300], a[1500];
 	double start;
 	int fd;
 
@@ -498,26 +559,11 @@ static const char *dns_round_trips(const struct sockaddr *sa, socklen_t len)
 		return errname(errno);
 	start = now_us();
 	for (i = 0; i < rounds; i++) {
-		char label[32];
-		size_t n = 12, l;
-		const char *parts[] = { label, "bench", "test" };
-		unsigned int k;
+		char name[64];
+		size_t n;
 
-		memset(q, 0, 12);
-		q[0] = (uint8_t)(i >> 8);
-		q[1] = (uint8_t)i;
-		q[2] = 0x01; /* RD */
-		q[5] = 1;    /* one question */
-		snprintf(label, sizeof(label), "h-10-99-%ld-%ld", i / 250, i % 250 + 1);
-		for (k = 0; k < 3; k++) {
-			l = strlen(parts[k]);
-			q[n++] = (uint8_t)l;
-			memcpy(q + n, parts[k], l);
-			n += l;
-		}
-		q[n++] = 0;
-		q[n++] = 0, q[n++] = 1; /* A */
-		q[n++] = 0, q[n++] = 1; /* IN */
+		snprintf(name, sizeof(name), "h-10-99-%ld-%ld.bench.test", i / 250, i % 250 + 1);
+		n = dns_query(q, name, (uint16_t)i);
 		if (send(fd, q, n, 0) != (ssize_t)n)
 			return errname(errno);
 		for (;;) {
@@ -533,6 +579,49 @@ static const char *dns_round_trips(const struct sockaddr *sa, socklen_t len)
 	snprintf(res, sizeof(res), "%.0f", (now_us() - start) * 1000.0 / (double)rounds);
 	close(fd);
 	return res;
+}
+
+/* dns_connect() - ask the first nameserver of /etc/resolv.conf for @name's
+ * A records over UDP and connect to the last on @port the moment the answer is
+ * in (no process between them, as a resolver library does): "ok", the
+ * connect's errno, "noanswer" or "timeout" */
+static const char *dns_connect(const char *name, uint16_t port)
+{
+	struct sockaddr_in ns = { .sin_family = AF_INET, .sin_port = htons(53) };
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port) };
+	char line[256], server[64] = "";
+	uint8_t q[300], a[1500];
+	FILE *rc = fopen("/etc/resolv.conf", "r");
+	ssize_t got;
+	size_t n;
+	int fd, c;
+
+	while (rc && fgets(line, sizeof(line), rc))
+		if (!server[0] && sscanf(line, "nameserver %63s", server) == 1)
+			break;
+	if (rc)
+		fclose(rc);
+	if (inet_pton(AF_INET, server, &ns.sin_addr) != 1)
+		return "BADRESOLV";
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	n = dns_query(q, name, (uint16_t)getpid());
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ns, sizeof(ns)) ||
+	    send(fd, q, n, 0) != (ssize_t)n)
+		return errname(errno);
+	if (wait_fd(fd, POLLIN, 3000) || (got = recv(fd, a, sizeof(a), 0)) < 12) {
+		close(fd);
+		return "timeout";
+	}
+	close(fd);
+	to.sin_addr.s_addr = dns_last_a(a, (size_t)got);
+	if (!to.sin_addr.s_addr)
+		return "noanswer";
+	c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (c < 0)
+		return errname(errno);
+	n = (size_t)connect_wait(c, (struct sockaddr *)&to, sizeof(to));
+	close(c);
+	return n ? errname((int)n) : "ok";
 }
 
 static const char *attempt(const char *spec)
@@ -560,6 +649,8 @@ static const char *attempt(const char *spec)
 		return unix_attempt(addr);
 	if (!strcmp(proto, "tasks"))
 		return hold_tasks(atol(addr), atoi(last + 1));
+	if (!strcmp(proto, "dnsconnect"))
+		return dns_connect(addr, (uint16_t)atoi(last + 1));
 	if (!strcmp(proto, "packet")) {
 		fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
 		if (fd < 0)

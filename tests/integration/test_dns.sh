@@ -136,3 +136,51 @@ test_rootless_allow_host_is_refused() {
 	expect_err "allow-host needs the BPF engine"
 	expect_no_leftovers
 }
+
+# A name that moves: the new address is allowed once an answer gives it;
+# the old one stays for its TTL (1 s, so the minimum: 5 s), then goes,
+# while the new one, asked again, stays.
+test_a_name_that_moves_is_followed() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	jail_cmd --allow-host moving.lan.test -- sh -c "
+		$DIG moving.lan.test; \"$T/probe\" tcp:10.23.0.83:80 tcp:10.23.0.84:80
+		touch \"$T/agent/asked\"
+		for i in \$(seq 1 100); do [ -e \"$T/agent/moved\" ] && break; sleep 0.05; done
+		$DIG moving.lan.test; \"$T/probe\" tcp:10.23.0.84:80 tcp:10.23.0.83:80
+		sleep 7; $DIG moving.lan.test >/dev/null
+		\"$T/probe\" tcp:10.23.0.83:80 tcp:10.23.0.84:80" >"$T/out" 2>"$T/err" &
+	local job=$! i
+	for i in $(seq 1 100); do [ -e "$T/agent/asked" ] && break; sleep 0.05; done
+	resolver_move 10.23.0.84
+	touch "$T/agent/moved"
+	wait "$job" || fail "the jail failed: $(cat "$T/err")"
+	# Each probe line in order: 83 ok, 84 EPERM; 84 ok, 83 ok; 83 EPERM, 84 ok.
+	[ "$(grep -E '^tcp:10\.23\.0\.8[34]:80 ' "$T/out" | awk '{ printf "%s %s;", $1, $2 }')" = \
+		"tcp:10.23.0.83:80 ok;tcp:10.23.0.84:80 EPERM;tcp:10.23.0.84:80 ok;tcp:10.23.0.83:80 ok;tcp:10.23.0.83:80 EPERM;tcp:10.23.0.84:80 ok;" ] ||
+		fail "not followed: $(cat "$T/out" "$T/err")"
+	expect_no_leftovers
+}
+
+# Cilium's race (message_handler.go): answers for one name in flight at
+# once must each be in the policy before they are released. 40 names of
+# 32 addresses each; four agents ask for the same new name at the same
+# moment, one name after another, each connecting to the answer's last
+# address (the last one put in) the moment the answer is in: never EPERM.
+test_concurrent_answers_are_never_released_before_their_addresses() {
+	netsim_up
+	anyip_lan
+	awk 'BEGIN { for (i = 1; i <= 40; i++) for (k = 0; k < 32; k++) {
+		x = (i - 1) * 32 + k; printf "10.23.%d.%d h-%d.hammer.lan.test\n", 16 + int(x / 200), x % 200 + 1, i } }' |
+		resolver_hosts
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/hammer.sh" <<HAMMER
+for i in \$(seq 1 40); do "$T/probe" dnsconnect:h-\$i.hammer.lan.test:7; done
+HAMMER
+	jail --allow-host '*.hammer.lan.test' -- sh -c "for k in 1 2 3 4; do sh $T/hammer.sh >$T/agent/h.\$k & done; wait"
+	expect_rc 0
+	cat "$T"/agent/h.* >"$T/all"
+	[ "$(grep -c ' ok ' "$T/all")" -eq 160 ] || fail "not every connect was allowed: $(grep -v ' ok ' "$T/all" | head)"
+	[ "$(grep -c '"dns": "h-[0-9]*.hammer.lan.test"' "$T/audit.jsonl")" -ge 40 ] || fail "insertions missing"
+	expect_no_leftovers
+}

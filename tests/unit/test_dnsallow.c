@@ -267,3 +267,38 @@ Test(dnsallow, a_dns_record_names_the_addresses_and_the_ttl)
 			       "[\"10.0.0.5\", \"10.0.0.6\"], \"port\": 22, \"ttl\": 60}\n"),
 		  "%s", line);
 }
+
+Test(dnsallow, adding_one_name_in_place_gives_what_a_whole_compile_gives)
+{
+	struct host_prefix net = { ip("10.23.0.0"), 24 };
+	struct host_facts f = { .connected = &net, .n_connected = 1, .gateway = ip("192.0.2.1"),
+				.dns_forward = ip("169.254.1.1"), .dns_tcp = true };
+	struct policy_name names[] = {
+		{ ip("10.23.0.80"), 0, "a.lan" },  { ip("10.23.0.80"), 22, "b.lan" },
+		{ ip("10.9.0.1"), 443, "c.lan" },  { ip("169.254.169.254"), 0, "m.lan" },
+		{ ip("10.23.0.0"), 0, "net.lan" }, { ip("198.51.100.1"), 0, "web.lan" },
+	};
+	struct policy whole, inplace;
+	struct policy_rule r;
+	struct config cfg;
+	size_t i, n_added = 0;
+
+	config_with(&cfg, "allow-host = *.lan\nallow-ip = 10.23.0.9\n");
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, names, 6, &whole), 0);
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, NULL, 0, &inplace), 0);
+	free(inplace.sources);
+	inplace.sources = NULL;
+	for (i = 0; i < 6; i++) {
+		int got = policy_add_name(&inplace, &names[i], NULL, 0, &r);
+
+		cr_assert_geq(got, 0);
+		n_added += (size_t)got;
+	}
+	cr_expect_eq(n_added, 4, "metadata and the internet add nothing");
+	cr_assert_eq(inplace.n, whole.n);
+	for (i = 0; i < whole.n; i++)
+		cr_expect(!memcmp(&inplace.rules[i], &whole.rules[i], sizeof(r)), "rule %zu differs", i);
+	policy_free(&whole);
+	policy_free(&inplace);
+	config_free(&cfg);
+}
