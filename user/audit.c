@@ -115,11 +115,12 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
 {
 	struct timespec none = { 0 };
 
-	return audit_format_denial(e, 0, none, jail, wall, buf, size);
+	return audit_format_denial(e, 0, none, jail, NULL, wall, buf, size);
 }
 
 size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct timespec first,
-			   const char *jail, struct timespec wall, char *buf, size_t size)
+			   const char *jail, const char *host, struct timespec wall, char *buf,
+			   size_t size)
 {
 	struct textbuf o = { buf, size, 0, false };
 	char addr[INET6_ADDRSTRLEN], rule[NETADDR_CIDR_STRLEN], proto[8];
@@ -177,6 +178,10 @@ size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct ti
 
 		netaddr_format_cidr(net, e->rule_prefixlen, rule);
 		textbuf_put(&o, "\"%s\"", rule);
+	}
+	if (host) {
+		textbuf_put(&o, ", \"host\": ");
+		put_json_string(&o, host, DNS_NAME_MAX + 1);
 	}
 	put_count(&o, count, first);
 	return o.len;
@@ -336,7 +341,15 @@ int audit_parse_line(const char *line, struct audit_record *r)
 		while (*p == ' ' || *p == ':')
 			p++;
 		quoted = *p == '"';
-		if (quoted) {
+		if (*p == '[') { /* a list of strings (a dns record's addrs) */
+			size_t n = strcspn(p, "]");
+
+			if (!p[n] || n >= sizeof(text))
+				return -EINVAL;
+			memcpy(text, p + 1, n - 1);
+			text[n - 1] = '\0';
+			p += n + 1;
+		} else if (quoted) {
 			p = json_string(p, text, sizeof(text));
 			if (!p)
 				return -EINVAL;
@@ -387,6 +400,17 @@ int audit_parse_line(const char *line, struct audit_record *r)
 			r->is_policy = true;
 		} else if (!strcmp(key, "change"))
 			TEXT(change);
+		else if (!strcmp(key, "host"))
+			TEXT(host);
+		else if (!strcmp(key, "dns")) {
+			TEXT(host);
+			r->is_dns = true;
+		} else if (!strcmp(key, "addrs"))
+			TEXT(addrs);
+		else if (!strcmp(key, "port")) /* a dns record's; null: every port */
+			r->dport = strtoul(text, NULL, 10);
+		else if (!strcmp(key, "ttl"))
+			r->ttl = strtoul(text, NULL, 10);
 		else if (!strcmp(key, "rule"))
 			copy_text(r->rule, sizeof(r->rule), strcmp(text, "null") ? text : "");
 #undef TEXT

@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 #include "ebpfjail.h"
+#include "dnsmsg.h"
 
 /* The longest event: a Unix socket path of 108 bytes that all need
  * escaping (\u00XX: 648 characters) and such a comm (96), with the rest. */
@@ -36,10 +37,13 @@ size_t audit_format_event(const struct jail_event *e, const char *jail, struct t
  * the latest at @wall, "count": @count and "first": @first after the other
  * fields. @first is when this kind (the tally's key) was first denied, not
  * the first of these @count: a kind's every count record has the same.
+ * @host: the name the jail's forwarder answered with e->daddr ("host"
+ * last), or NULL.
  * Return: the line's length.
  */
 size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct timespec first,
-			   const char *jail, struct timespec wall, char *buf, size_t size);
+			   const char *jail, const char *host, struct timespec wall, char *buf,
+			   size_t size);
 
 /**
  * audit_json_string() - @s as a JSON string, quotes included, only printable
@@ -97,6 +101,10 @@ struct audit_record {
 	char hook[16];
 	char reason[16];
 	char rule[24];
+	char host[DNS_NAME_MAX + 1]; /* a denial's "host", a dns record's "dns" */
+	char addrs[256];             /* a dns record's, as the log has them */
+	unsigned long ttl;
+	bool is_dns;
 	char policy[16];  /* a policy change: allow, deny, reload, host */
 	char change[256]; /* ... and what it changed */
 	bool is_lost, is_policy;

@@ -61,6 +61,21 @@ static void print_row(const struct audit_record *r)
 		       "count)\n", when, r->jail, r->lost, r->reason, r->reason[0] ? " " : "");
 		return;
 	}
+	if (r->is_dns) {
+		char addrs[sizeof(r->addrs)], port[32] = "every port", *d = addrs;
+		const char *s;
+
+		for (s = r->addrs; *s; s++) /* the list's quotes go */
+			if (*s != '"')
+				*d++ = *s;
+		*d = '\0';
+		printable(dest, sizeof(dest), r->host);
+		if (r->dport)
+			snprintf(port, sizeof(port), "port %lu", r->dport);
+		printf("%-19s  %-8s  dns %s: allowed %s, %s, for %lu s\n", when, r->jail, dest,
+		       addrs, port, r->ttl);
+		return;
+	}
 	if (r->is_policy) {
 		printable(change, sizeof(change), r->change);
 		printf("%-19s  %-8s  policy %s %s (by uid %lu)\n", when, r->jail, r->policy, change,
@@ -97,7 +112,7 @@ static void show_line(const char *line, struct filter *f)
 	if (f->jail && strcmp(f->jail, r.jail))
 		return;
 	if (f->suggest) {
-		if (r.is_lost || r.is_policy)
+		if (r.is_lost || r.is_policy || r.is_dns)
 			return;
 		if (suggest_add(f->suggest, &r))
 			f->error = -ENOMEM;

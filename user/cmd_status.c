@@ -71,6 +71,8 @@ static void print_table(const struct jail_status *list, size_t n)
 		}
 		if (st->temporary[0])
 			printf("          temporary: %s (until reload)\n", st->temporary);
+		if (st->names[0])
+			printf("          by name: %s\n", st->names);
 		if (st->engine[0])
 			printf("          engine: %s\n", st->engine);
 		if (st->protections[0])
@@ -94,7 +96,7 @@ static void print_words(const char *words)
 
 static void print_json(const struct jail_status *list, size_t n)
 {
-	char user[160], command[1100], temporary[600];
+	char user[160], command[1100], temporary[600], names[1100];
 	size_t k;
 	unsigned int i;
 
@@ -122,8 +124,9 @@ static void print_json(const struct jail_status *list, size_t n)
 			       i ? ", " : "", st->relays[i].kind, st->relays[i].port,
 			       st->relays[i].open, st->relays[i].total, st->relays[i].refused);
 		audit_json_string(st->temporary, temporary, sizeof(temporary));
-		printf("], \"temporary\": %s, \"engine\": \"%s\", \"protections\": [", temporary,
-		       st->engine[0] ? st->engine : "bpf");
+		audit_json_string(st->names, names, sizeof(names));
+		printf("], \"temporary\": %s, \"names\": %s, \"engine\": \"%s\", \"protections\": [",
+		       temporary, names, st->engine[0] ? st->engine : "bpf");
 		print_words(st->protections);
 		printf("]}");
 	}

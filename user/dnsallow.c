@@ -6,8 +6,36 @@
 #include <string.h>
 
 #include "dnsallow.h"
+#include "netaddr.h"
+#include "textbuf.h"
 
 #define NS_PER_S 1000000000ULL
+
+void dns_seen_add(struct dns_seen *s, const char *name, const uint32_t *addrs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s->v[s->next].addr = addrs[i];
+		snprintf(s->v[s->next].name, sizeof(s->v[s->next].name), "%s", name);
+		s->next = (s->next + 1) % DNS_SEEN_MAX;
+		if (s->n < DNS_SEEN_MAX)
+			s->n++;
+	}
+}
+
+const char *dns_seen_name(const struct dns_seen *s, uint32_t addr)
+{
+	size_t i;
+
+	for (i = 1; i <= s->n; i++) { /* newest first */
+		size_t k = (s->next + DNS_SEEN_MAX - i) % DNS_SEEN_MAX;
+
+		if (s->v[k].addr == addr)
+			return s->v[k].name;
+	}
+	return NULL;
+}
 
 bool dnsallow_wanted(const struct config *cfg, const char *name)
 {
@@ -153,6 +181,27 @@ void dnsallow_names(const struct dnsallow *t, struct policy_name *out)
 	for (i = 0; i < t->n; i++)
 		out[i] = (struct policy_name){ .addr = t->v[i].addr, .port = t->v[i].port,
 					       .name = t->v[i].name };
+}
+
+void dnsallow_format(const struct dnsallow *t, char *buf, size_t size)
+{
+	struct textbuf o = { buf, size, 0, true };
+	char a[NETADDR_CIDR_STRLEN];
+	size_t i;
+
+	if (size)
+		buf[0] = '\0';
+	for (i = 0; i < t->n; i++) {
+		const struct dnsallow_entry *e = &t->v[i];
+
+		/* An answer's addresses are appended together: one name. */
+		if (!i || strcmp(e->name, t->v[i - 1].name))
+			textbuf_put(&o, "%s%s", i ? ", " : "", e->name);
+		netaddr_format(e->addr, a);
+		textbuf_put(&o, " %s", a);
+		if (e->port)
+			textbuf_put(&o, ":%u", e->port);
+	}
 }
 
 void dnsallow_free(struct dnsallow *t)

@@ -53,6 +53,26 @@ struct dnsallow {
 	size_t n, cap;
 };
 
+/* The names the forwarder's answers gave each address lately, allowed or
+ * not: a denial's record names the host the agent meant ("host"), and
+ * `ebpfjail audit --suggest` proposes allow-host for it. A ring: the
+ * newest DNS_SEEN_MAX addresses. */
+#define DNS_SEEN_MAX 512
+
+struct dns_seen {
+	struct {
+		uint32_t addr;
+		char name[DNS_NAME_MAX + 1];
+	} v[DNS_SEEN_MAX];
+	size_t next, n;
+};
+
+/** dns_seen_add() - @name's answer gave @addrs */
+void dns_seen_add(struct dns_seen *s, const char *name, const uint32_t *addrs, size_t n);
+
+/** dns_seen_name() - the name whose answer last gave @addr, or NULL */
+const char *dns_seen_name(const struct dns_seen *s, uint32_t addr);
+
 /** dnsallow_wanted() - does an allow-host pattern of @cfg match @name? */
 bool dnsallow_wanted(const struct config *cfg, const char *name);
 
@@ -94,6 +114,13 @@ size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg);
  * @out (room for t->n); the names point into @t
  */
 void dnsallow_names(const struct dnsallow *t, struct policy_name *out);
+
+/**
+ * dnsallow_format() - the entries as `ebpfjail status` shows them, each
+ * name with its addresses: "forge.lan 10.0.0.5 10.0.0.6, db.lan
+ * 10.0.0.7:5432"; empty when there are none; bounded by @size
+ */
+void dnsallow_format(const struct dnsallow *t, char *buf, size_t size);
 
 void dnsallow_free(struct dnsallow *t);
 

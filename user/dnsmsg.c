@@ -79,6 +79,18 @@ static int read_name(const uint8_t *msg, size_t len, size_t off, char out[DNS_NA
 	return 0;
 }
 
+bool dnsmsg_name_is_host(const char *name)
+{
+	const char *p;
+
+	if (!*name)
+		return false;
+	for (p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
+			return false;
+	return true;
+}
+
 int dnsmsg_question(const uint8_t *msg, size_t len, struct dns_question *q)
 {
 	size_t end;

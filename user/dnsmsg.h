@@ -77,4 +77,12 @@ int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t *out, size_t s
  */
 bool dnsmsg_name_matches(const char *pattern, const char *name);
 
+/**
+ * dnsmsg_name_is_host() - is @name (as dnsmsg_question() gives it) a host
+ * name: letters, digits, '-' and '_' in dot-separated labels? A label may
+ * hold any other byte (a newline, a terminal escape), and the agent
+ * chooses the labels under a wildcard.
+ */
+bool dnsmsg_name_is_host(const char *name);
+
 #endif /* EBPFJAIL_DNSMSG_H */

@@ -81,6 +81,8 @@ void jail_policy_free(struct jail_policy *jp)
 	policy_free(&jp->rules);
 	live_clear(&jp->live);
 	dnsallow_free(&jp->names);
+	free(jp->seen);
+	jp->seen = NULL;
 }
 
 static void record(struct jail_policy *jp, const char *action, const char *change,
@@ -178,7 +180,17 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 	size_t added = 0, h, len;
 	int err;
 
-	if (!a->n || !dnsallow_wanted(jp->cfg, q->name))
+	/* Only host names: under a wildcard the agent picks the labels,
+	 * and one holding a newline or a terminal escape would reach the
+	 * status file, the log and the user's terminal. Such a name
+	 * resolves as any other and allows nothing. */
+	if (!a->n || !dnsmsg_name_is_host(q->name))
+		return;
+	if (!jp->seen)
+		jp->seen = calloc(1, sizeof(*jp->seen)); /* NULL: no names, no harm */
+	if (jp->seen)
+		dns_seen_add(jp->seen, q->name, a->addrs, a->n);
+	if (!dnsallow_wanted(jp->cfg, q->name))
 		return;
 	err = dnsallow_record(&jp->names, jp->cfg, q->name, a->addrs, a->n, a->ttl,
 			      monotonic_ns(), &added);

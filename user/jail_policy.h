@@ -35,6 +35,7 @@ struct jail_policy {
 	struct policy rules;            /* in the maps now (rules only) */
 	struct live_changes live;       /* allow/deny since the last reload */
 	struct dnsallow names;          /* addresses allowed by name, until when */
+	struct dns_seen *seen;          /* what names answers gave lately, or NULL */
 	bool names_dirty;               /* names changed but not yet in force */
 	bool names_full_logged;
 	bool host_stale;                /* the host's networks changed and could

@@ -278,6 +278,8 @@ int jailstate_write_status(const char *dir, const struct jail_status *st)
 			st->relays[i].open, st->relays[i].total, st->relays[i].refused);
 	if (st->temporary[0])
 		fprintf(f, "temporary %s\n", st->temporary);
+	if (st->names[0])
+		fprintf(f, "names %s\n", st->names);
 	if (st->engine[0])
 		fprintf(f, "engine %s\n", st->engine);
 	if (st->protections[0])
@@ -321,6 +323,8 @@ int jailstate_read_status(const char *dir, struct jail_status *st)
 			st->lost = strtoull(value, NULL, 10);
 		else if (!strcmp(line, "temporary"))
 			snprintf(st->temporary, sizeof(st->temporary), "%s", value);
+		else if (!strcmp(line, "names"))
+			snprintf(st->names, sizeof(st->names), "%s", value);
 		else if (!strcmp(line, "engine"))
 			snprintf(st->engine, sizeof(st->engine), "%s", value);
 		else if (!strcmp(line, "protections"))

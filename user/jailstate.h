@@ -81,6 +81,7 @@ struct jail_status {
 		unsigned long long open, total, refused;
 	} relays[STATUS_RELAYS_MAX];
 	char temporary[256]; /* `ebpfjail allow/deny` changes in force */
+	char names[512];     /* allow-host's names and addresses in force */
 	char engine[16];     /* "bpf" or "nftables" (the rootless engine) */
 	char protections[160]; /* what keeps the agent in, space-separated
 				  words: see jail_protections() */

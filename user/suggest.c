@@ -41,6 +41,30 @@ static struct summary_slot slot_of(const struct audit_record *r, unsigned int re
 	return x;
 }
 
+/* by_name() - may an allow-host line for @r's host open its address? Not
+ * where a name never opens one (policy_name_refusal(): the gateway,
+ * loopback, reserved space, the host's own addresses, whose rule is the
+ * address itself). */
+static bool by_name(const struct audit_record *r, unsigned int reason)
+{
+	size_t n = strlen(r->rule);
+
+	if (!r->host[0] || !dnsmsg_name_is_host(r->host))
+		return false;
+	switch (reason) {
+	case REASON_GATEWAY:
+	case REASON_LOOPBACK:
+	case REASON_MULTICAST:
+	case REASON_RESERVED:
+	case REASON_METADATA:
+		return false;
+	case REASON_CONNECTED:
+		return !(n > 3 && !strcmp(r->rule + n - 3, "/32"));
+	default:
+		return true;
+	}
+}
+
 static bool same_destination(const struct summary_slot *a, const struct summary_slot *b)
 {
 	if (a->is_unix != b->is_unix)
@@ -72,19 +96,29 @@ int suggest_add(struct suggestions *s, const struct audit_record *r)
 			/* a count from the log: saturate rather than wrap */
 			s->slots[i].count = s->slots[i].count > UINT64_MAX - count ?
 						    UINT64_MAX : s->slots[i].count + count;
+			if (!s->hosts[i][0] && by_name(r, reason))
+				memcpy(s->hosts[i], r->host, sizeof(s->hosts[i]));
 			return 0;
 		}
 	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
 		struct summary_slot *more = realloc(s->slots, cap * sizeof(*more));
+		char (*hosts)[DNS_NAME_MAX + 1];
 
 		if (!more)
 			return -ENOMEM;
 		s->slots = more;
+		hosts = realloc(s->hosts, cap * sizeof(*hosts));
+		if (!hosts)
+			return -ENOMEM;
+		s->hosts = hosts;
 		s->cap = cap;
 	}
 	x.count = count;
+	memset(s->hosts[s->n], 0, sizeof(s->hosts[s->n]));
+	if (by_name(r, reason))
+		memcpy(s->hosts[s->n], r->host, sizeof(s->hosts[s->n]));
 	s->slots[s->n++] = x;
 	return 0;
 }
@@ -191,6 +225,16 @@ size_t suggest_print(const struct suggestions *s, FILE *out)
 			continue;
 		}
 		why = x->is_unix ? NULL : warning(x->reason);
+		if (s->hosts[x - s->slots][0]) {
+			char line[DNS_NAME_MAX + 16];
+
+			snprintf(line, sizeof(line), "%s:%u", s->hosts[x - s->slots], x->dport);
+			fprintf(out, "allow-host = %-19s # x%llu, %s%s%s\n", line,
+				(unsigned long long)x->count, what, why ? ", warning: " : "",
+				why ? why : "");
+			lines++;
+			continue;
+		}
 		fprintf(out, "%s = %-21s # x%llu%s%s\n", x->is_unix ? "unix-socket" : "allow-ip", what,
 			(unsigned long long)x->count, why ? ", warning: " : "", why ? why : "");
 		lines++;
@@ -206,5 +250,6 @@ size_t suggest_print(const struct suggestions *s, FILE *out)
 void suggest_free(struct suggestions *s)
 {
 	free(s->slots);
+	free(s->hosts);
 	*s = (struct suggestions){ 0 };
 }

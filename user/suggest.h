@@ -7,12 +7,16 @@
 #include <stdio.h>
 
 #include "audit.h"
+#include "dnsmsg.h"
 #include "summary.h"
 
 /* What was denied, one slot per destination (address and port, or a Unix
  * socket path), with exact counts. */
 struct suggestions {
 	struct summary_slot *slots;
+	/* For each slot, the name the agent looked its address up by, where
+	 * an allow-host line for it would work; else "" (allow-ip). */
+	char (*hosts)[DNS_NAME_MAX + 1];
 	size_t n, cap;
 	uint64_t no_line; /* denials no configuration line can allow */
 };
@@ -27,7 +31,10 @@ int suggest_add(struct suggestions *s, const struct audit_record *r);
 
 /**
  * suggest_print() - the configuration lines, ready to paste: one allow-ip
- * with its port (never without: that line would open every port) or
+ * with its port (never without: that line would open every port), or
+ * allow-host with its port where the log names the host the address was
+ * looked up by (the jail's forwarder answered it) and a name may open it,
+ * or
  * unix-socket line per destination, the addresses most
  * denied first and each address's ports together, every line with its
  * count and, for a destination inside a range ebpfjail blocks on purpose

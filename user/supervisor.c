@@ -78,13 +78,17 @@ static void write_denial(struct jail *j, const struct jail_event *e, uint64_t co
 {
 	struct timespec wall = audit_event_wall_time(e->time_ns), first = { 0 };
 	char line[AUDIT_LINE_MAX];
+	const char *host;
 	size_t len;
 	int err;
 
 	if (count)
 		first = audit_event_wall_time(first_ns);
 	summary_add(&j->summary, e, count ? count : 1);
-	len = audit_format_denial(e, count, first, j->id, wall, line, sizeof(line));
+	/* The name the agent looked this address up by, if the forwarder
+	 * answered it: `audit --suggest` can propose allow-host. */
+	host = j->policy.seen ? dns_seen_name(j->policy.seen, e->daddr) : NULL;
+	len = audit_format_denial(e, count, first, j->id, host, wall, line, sizeof(line));
 	if (host_derived(e->reason)) {
 		/* The attack: the rule of such a denial is one of the host's
 		 * own networks (a LAN, a VPN's route, a block-cidr line), and
@@ -95,7 +99,8 @@ static void write_denial(struct jail *j, const struct jail_event *e, uint64_t co
 
 		v.rule_prefixlen = 32;
 		view_append(j, vline,
-			    audit_format_denial(&v, count, first, j->id, wall, vline, sizeof(vline)));
+			    audit_format_denial(&v, count, first, j->id, host, wall, vline,
+						sizeof(vline)));
 	} else {
 		view_append(j, line, len);
 	}
@@ -257,6 +262,7 @@ static void show_status(struct jail *j, const __u64 c[COUNTER_SLOTS])
 	}
 	st->n_relays = i;
 	live_format(&j->policy.live, st->temporary, sizeof(st->temporary));
+	dnsallow_format(&j->policy.names, st->names, sizeof(st->names));
 	/* An idle jail costs nothing but this read, once a second. */
 	if (!memcmp(st, &j->status_written, sizeof(*st)))
 		return;

@@ -361,6 +361,8 @@ jail_procs() {
 
 # jail ...: jail_cmd with stdout in $T/out, stderr in $T/err, status in $rc
 jail() { run jail_cmd "$@"; }
+# audit [OPTIONS]: `ebpfjail audit` of the tests' log, as the jail's user
+audit() { run as_user "$EBPFJAIL" audit --config "$T/jail.conf" "$@"; }
 
 # denial_counts [FIELD] < LOG: the denials the log's records stand for (one
 # each, a count record its "count"): the total, or with FIELD (daddr, pid,

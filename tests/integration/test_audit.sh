@@ -1,7 +1,5 @@
 # test_audit.sh - `ebpfjail audit` on logs written by real jails
 
-audit() { run as_user "$EBPFJAIL" audit --config "$T/jail.conf" "$@"; }
-
 test_audit_empty_log_says_so() {
 	netsim_up
 	audit

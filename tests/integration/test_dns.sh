@@ -152,6 +152,14 @@ test_a_name_that_moves_is_followed() {
 		\"$T/probe\" tcp:10.23.0.83:80 tcp:10.23.0.84:80" >"$T/out" 2>"$T/err" &
 	local job=$! i
 	for i in $(seq 1 100); do [ -e "$T/agent/asked" ] && break; sleep 0.05; done
+	# status lists what is allowed by name, while it is (the status
+	# file is written once a second).
+	for i in $(seq 1 40); do
+		"$EBPFJAIL" status >"$T/status" 2>&1 || fail "status: $(cat "$T/status")"
+		grep -q '^ *by name: moving.lan.test 10.23.0.83$' "$T/status" && break
+		sleep 0.05
+	done
+	grep -q '^ *by name: moving.lan.test 10.23.0.83$' "$T/status" || fail "status: $(cat "$T/status")"
 	resolver_move 10.23.0.84
 	touch "$T/agent/moved"
 	wait "$job" || fail "the jail failed: $(cat "$T/err")"
@@ -182,5 +190,28 @@ HAMMER
 	cat "$T"/agent/h.* >"$T/all"
 	[ "$(grep -c ' ok ' "$T/all")" -eq 160 ] || fail "not every connect was allowed: $(grep -v ' ok ' "$T/all" | head)"
 	[ "$(grep -c '"dns": "h-[0-9]*.hammer.lan.test"' "$T/audit.jsonl")" -ge 40 ] || fail "insertions missing"
+	expect_no_leftovers
+}
+
+# A denial of an address the forwarder answered for a name: its record
+# names the host, `audit --suggest` proposes allow-host with the port, and
+# the pasted line works (by name: the address may move).
+test_suggest_proposes_allow_host_for_what_was_looked_up() {
+	netsim_up
+	jail -- "$T/probe" dnsconnect:forge.lan.test:22
+	expect_rc 0
+	expect_result dnsconnect:forge.lan.test:22 EPERM
+	grep -q '"daddr": "10.23.0.80", "dport": 22, .*"host": "forge.lan.test"' "$T/audit.jsonl" ||
+		fail "no host in the denial: $(cat "$T/audit.jsonl")"
+	audit --suggest
+	expect_rc 0
+	expect_out "allow-host = forge.lan.test:22"
+	grep '^allow-host' "$T/out" >>"$T/jail.conf"
+	jail -- "$T/probe" dnsconnect:forge.lan.test:22 tcp:10.23.0.80:80
+	expect_rc 0
+	expect_result dnsconnect:forge.lan.test:22 ok
+	expect_denied tcp:10.23.0.80:80
+	audit
+	expect_out "dns forge.lan.test: allowed 10.23.0.80, port 22, for 3600 s"
 	expect_no_leftovers
 }

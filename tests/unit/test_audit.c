@@ -50,7 +50,7 @@ Test(audit, count_record_reads_back)
 	struct audit_record r;
 	char line[AUDIT_LINE_MAX];
 
-	audit_format_denial(&e, 123456789012ULL, first, "abcd0123", t, line, sizeof(line));
+	audit_format_denial(&e, 123456789012ULL, first, "abcd0123", NULL, t, line, sizeof(line));
 	cr_expect_str_eq(line,
 			 "{\"time\": \"2026-11-18T11:06:40.123456Z\", \"jail\": \"abcd0123\", \"pid\": 42, "
 			 "\"comm\": \"curl\", \"uid\": 1000, \"proto\": \"tcp\", \"daddr\": \"10.1.2.3\", "

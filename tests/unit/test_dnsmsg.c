@@ -242,3 +242,13 @@ Test(dnsmsg, name_patterns)
 	cr_expect_not(dnsmsg_name_matches("*.example.org", "badexample.org"));
 	cr_expect_not(dnsmsg_name_matches("*.example.org", "example.org.evil.net"));
 }
+
+Test(dnsmsg, only_host_names_are_host_names)
+{
+	cr_expect(dnsmsg_name_is_host("forge.lan"));
+	cr_expect(dnsmsg_name_is_host("_ldap._tcp.x-y.example"));
+	cr_expect(!dnsmsg_name_is_host(""));
+	cr_expect(!dnsmsg_name_is_host("evil\nnames x.lab.test"));
+	cr_expect(!dnsmsg_name_is_host("a b.lab.test"));
+	cr_expect(!dnsmsg_name_is_host("\x1b[2J.lab.test"));
+}
