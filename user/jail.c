@@ -522,8 +522,12 @@ static int build_filters_rootless(struct jail *j, loader_event_fn on_event)
 	err = jail_policy_install(&j->policy, &host);
 	log_debug("policy: %zu rules (nftables)", j->policy.rules.n);
 	if (err) {
-		err = fail(j, err, "cannot put the jail's rules in force with nftables (%s); run "
-			   "'ebpfjail doctor'", strerror(-err));
+		/* allow-host's rules need connection tracking, which a user
+		 * namespace cannot load as a module. */
+		err = fail(j, err, "cannot put the jail's rules in force with nftables (%s)%s; run "
+			   "'ebpfjail doctor'", strerror(-err),
+			   j->policy.cfg->n_allow_host ? "; allow-host needs the kernel's connection "
+						      "tracking (as root: modprobe nf_conntrack)" : "");
 		goto out;
 	}
 	err = finish_network_rootless(j, &host);
@@ -751,13 +755,6 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 	for (i = 0; i < cfg->n_unix_socket; i++)
 		j->unix_sockets[i] = cfg->unix_socket[i].name;
 	raise_nofile(j);
-	/* Rootless, nftables has no kept_flows (bpf/ebpfjail.h): a connection
-	 * to a name's address would be cut when its TTL ran out. Refused
-	 * rather than half-kept. */
-	if (j->rootless && cfg->n_allow_host)
-		return fail(j, -EOPNOTSUPP, "allow-host needs the BPF engine (run as root, or "
-			    "through sudo): the rootless engine cannot yet keep a name's open "
-			    "connections past its TTL");
 	/* The same checks as `ebpfjail doctor`, so it never says ok about
 	 * what this refuses. */
 	if (probe_tun(&pr) == PROBE_FAIL ||

@@ -322,12 +322,6 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 		config_free(&next);
 		return;
 	}
-	if (jp->nft && next.n_allow_host) { /* as jail_build() refuses it */
-		reply_error(reply, size, jp->id, "allow-host needs the BPF engine; the running "
-			    "policy is unchanged\n");
-		config_free(&next);
-		return;
-	}
 	/* Install the new configuration with no temporary changes; put both
 	 * back if that fails. */
 	jp->rules = (struct policy){ 0 };

@@ -106,6 +106,7 @@ int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n)
  * reason and prefix length. */
 struct deny_chains {
 	bool used[REASON_COUNT][POLICY_PREFIXLEN_ADDR + 1];
+	bool kept; /* the chain that marks a name's connections */
 };
 
 /* The transactions being written: one memstream each. */
@@ -124,6 +125,11 @@ struct writer {
  * reason or prefix length no deny chain can have (policy.c writes none). */
 static int put_verdict(FILE *f, struct deny_chains *k, const struct policy_value *v)
 {
+	if (v->action == JAIL_ALLOW && v->reason == REASON_ALLOW_HOST) {
+		k->kept = true;
+		fputs("jump kept", f);
+		return 0;
+	}
 	if (v->action == JAIL_ALLOW) {
 		fputs("accept", f);
 		return 0;
@@ -301,6 +307,11 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 				NFTRULES_LOG_GROUP, reason, len);
 		}
 	}
+	/* A connection allowed by name: its conntrack entry is marked, and
+	 * the filter accepts marked packets first, so it goes on after the
+	 * name's entry expired (the BPF engine's kept_flows). */
+	if (k->kept)
+		fprintf(f, "\tchain kept {\n\t\tct mark set 0x%x accept\n\t}\n", NFTRULES_KEPT_MARK);
 	fprintf(f,
 		"\tmap ports {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t}\n"
 		"\tmap addrs {\n\t\ttype ipv4_addr : verdict\n\t\tflags interval\n\t}\n"
@@ -310,7 +321,7 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 /* put_filter() - the hooked chain of generation @gen and its rules, for
  * the last step. The rules are in the base chain itself: a jump from it
  * to a chain of their own cost measurably more per packet (bench-nft). */
-static void put_filter(FILE *f, unsigned int gen)
+static void put_filter(FILE *f, unsigned int gen, bool keeps_flows)
 {
 	static const char *const rules[] = {
 		/* The jail's own loopback and addresses never leave it (the
@@ -340,6 +351,11 @@ static void put_filter(FILE *f, unsigned int gen)
 
 	fprintf(f, "add chain inet %s%u output { type filter hook output priority filter; "
 		   "policy accept; }\n", NFTRULES_TABLE, gen);
+	/* Only with allow-host: a ct expression turns connection tracking on
+	 * in the namespace, which every packet then pays for. */
+	if (keeps_flows)
+		fprintf(f, "add rule inet %s%u output ct mark 0x%x accept\n", NFTRULES_TABLE, gen,
+			NFTRULES_KEPT_MARK);
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		fprintf(f, "add rule inet %s%u output ", NFTRULES_TABLE, gen);
 		fprintf(f, rules[i], arg[i]);
@@ -376,7 +392,7 @@ int nftrules_script(const struct policy *p, unsigned int gen, const unsigned int
 	 * generation's table gone. Until then the old rules hold. */
 	f = begin_step(&w);
 	if (f) {
-		put_filter(f, gen);
+		put_filter(f, gen, p->keeps_flows);
 		for (i = 0; i < n_old; i++)
 			put_drop_table(f, old[i]);
 	}

@@ -398,6 +398,8 @@ int policy_compile_jail(const struct config *cfg, const struct host_facts *facts
 		policy_free(out);
 		err = finish(&b, live, n_live, out);
 	}
+	if (!err)
+		out->keeps_flows = cfg->n_allow_host > 0;
 	free(b.items);
 	if (err)
 		policy_free(out);

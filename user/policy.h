@@ -40,6 +40,9 @@ struct policy {
 	char (*sources)[POLICY_SOURCE_LEN]; /* why each rule is there */
 	size_t n;
 	size_t cap;
+	bool keeps_flows; /* allow-host is configured: connections it allowed
+			     go on after their entry expires (kept_flows in
+			     BPF, a conntrack mark in nftables) */
 };
 
 /**

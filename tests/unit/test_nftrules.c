@@ -297,6 +297,45 @@ static int in_child(void (*fn)(int out), const char *steps)
 	return pipefd[0];
 }
 
+/* allow-host: a name's addresses jump to the chain that marks their
+ * connections, and the filter accepts marked packets first; without
+ * allow-host no ct expression at all (connection tracking costs every
+ * packet). */
+Test(nftrules, names_mark_their_connections, .fini = teardown)
+{
+	struct policy_name names[] = { { inet_addr("10.1.2.9"), 0, "a.lan" },
+				       { inet_addr("10.1.2.10"), 22, "b.lan" } };
+	struct policy_rule r;
+	struct nft_script sc;
+	char *all = NULL;
+	size_t i, len = 0;
+	FILE *f;
+
+	compile("allow-host = *.lan\n");
+	free(pol.sources);
+	pol.sources = NULL;
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(policy_add_name(&pol, &names[i], NULL, 0, &r), 1);
+	cr_assert_eq(nftrules_script(&pol, 1, NULL, 0, &sc), 0);
+	f = open_memstream(&all, &len);
+	for (i = 0; i < sc.n; i++)
+		fputs(sc.steps[i], f);
+	fclose(f);
+	cr_expect(strstr(all, "chain kept {\n\t\tct mark set 0x1 accept"), "%s", all);
+	cr_expect(strstr(all, "10.1.2.9 : jump kept"), "%s", all);
+	cr_expect(strstr(all, "10.1.2.10 . tcp . 22 : jump kept"), "%s", all);
+	cr_expect(strstr(sc.steps[sc.n - 1], "output ct mark 0x1 accept\nadd rule inet ebpfjail1 output oif lo accept"),
+		  "%s", sc.steps[sc.n - 1]);
+	nftrules_script_free(&sc);
+	free(all);
+	teardown();
+	compile(conf);
+	cr_assert_eq(nftrules_script(&pol, 1, NULL, 0, &sc), 0);
+	for (i = 0; i < sc.n; i++)
+		cr_expect(!strstr(sc.steps[i], "ct mark"), "step %zu: %.200s", i, sc.steps[i]);
+	nftrules_script_free(&sc);
+}
+
 Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 60)
 {
 	int fd, results[N_TRIES];
