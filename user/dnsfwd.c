@@ -22,7 +22,10 @@
  *
  * TCP clients (DNSFWD_TCP_MAX, each closed after DNSFWD_TCP_IDLE_MS idle)
  * send length-prefixed queries; one is asked at a time per client, the
- * rest wait in its buffer. They are asked over UDP like the others.
+ * rest wait in its buffer. They are asked over TCP: a client asks over
+ * TCP because a UDP answer was cut (TC), and the resolver would cut it
+ * again. Such a query holds a buffer for the largest answer (64 KiB)
+ * while it is in flight: at most DNSFWD_TCP_MAX of them.
  *
  * One timer, armed only while a query or TCP client exists, checks the
  * deadlines every DNSFWD_TICK_MS: an idle jail's forwarder never wakes.
@@ -80,6 +83,9 @@ struct query {
 	unsigned int tries;
 	size_t upstream;
 	uint64_t deadline_ns;
+	bool connecting;  /* TCP upstream: connect() in progress */
+	uint8_t *tcp;     /* TCP upstream: the answer as read, length first */
+	size_t have;
 };
 
 struct dnsfwd {
@@ -303,11 +309,16 @@ static void free_query(struct query *q)
 		close(q->fd);
 	q->fd = -1;
 	q->client = NULL;
+	free(q->tcp);
+	q->tcp = NULL;
 	q->used = false;
 }
 
-/* ask() - send @q to its resolver from a new socket of ours. Return: 0 or
- * -errno. */
+/* ask() - send @q to its resolver from a new socket of ours: a UDP query,
+ * or for a TCP client's query a TCP connection (its answer may be larger
+ * than a datagram; asked over UDP, the resolver would cut it and set TC,
+ * and the client asked over TCP for exactly that reason), whose query
+ * goes once it is connected (send_tcp_query()). Return: 0 or -errno. */
 static int ask(struct dnsfwd *f, struct query *q)
 {
 	const struct sockaddr_storage *up = &f->o.upstreams[q->upstream];
@@ -317,21 +328,49 @@ static int ask(struct dnsfwd *f, struct query *q)
 
 	if (q->fd >= 0)
 		close(q->fd); /* a late answer to the last try is not taken */
-	q->fd = socket(up->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	q->have = 0;
+	q->connecting = q->over_tcp;
+	q->fd = socket(up->ss_family,
+		       (q->over_tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (q->fd < 0)
 		return -errno;
 	q->msg[0] = (uint8_t)(q->id >> 8);
 	q->msg[1] = (uint8_t)q->id;
-	if (connect(q->fd, (const struct sockaddr *)up, len) ||
-	    send(q->fd, q->msg, q->len, MSG_DONTWAIT) != (ssize_t)q->len) {
+	if (connect(q->fd, (const struct sockaddr *)up, len))
+		err = q->over_tcp && errno == EINPROGRESS ? 0 : -errno;
+	else if (!q->over_tcp && send(q->fd, q->msg, q->len, MSG_DONTWAIT) != (ssize_t)q->len)
 		err = -errno;
+	else
+		err = 0;
+	if (err) {
 		close(q->fd);
 		q->fd = -1;
 		return err;
 	}
-	err = watch(f, q->fd, SLOT_QUERY, (size_t)(q - f->queries), EPOLLIN);
+	err = watch(f, q->fd, SLOT_QUERY, (size_t)(q - f->queries),
+		    q->over_tcp ? EPOLLOUT | EPOLLIN : EPOLLIN);
 	q->deadline_ns = now_ns() + DNSFWD_TRY_MS * 1000000ULL;
 	return err;
+}
+
+/* send_tcp_query() - @q's TCP connection is up: the length-prefixed query
+ * in one write (a socket's empty buffer takes it whole). Return: 0 or -1
+ * (the deadline tries again). */
+static int send_tcp_query(struct dnsfwd *f, struct query *q)
+{
+	uint8_t prefix[2] = { (uint8_t)(q->len >> 8), (uint8_t)q->len };
+	struct iovec iov[2] = { { prefix, 2 }, { q->msg, q->len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag(SLOT_QUERY, (size_t)(q - f->queries)) };
+	int e = 0;
+	socklen_t el = sizeof(e);
+
+	if (getsockopt(q->fd, SOL_SOCKET, SO_ERROR, &e, &el) || e ||
+	    sendmsg(q->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)q->len + 2 ||
+	    epoll_ctl(f->epfd, EPOLL_CTL_MOD, q->fd, &ev))
+		return -1;
+	q->connecting = false;
+	return 0;
 }
 
 /* take_query() - one query from the agent: checked, answered at once
@@ -375,6 +414,14 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 		return;
 	}
 	q->used = true;
+	if (client) {
+		q->tcp = malloc(2 + DNSFWD_ANSWER_MAX);
+		if (!q->tcp) {
+			reply_code(f, q, 2);
+			free_query(q);
+			return;
+		}
+	}
 	if (getrandom(&q->id, sizeof(q->id), 0) != sizeof(q->id))
 		q->id = (uint16_t)now_ns();
 	q->upstream = f->next_upstream++ % f->o.n_upstreams;
@@ -386,35 +433,83 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 	arm_timer(f, true);
 }
 
-/* take_answer() - what a resolver sent on @q's socket */
-static void take_answer(struct dnsfwd *f, struct query *q)
+/* is_the_answer() - is @msg the answer to @q: a response, with our ID and
+ * its question? A spoofed or stray message allows nothing. */
+static bool is_the_answer(const struct query *q, const uint8_t *msg, size_t n)
 {
 	struct dns_question aq;
+
+	return n >= DNS_HEADER_LEN && (msg[2] & 0x80) &&
+	       (uint16_t)(msg[0] << 8 | msg[1]) == q->id && !dnsmsg_question(msg, n, &aq) &&
+	       aq.type == q->q.type && aq.class == q->q.class && !strcmp(aq.name, q->q.name);
+}
+
+/* answer() - @q's answer @msg (in f->answer) to the agent, after
+ * on_answer() has seen it */
+static void answer(struct dnsfwd *f, struct query *q, uint8_t *msg, size_t n)
+{
 	struct dns_answer a;
+
+	if (q->q.type == DNS_TYPE_A && q->q.class == DNS_CLASS_IN && !dnsmsg_answer(msg, n, &a) &&
+	    f->o.on_answer)
+		f->o.on_answer(f->o.ctx, &q->q, &a); /* before the agent sees it */
+	msg[0] = (uint8_t)(q->agent_id >> 8);
+	msg[1] = (uint8_t)q->agent_id;
+	reply(f, q, msg, n);
+	free_query(q);
+}
+
+/* take_answer() - what a resolver sent on @q's UDP socket */
+static void take_answer(struct dnsfwd *f, struct query *q)
+{
 	ssize_t n;
 
 	for (;;) {
 		n = recv(q->fd, f->answer, sizeof(f->answer), MSG_DONTWAIT);
 		if (n < 0)
 			return; /* EAGAIN, or an ICMP error: the deadline decides */
-		/* Only the answer to this question, with our ID: a
-		 * spoofed or stray message allows nothing. */
-		if (n < DNS_HEADER_LEN || !(f->answer[2] & 0x80) ||
-		    (uint16_t)(f->answer[0] << 8 | f->answer[1]) != q->id ||
-		    dnsmsg_question(f->answer, (size_t)n, &aq) || aq.type != q->q.type ||
-		    aq.class != q->q.class || strcmp(aq.name, q->q.name)) {
-			f->stats.dropped++;
-			continue;
-		}
-		break;
+		if (is_the_answer(q, f->answer, (size_t)n))
+			break;
+		f->stats.dropped++;
 	}
-	if (q->q.type == DNS_TYPE_A && q->q.class == DNS_CLASS_IN &&
-	    !dnsmsg_answer(f->answer, (size_t)n, &a) && f->o.on_answer)
-		f->o.on_answer(f->o.ctx, &q->q, &a); /* before the agent sees it */
-	f->answer[0] = (uint8_t)(q->agent_id >> 8);
-	f->answer[1] = (uint8_t)q->agent_id;
-	reply(f, q, f->answer, (size_t)n);
-	free_query(q);
+	answer(f, q, f->answer, (size_t)n);
+}
+
+/* take_tcp_answer() - @q's TCP connection is up (its query goes), or has
+ * sent more of the answer: into q->tcp, its two-byte length first */
+static void take_tcp_answer(struct dnsfwd *f, struct query *q)
+{
+	size_t want;
+	ssize_t n;
+
+	if (q->connecting) {
+		if (send_tcp_query(f, q)) {
+			close(q->fd); /* refused: the deadline tries the next one */
+			q->fd = -1;
+		}
+		return;
+	}
+	for (;;) {
+		want = q->have < 2 ? 2 : 2 + ((size_t)q->tcp[0] << 8 | q->tcp[1]);
+		if (q->have >= 2 && q->have == want)
+			break;
+		n = recv(q->fd, q->tcp + q->have, want - q->have, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			close(q->fd); /* the deadline tries the next one */
+			q->fd = -1;
+			return;
+		}
+		if (n < 0)
+			return;
+		q->have += (size_t)n;
+	}
+	if (!is_the_answer(q, q->tcp + 2, want - 2)) {
+		f->stats.dropped++;
+		close(q->fd);
+		q->fd = -1;
+		return;
+	}
+	answer(f, q, q->tcp + 2, want - 2);
 }
 
 static void take_udp(struct dnsfwd *f)
@@ -563,7 +658,11 @@ void dnsfwd_dispatch(struct dnsfwd *f)
 			tick(f);
 			break;
 		case SLOT_QUERY:
-			if (f->queries[idx].used)
+			if (!f->queries[idx].used || f->queries[idx].fd < 0)
+				break;
+			if (f->queries[idx].over_tcp)
+				take_tcp_answer(f, &f->queries[idx]);
+			else
 				take_answer(f, &f->queries[idx]);
 			break;
 		case SLOT_CLIENT:
@@ -585,8 +684,7 @@ void dnsfwd_free(struct dnsfwd *f)
 	if (!f)
 		return;
 	for (i = 0; i < DNSFWD_QUERIES_MAX; i++)
-		if (f->queries[i].fd >= 0)
-			close(f->queries[i].fd);
+		free_query(&f->queries[i]);
 	for (i = 0; i < DNSFWD_TCP_MAX; i++)
 		if (f->clients[i].fd >= 0)
 			close(f->clients[i].fd);

@@ -211,3 +211,21 @@ test_suggest_proposes_allow_host_for_what_was_looked_up() {
 	expect_out "dns forge.lan.test: allowed 10.23.0.80, port 22, for 3600 s"
 	expect_no_leftovers
 }
+
+# An answer too large for a datagram: over UDP without EDNS the resolver
+# cuts it (TC), and the client asks again over TCP; the forwarder asks the
+# resolver over TCP too, so the client gets all 32 addresses.
+test_a_large_answer_comes_whole_over_tcp() {
+	netsim_up
+	awk 'BEGIN { for (k = 0; k < 32; k++) printf "10.23.16.%d big.lan.test\n", k + 1 }' |
+		resolver_hosts
+	jail -- sh -c 'dig +noedns +tries=1 +time=3 big.lan.test; echo ===;
+		dig +noedns +tcp +short +tries=1 +time=3 big.lan.test'
+	expect_rc 0
+	# dig says so when the UDP answer was cut, and asks again over TCP.
+	expect_out "Truncated, retrying in TCP mode"
+	sed -n '1,/^===$/p' "$T/out" | grep -q 'ANSWER: 32,' || fail "dig's TCP retry: $(cat "$T/out")"
+	[ "$(sed -n '/^===$/,$p' "$T/out" | grep -c '^10\.23\.16\.')" -eq 32 ] ||
+		fail "not every address over TCP: $(cat "$T/out")"
+	expect_no_leftovers
+}
