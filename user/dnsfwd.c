@@ -67,6 +67,7 @@ struct client {
 	uint8_t buf[2 + DNSFWD_QUERY_MAX];
 	size_t have;
 	bool asking; /* a query of its own is in flight */
+	bool paused; /* its buffer is full: not read (not even polled) */
 	uint64_t active_ns;
 };
 
@@ -255,6 +256,7 @@ static void close_client(struct dnsfwd *f, struct client *c)
 	c->fd = -1;
 	c->have = 0;
 	c->asking = false;
+	c->paused = false;
 }
 
 /* reply() - @msg (its ID already the agent's) to where @q came from */
@@ -291,13 +293,14 @@ static void reply(struct dnsfwd *f, const struct query *q, const uint8_t *msg, s
 static void reply_code(struct dnsfwd *f, const struct query *q, uint8_t rcode)
 {
 	uint8_t out[DNSFWD_QUERY_MAX];
-	int len = dnsmsg_empty_answer(q->msg, q->len, out, sizeof(out));
+	int len = dnsmsg_empty_answer(q->msg, q->len, rcode, out, sizeof(out));
 
-	if (len < 0)
+	if (len < 0) { /* cannot happen: a checked query, room for it */
+		if (q->client)
+			q->client->asking = false;
 		return;
-	out[0] = (uint8_t)(q->agent_id >> 8);
-	out[1] = (uint8_t)q->agent_id;
-	out[3] = (uint8_t)((out[3] & 0xf0) | rcode);
+	}
+	dnsmsg_set_id(out, q->agent_id);
 	if (rcode)
 		f->stats.failed++;
 	reply(f, q, out, (size_t)len);
@@ -334,8 +337,7 @@ static int ask(struct dnsfwd *f, struct query *q)
 		       (q->over_tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (q->fd < 0)
 		return -errno;
-	q->msg[0] = (uint8_t)(q->id >> 8);
-	q->msg[1] = (uint8_t)q->id;
+	dnsmsg_set_id(q->msg, q->id);
 	if (connect(q->fd, (const struct sockaddr *)up, len))
 		err = q->over_tcp && errno == EINPROGRESS ? 0 : -errno;
 	else if (!q->over_tcp && send(q->fd, q->msg, q->len, MSG_DONTWAIT) != (ssize_t)q->len)
@@ -381,6 +383,7 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 	struct query *q = NULL;
 	struct query scratch;
 	size_t i;
+	int rc;
 
 	f->stats.queries++;
 	for (i = 0; i < DNSFWD_QUERIES_MAX && !q; i++)
@@ -390,14 +393,14 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 		q = &scratch;
 	memset(q, 0, sizeof(*q));
 	q->fd = -1;
-	if (len > sizeof(q->msg) || len < DNS_HEADER_LEN || (msg[2] & 0x80) ||
-	    dnsmsg_question(msg, len, &q->q)) {
+	rc = len > sizeof(q->msg) ? -EINVAL : dnsmsg_check_query(msg, len, &q->q);
+	if (rc < 0) {
 		f->stats.dropped++; /* not a query: nothing to answer */
 		return;
 	}
 	memcpy(q->msg, msg, len);
 	q->len = len;
-	q->agent_id = (uint16_t)(msg[0] << 8 | msg[1]);
+	q->agent_id = dnsmsg_id(msg);
 	q->over_tcp = client != NULL;
 	q->client = client;
 	if (from)
@@ -405,43 +408,38 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 	if (client)
 		client->asking = true;
 
+	if (rc) { /* an UPDATE, a zone transfer (dnsmsg_check_query()) */
+		reply_code(f, q, (uint8_t)rc);
+		return;
+	}
 	if (q->q.type == DNS_TYPE_AAAA && q->q.class == DNS_CLASS_IN) {
-		reply_code(f, q, 0); /* IPv4 only: "no such address", at once */
+		/* IPv4 only: "no such address", at once */
+		reply_code(f, q, DNS_RCODE_NOERROR);
 		return;
 	}
 	if (q == &scratch) {
-		reply_code(f, q, 2); /* SERVFAIL: the table is full */
+		reply_code(f, q, DNS_RCODE_SERVFAIL); /* the table is full */
 		return;
 	}
 	q->used = true;
 	if (client) {
 		q->tcp = malloc(2 + DNSFWD_ANSWER_MAX);
 		if (!q->tcp) {
-			reply_code(f, q, 2);
+			reply_code(f, q, DNS_RCODE_SERVFAIL);
 			free_query(q);
 			return;
 		}
 	}
-	if (getrandom(&q->id, sizeof(q->id), 0) != sizeof(q->id))
-		q->id = (uint16_t)now_ns();
+	/* A guessable ID would let a host off the path spoof the answer,
+	 * and an answer for an allow-host name opens the policy: no ID, no
+	 * query. */
 	q->upstream = f->next_upstream++ % f->o.n_upstreams;
-	if (ask(f, q)) {
-		reply_code(f, q, 2);
+	if (getrandom(&q->id, sizeof(q->id), GRND_NONBLOCK) != sizeof(q->id) || ask(f, q)) {
+		reply_code(f, q, DNS_RCODE_SERVFAIL);
 		free_query(q);
 		return;
 	}
 	arm_timer(f, true);
-}
-
-/* is_the_answer() - is @msg the answer to @q: a response, with our ID and
- * its question? A spoofed or stray message allows nothing. */
-static bool is_the_answer(const struct query *q, const uint8_t *msg, size_t n)
-{
-	struct dns_question aq;
-
-	return n >= DNS_HEADER_LEN && (msg[2] & 0x80) &&
-	       (uint16_t)(msg[0] << 8 | msg[1]) == q->id && !dnsmsg_question(msg, n, &aq) &&
-	       aq.type == q->q.type && aq.class == q->q.class && !strcmp(aq.name, q->q.name);
 }
 
 /* answer() - @q's answer @msg (in f->answer) to the agent, after
@@ -453,8 +451,7 @@ static void answer(struct dnsfwd *f, struct query *q, uint8_t *msg, size_t n)
 	if (q->q.type == DNS_TYPE_A && q->q.class == DNS_CLASS_IN && !dnsmsg_answer(msg, n, &a) &&
 	    f->o.on_answer)
 		f->o.on_answer(f->o.ctx, &q->q, &a); /* before the agent sees it */
-	msg[0] = (uint8_t)(q->agent_id >> 8);
-	msg[1] = (uint8_t)q->agent_id;
+	dnsmsg_set_id(msg, q->agent_id);
 	reply(f, q, msg, n);
 	free_query(q);
 }
@@ -468,7 +465,7 @@ static void take_answer(struct dnsfwd *f, struct query *q)
 		n = recv(q->fd, f->answer, sizeof(f->answer), MSG_DONTWAIT);
 		if (n < 0)
 			return; /* EAGAIN, or an ICMP error: the deadline decides */
-		if (is_the_answer(q, f->answer, (size_t)n))
+		if (dnsmsg_is_answer_to(&q->q, q->id, f->answer, (size_t)n))
 			break;
 		f->stats.dropped++;
 	}
@@ -503,7 +500,7 @@ static void take_tcp_answer(struct dnsfwd *f, struct query *q)
 			return;
 		q->have += (size_t)n;
 	}
-	if (!is_the_answer(q, q->tcp + 2, want - 2)) {
+	if (!dnsmsg_is_answer_to(&q->q, q->id, q->tcp + 2, want - 2)) {
 		f->stats.dropped++;
 		close(q->fd);
 		q->fd = -1;
@@ -530,9 +527,26 @@ static void take_udp(struct dnsfwd *f)
 	}
 }
 
-/* client_next() - the next whole query in @c's buffer, if it is not
+/* pause_client() - poll @c for reading (@paused false) or only for its
+ * end. The attack: a client that fills its buffer while its query is in
+ * flight stays readable; polled, it would wake the supervisor at once,
+ * again and again, for as long as its queries take. */
+static void pause_client(struct dnsfwd *f, struct client *c, bool paused)
+{
+	struct epoll_event ev = { .events = paused ? EPOLLRDHUP : EPOLLIN | EPOLLRDHUP,
+				  .data.u64 = tag(SLOT_CLIENT, (size_t)(c - f->clients)) };
+
+	if (c->paused == paused)
+		return;
+	if (epoll_ctl(f->epfd, EPOLL_CTL_MOD, c->fd, &ev))
+		close_client(f, c); /* cannot keep it in check: it goes */
+	else
+		c->paused = paused;
+}
+
+/* client_query() - the next whole query in @c's buffer, if it is not
  * already asking one */
-static void client_next(struct dnsfwd *f, struct client *c)
+static void client_query(struct dnsfwd *f, struct client *c)
 {
 	size_t len;
 
@@ -553,10 +567,23 @@ static void client_next(struct dnsfwd *f, struct client *c)
 	c->have -= 2 + len;
 }
 
+/* client_next() - client_query(), and a paused client read again once
+ * its buffer has room */
+static void client_next(struct dnsfwd *f, struct client *c)
+{
+	client_query(f, c);
+	if (c->fd >= 0 && c->paused && c->have < sizeof(c->buf))
+		pause_client(f, c, false);
+}
+
 static void take_client_data(struct dnsfwd *f, struct client *c)
 {
 	ssize_t n;
 
+	if (c->paused) { /* polled for its end alone: it hung up */
+		close_client(f, c);
+		return;
+	}
 	while (c->fd >= 0 && c->have < sizeof(c->buf)) {
 		n = recv(c->fd, c->buf + c->have, sizeof(c->buf) - c->have, MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -569,6 +596,8 @@ static void take_client_data(struct dnsfwd *f, struct client *c)
 		c->active_ns = now_ns();
 	}
 	client_next(f, c);
+	if (c->fd >= 0 && c->have == sizeof(c->buf))
+		pause_client(f, c, true); /* read on once a query made room */
 }
 
 static void take_connection(struct dnsfwd *f)
@@ -592,6 +621,7 @@ static void take_connection(struct dnsfwd *f)
 	c->fd = fd;
 	c->have = 0;
 	c->asking = false;
+	c->paused = false;
 	c->active_ns = now_ns();
 	arm_timer(f, true);
 }
@@ -618,7 +648,7 @@ static void tick(struct dnsfwd *f)
 					continue;
 				}
 			}
-			reply_code(f, q, 2); /* SERVFAIL: no resolver answered */
+			reply_code(f, q, DNS_RCODE_SERVFAIL); /* no resolver answered */
 			free_query(q);
 			continue;
 		}

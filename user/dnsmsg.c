@@ -161,7 +161,8 @@ int dnsmsg_answer(const uint8_t *msg, size_t len, struct dns_answer *a)
 	return 0;
 }
 
-int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t *out, size_t size)
+int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t rcode, uint8_t *out,
+			size_t size)
 {
 	struct dns_question q;
 	uint16_t flags;
@@ -173,9 +174,44 @@ int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t *out, size_t s
 	memcpy(out, query, q.end);
 	flags = (uint16_t)(DNS_FLAG_QR | (get16(query + 2) & DNS_FLAG_RD) | DNS_FLAG_RA);
 	out[2] = (uint8_t)(flags >> 8);
-	out[3] = (uint8_t)flags; /* rcode 0: NOERROR */
+	out[3] = (uint8_t)(flags | (rcode & 0x0f));
 	memset(out + 6, 0, 6);   /* no answer, authority or additional records */
 	return (int)q.end;
+}
+
+int dnsmsg_check_query(const uint8_t *msg, size_t len, struct dns_question *q)
+{
+	unsigned int opcode;
+
+	if (len < DNS_HEADER_LEN || (get16(msg + 2) & DNS_FLAG_QR) || dnsmsg_question(msg, len, q))
+		return -EINVAL;
+	opcode = (get16(msg + 2) >> 11) & 0x0f;
+	if (opcode != 0 || get16(msg + 6) || get16(msg + 8) || get16(msg + 10) > 1)
+		return DNS_RCODE_NOTIMP;
+	if (q->type == DNS_TYPE_AXFR || q->type == DNS_TYPE_IXFR)
+		return DNS_RCODE_REFUSED;
+	return 0;
+}
+
+bool dnsmsg_is_answer_to(const struct dns_question *q, uint16_t id, const uint8_t *msg,
+			 size_t len)
+{
+	struct dns_question aq;
+
+	return len >= DNS_HEADER_LEN && (get16(msg + 2) & DNS_FLAG_QR) && get16(msg) == id &&
+	       !dnsmsg_question(msg, len, &aq) && aq.type == q->type && aq.class == q->class &&
+	       !strcmp(aq.name, q->name);
+}
+
+uint16_t dnsmsg_id(const uint8_t *msg)
+{
+	return get16(msg);
+}
+
+void dnsmsg_set_id(uint8_t *msg, uint16_t id)
+{
+	msg[0] = (uint8_t)(id >> 8);
+	msg[1] = (uint8_t)id;
 }
 
 /* trimmed_len() - @s's length without one final dot */

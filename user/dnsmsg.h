@@ -23,6 +23,12 @@
 #define DNS_TYPE_CNAME 5
 #define DNS_TYPE_AAAA 28
 #define DNS_CLASS_IN 1
+#define DNS_TYPE_IXFR 251
+#define DNS_TYPE_AXFR 252
+#define DNS_RCODE_NOERROR 0
+#define DNS_RCODE_SERVFAIL 2
+#define DNS_RCODE_NOTIMP 4
+#define DNS_RCODE_REFUSED 5
 /* The most A records of one answer that are taken (a round-robin pool is
  * a few dozen at most; the rest are not allowed, and said so). */
 #define DNS_ADDRS_MAX 64
@@ -61,13 +67,40 @@ struct dns_answer {
 int dnsmsg_answer(const uint8_t *msg, size_t len, struct dns_answer *a);
 
 /**
- * dnsmsg_empty_answer() - the response to @query that has no answer and no
- * error (NOERROR, no records: "this name has no such address"), as the
- * forwarder gives AAAA queries
+ * dnsmsg_empty_answer() - the response to @query that has no records and
+ * @rcode: DNS_RCODE_NOERROR ("this name has no such address", as the
+ * forwarder gives AAAA queries), SERVFAIL, NOTIMP or REFUSED
  * @out: room for @size bytes; the response is the header and the question
  * Return: its length, or -EINVAL (not a query) / -ENOSPC.
  */
-int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t *out, size_t size);
+int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t rcode, uint8_t *out,
+			size_t size);
+
+/**
+ * dnsmsg_check_query() - may the forwarder pass @msg from the agent on?
+ * Only a standard query (opcode QUERY, one question, no answer or
+ * authority records, at most one additional: EDNS's OPT). The attack: an
+ * UPDATE, passed on to a resolver that takes unsigned updates (a domain
+ * controller's "nonsecure and secure"), would write a record under an
+ * allowed name pointing anywhere; a zone transfer reads a whole zone.
+ * @q: its question
+ * Return: 0 (pass it on), a DNS_RCODE_* to answer with at once (NOTIMP for
+ * another opcode, REFUSED for AXFR and IXFR), or -EINVAL for a message
+ * that is no query at all (drop it).
+ */
+int dnsmsg_check_query(const uint8_t *msg, size_t len, struct dns_question *q);
+
+/**
+ * dnsmsg_is_answer_to() - is @msg the resolver's answer to @q asked with
+ * @id: a response, that ID, the same name, type and class? Anything else
+ * (late, stray, spoofed, for another name) must allow nothing.
+ */
+bool dnsmsg_is_answer_to(const struct dns_question *q, uint16_t id, const uint8_t *msg,
+			 size_t len);
+
+/** dnsmsg_id() / dnsmsg_set_id() - a message's ID (it has its header) */
+uint16_t dnsmsg_id(const uint8_t *msg);
+void dnsmsg_set_id(uint8_t *msg, uint16_t id);
 
 /**
  * dnsmsg_name_matches() - does @name (lower case, as dnsmsg_question()

@@ -218,7 +218,7 @@ Test(dnsmsg, empty_answer_for_aaaa)
 	int n;
 
 	header(&m, 0x0100, 0, "forge.example.org", DNS_TYPE_AAAA);
-	n = dnsmsg_empty_answer(m.b, m.n, out, sizeof(out));
+	n = dnsmsg_empty_answer(m.b, m.n, DNS_RCODE_NOERROR, out, sizeof(out));
 	cr_assert_eq(n, (int)m.n);
 	cr_expect_eq(out[0], 0x12);
 	cr_expect_eq(out[1], 0x34);
@@ -227,8 +227,8 @@ Test(dnsmsg, empty_answer_for_aaaa)
 	cr_expect_eq(out[3] & 0x0f, 0, "NOERROR");
 	cr_assert_eq(dnsmsg_answer(out, (size_t)n, &a), 0);
 	cr_expect_eq(a.n, 0);
-	cr_expect_eq(dnsmsg_empty_answer(m.b, m.n, out, 10), -ENOSPC);
-	cr_expect_eq(dnsmsg_empty_answer(out, (size_t)n, out, sizeof(out)), -EINVAL, "an answer");
+	cr_expect_eq(dnsmsg_empty_answer(m.b, m.n, DNS_RCODE_NOERROR, out, 10), -ENOSPC);
+	cr_expect_eq(dnsmsg_empty_answer(out, (size_t)n, DNS_RCODE_NOERROR, out, sizeof(out)), -EINVAL, "an answer");
 }
 
 Test(dnsmsg, name_patterns)
@@ -251,4 +251,58 @@ Test(dnsmsg, only_host_names_are_host_names)
 	cr_expect(!dnsmsg_name_is_host("evil\nnames x.lab.test"));
 	cr_expect(!dnsmsg_name_is_host("a b.lab.test"));
 	cr_expect(!dnsmsg_name_is_host("\x1b[2J.lab.test"));
+}
+
+/* Only standard queries go to the resolver: an UPDATE (opcode 5) under an
+ * allowed name could write a record pointing anywhere; a zone transfer
+ * reads a zone. An answer is never a query. */
+Test(dnsmsg, only_standard_queries_are_passed_on)
+{
+	struct dns_question q;
+	struct msg m;
+
+	header(&m, 0x0100, 0, "forge.lan", DNS_TYPE_A);
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), 0);
+	cr_expect_str_eq(q.name, "forge.lan");
+	header(&m, 0x2800, 0, "lan", 6); /* opcode 5: UPDATE, zone lan */
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), DNS_RCODE_NOTIMP);
+	header(&m, 0x2000, 0, "lan", 6); /* opcode 4: NOTIFY */
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), DNS_RCODE_NOTIMP);
+	header(&m, 0x0100, 1, "forge.lan", DNS_TYPE_A); /* a query with an answer in it */
+	rr_a(&m, "forge.lan", 60, "10.0.0.5");
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), DNS_RCODE_NOTIMP);
+	header(&m, 0x0000, 0, "lan", DNS_TYPE_AXFR);
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), DNS_RCODE_REFUSED);
+	header(&m, 0x0000, 0, "lan", DNS_TYPE_IXFR);
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), DNS_RCODE_REFUSED);
+	header(&m, 0x8180, 0, "forge.lan", DNS_TYPE_A); /* QR: an answer */
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), -EINVAL);
+	cr_expect_eq(dnsmsg_check_query(m.b, 5, &q), -EINVAL);
+}
+
+/* The answer taken is the one to the question asked with that ID; a late,
+ * stray or spoofed one (another ID, QR clear, another name or type) is
+ * not. */
+Test(dnsmsg, only_the_answer_to_the_question_is_taken)
+{
+	struct dns_question q;
+	struct msg m;
+
+	header(&m, 0x0100, 0, "forge.lan", DNS_TYPE_A);
+	cr_assert_eq(dnsmsg_question(m.b, m.n, &q), 0);
+	header(&m, 0x8180, 1, "forge.lan", DNS_TYPE_A);
+	rr_a(&m, "forge.lan", 60, "10.0.0.5");
+	cr_expect(dnsmsg_is_answer_to(&q, 0x1234, m.b, m.n));
+	cr_expect(!dnsmsg_is_answer_to(&q, 0x1235, m.b, m.n), "another ID");
+	header(&m, 0x0180, 1, "forge.lan", DNS_TYPE_A);
+	cr_expect(!dnsmsg_is_answer_to(&q, 0x1234, m.b, m.n), "QR clear");
+	header(&m, 0x8180, 1, "other.lan", DNS_TYPE_A);
+	cr_expect(!dnsmsg_is_answer_to(&q, 0x1234, m.b, m.n), "another name");
+	header(&m, 0x8180, 1, "forge.lan", DNS_TYPE_AAAA);
+	cr_expect(!dnsmsg_is_answer_to(&q, 0x1234, m.b, m.n), "another type");
+	header(&m, 0x8180, 1, "FORGE.lan", DNS_TYPE_A);
+	cr_expect(dnsmsg_is_answer_to(&q, 0x1234, m.b, m.n), "names compare without case");
+	cr_expect(!dnsmsg_is_answer_to(&q, 0x1234, m.b, 11), "short");
+	dnsmsg_set_id(m.b, 0xbeef);
+	cr_expect_eq(dnsmsg_id(m.b), 0xbeef);
 }
