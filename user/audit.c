@@ -203,27 +203,41 @@ size_t audit_format_policy(const char *jail, const char *action, const char *cha
 	return o.len;
 }
 
-size_t audit_format_dns(const char *jail, const char *name, uint16_t port, const uint32_t *addrs,
-			size_t n, uint32_t ttl, struct timespec wall, char *buf, size_t size)
+/* put_addrs() - "[\"a\", \"b\"]" */
+static void put_addrs(struct textbuf *o, const uint32_t *addrs, size_t n)
 {
-	struct textbuf o = { buf, size, 0, false };
 	char a[NETADDR_CIDR_STRLEN];
 	size_t i;
+
+	textbuf_put(o, "[");
+	for (i = 0; i < n; i++) {
+		netaddr_format(addrs[i], a);
+		textbuf_put(o, "%s\"%s\"", i ? ", " : "", a);
+	}
+	textbuf_put(o, "]");
+}
+
+size_t audit_format_dns(const char *jail, const char *name, uint16_t port, const uint32_t *addrs,
+			size_t n, const uint32_t *refused, size_t n_refused, uint32_t ttl,
+			struct timespec wall, char *buf, size_t size)
+{
+	struct textbuf o = { buf, size, 0, false };
 
 	put_time(&o, wall);
 	textbuf_put(&o, ", \"jail\": ");
 	put_json_string(&o, jail, 64);
 	textbuf_put(&o, ", \"dns\": ");
 	put_json_string(&o, name, DNS_NAME_MAX + 1);
-	textbuf_put(&o, ", \"addrs\": [");
-	for (i = 0; i < n; i++) {
-		netaddr_format(addrs[i], a);
-		textbuf_put(&o, "%s\"%s\"", i ? ", " : "", a);
+	textbuf_put(&o, ", \"addrs\": ");
+	put_addrs(&o, addrs, n);
+	if (n_refused) {
+		textbuf_put(&o, ", \"refused\": ");
+		put_addrs(&o, refused, n_refused);
 	}
 	if (port)
-		textbuf_put(&o, "], \"port\": %u, \"ttl\": %u}\n", port, ttl);
+		textbuf_put(&o, ", \"port\": %u, \"ttl\": %u}\n", port, ttl);
 	else
-		textbuf_put(&o, "], \"port\": null, \"ttl\": %u}\n", ttl);
+		textbuf_put(&o, ", \"port\": null, \"ttl\": %u}\n", ttl);
 	return o.len;
 }
 
@@ -328,7 +342,7 @@ int audit_parse_line(const char *line, struct audit_record *r)
 	if (*p++ != '{')
 		return -EINVAL;
 	for (;;) {
-		char key[32], text[256];
+		char key[32], text[AUDIT_ADDRS_TEXT_MAX];
 		bool quoted;
 
 		while (*p == ' ' || *p == ',')
@@ -407,6 +421,8 @@ int audit_parse_line(const char *line, struct audit_record *r)
 			r->is_dns = true;
 		} else if (!strcmp(key, "addrs"))
 			TEXT(addrs);
+		else if (!strcmp(key, "refused"))
+			TEXT(refused);
 		else if (!strcmp(key, "port")) /* a dns record's; null: every port */
 			r->dport = strtoul(text, NULL, 10);
 		else if (!strcmp(key, "ttl"))

@@ -16,6 +16,10 @@
 /* The longest event: a Unix socket path of 108 bytes that all need
  * escaping (\u00XX: 648 characters) and such a comm (96), with the rest. */
 #define AUDIT_LINE_MAX 1024
+/* A dns record: a name, and up to DNS_ADDRS_MAX addresses as JSON strings
+ * ("255.255.255.255", with a comma and a space each) */
+#define AUDIT_ADDRS_TEXT_MAX (DNS_ADDRS_MAX * (16 + 4))
+#define AUDIT_DNS_LINE_MAX (AUDIT_LINE_MAX + AUDIT_ADDRS_TEXT_MAX)
 /* A policy record's "change" is cut after this many characters. */
 #define AUDIT_CHANGE_MAX 240
 
@@ -52,12 +56,15 @@ size_t audit_format_denial(const struct jail_event *e, uint64_t count, struct ti
 void audit_json_string(const char *s, char *buf, size_t size);
 
 /**
- * audit_format_dns() - addresses an allow-host name's answer allowed:
+ * audit_format_dns() - what an allow-host name's answer allowed:
  * {"time": ..., "jail": ..., "dns": NAME, "addrs": [...], "port": P or
- * null (every port), "ttl": N}, pure
+ * null (every port), "ttl": N}, and "refused": [...] after "addrs" when
+ * some addresses a name may not open (policy_name_refusal()) were in the
+ * answer; pure. @buf: AUDIT_DNS_LINE_MAX bytes hold any.
  */
 size_t audit_format_dns(const char *jail, const char *name, uint16_t port, const uint32_t *addrs,
-			size_t n, uint32_t ttl, struct timespec wall, char *buf, size_t size);
+			size_t n, const uint32_t *refused, size_t n_refused, uint32_t ttl,
+			struct timespec wall, char *buf, size_t size);
 
 /**
  * audit_format_lost() - {"time": ..., "jail": ..., "lost": N, "reason": R}
@@ -102,7 +109,8 @@ struct audit_record {
 	char reason[16];
 	char rule[24];
 	char host[DNS_NAME_MAX + 1]; /* a denial's "host", a dns record's "dns" */
-	char addrs[256];             /* a dns record's, as the log has them */
+	char addrs[AUDIT_ADDRS_TEXT_MAX]; /* a dns record's, as the log has them */
+	char refused[AUDIT_ADDRS_TEXT_MAX];
 	unsigned long ttl;
 	bool is_dns;
 	char policy[16];  /* a policy change: allow, deny, reload, host */

@@ -40,6 +40,7 @@ const struct builtin_block builtin_blocks[] = {
 	      "Azure WireServer (public range: not covered by any private block)"),
 	BLOCK(100, 100, 100, 200, 32, REASON_METADATA, "Alibaba Cloud ECS metadata"),
 	BLOCK(192, 0, 0, 192, 32, REASON_METADATA, "Oracle Cloud Infrastructure legacy metadata"),
+	BLOCK(169, 254, 42, 42, 32, REASON_METADATA, "Scaleway instance metadata"),
 };
 
 const size_t builtin_blocks_count = sizeof(builtin_blocks) / sizeof(builtin_blocks[0]);

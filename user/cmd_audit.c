@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "jailstate.h"
 #include "log.h"
+#include "dnsfwd.h"
 #include "suggest.h"
 
 struct filter {
@@ -48,6 +49,15 @@ static void printable(char *dst, size_t size, const char *src)
 	dst[i] = '\0';
 }
 
+/* unquoted() - a dns record's list of addresses without its quotes */
+static void unquoted(char *dst, const char *src)
+{
+	for (; *src; src++)
+		if (*src != '"')
+			*dst++ = *src;
+	*dst = '\0';
+}
+
 static void print_row(const struct audit_record *r)
 {
 	char when[32], dest[sizeof(r->path) + 8], comm[sizeof(r->comm)], change[sizeof(r->change)];
@@ -62,18 +72,16 @@ static void print_row(const struct audit_record *r)
 		return;
 	}
 	if (r->is_dns) {
-		char addrs[sizeof(r->addrs)], port[32] = "every port", *d = addrs;
-		const char *s;
+		char addrs[sizeof(r->addrs)], refused[sizeof(r->refused)], port[32] = "every port";
 
-		for (s = r->addrs; *s; s++) /* the list's quotes go */
-			if (*s != '"')
-				*d++ = *s;
-		*d = '\0';
+		unquoted(addrs, r->addrs);
+		unquoted(refused, r->refused);
 		printable(dest, sizeof(dest), r->host);
 		if (r->dport)
 			snprintf(port, sizeof(port), "port %lu", r->dport);
-		printf("%-19s  %-8s  dns %s: allowed %s, %s, for %lu s\n", when, r->jail, dest,
-		       addrs, port, r->ttl);
+		printf("%-19s  %-8s  dns %s: allowed %s, %s, for %lu s%s%s\n", when, r->jail, dest,
+		       addrs[0] ? addrs : "nothing", port, r->ttl, refused[0] ? "; refused " : "",
+		       refused);
 		return;
 	}
 	if (r->is_policy) {
@@ -235,9 +243,21 @@ static int show_jail_view(const struct cli_options *o, struct filter *f, const c
 	return finish(o, f, view);
 }
 
+/* own_domains() - the host's own domains, for --suggest (suggest.h): from
+ * the resolv.conf of where audit runs (the jail's keeps the host's search
+ * and domain lines) */
+static size_t own_domains(char out[][DNS_NAME_MAX + 1])
+{
+	char text[DNSFWD_RESOLV_MAX];
+
+	dnsfwd_read_resolv(text);
+	return dnsfwd_parse_domains(text, out);
+}
+
 int cmd_audit(const struct command *cmd, int argc, char **argv)
 {
-	struct suggestions suggestions = { 0 };
+	static char domains[DNSFWD_DOMAINS_MAX][DNS_NAME_MAX + 1];
+	struct suggestions suggestions = { .domains = domains };
 	struct filter f = { 0 };
 	struct cli_options o;
 	struct config cfg;
@@ -255,8 +275,10 @@ int cmd_audit(const struct command *cmd, int argc, char **argv)
 		ret = cli_usage_error(cmd, "audit: --suggest takes neither --follow nor --json");
 		goto out_opts;
 	}
-	if (o.suggest)
+	if (o.suggest) {
 		f.suggest = &suggestions;
+		suggestions.n_domains = own_domains(domains);
+	}
 	if (o.since && audit_parse_since(o.since, time(NULL), &f.since)) {
 		ret = cli_usage_error(cmd,
 				      "audit: --since '%s': want a duration (30s, 10m, 2h, 1d) or a "

@@ -37,6 +37,11 @@ const char *dns_seen_name(const struct dns_seen *s, uint32_t addr)
 	return NULL;
 }
 
+static bool is_wildcard(const char *pattern)
+{
+	return !strncmp(pattern, "*.", 2);
+}
+
 bool dnsallow_wanted(const struct config *cfg, const char *name)
 {
 	size_t i;
@@ -110,6 +115,7 @@ int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *na
 				e->port = port;
 				(*added)++;
 			}
+			e->exact |= !is_wildcard(cfg->allow_host[h].pattern);
 			/* Renewed, never shortened: an earlier answer's
 			 * longer TTL stands. */
 			if (until > e->expires_ns)
@@ -171,7 +177,18 @@ static bool unconfigured(const struct dnsallow_entry *e, const void *arg)
 
 size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg)
 {
-	return drop_where(t, unconfigured, cfg);
+	size_t gone = drop_where(t, unconfigured, cfg), i, h;
+
+	/* What the patterns left may open: exact only if an exact one
+	 * still gives it. */
+	for (i = 0; i < t->n; i++) {
+		t->v[i].exact = false;
+		for (h = 0; h < cfg->n_allow_host; h++)
+			t->v[i].exact |= cfg->allow_host[h].port == t->v[i].port &&
+					 !is_wildcard(cfg->allow_host[h].pattern) &&
+					 dnsmsg_name_matches(cfg->allow_host[h].pattern, t->v[i].name);
+	}
+	return gone;
 }
 
 void dnsallow_names(const struct dnsallow *t, struct policy_name *out)
@@ -180,23 +197,28 @@ void dnsallow_names(const struct dnsallow *t, struct policy_name *out)
 
 	for (i = 0; i < t->n; i++)
 		out[i] = (struct policy_name){ .addr = t->v[i].addr, .port = t->v[i].port,
-					       .name = t->v[i].name };
+					       .name = t->v[i].name, .wildcard = !t->v[i].exact };
 }
 
 void dnsallow_format(const struct dnsallow *t, char *buf, size_t size)
 {
 	struct textbuf o = { buf, size, 0, true };
 	char a[NETADDR_CIDR_STRLEN];
+	const char *last = NULL;
 	size_t i;
 
 	if (size)
 		buf[0] = '\0';
+
 	for (i = 0; i < t->n; i++) {
 		const struct dnsallow_entry *e = &t->v[i];
 
+		if (e->refused)
+			continue;
 		/* An answer's addresses are appended together: one name. */
-		if (!i || strcmp(e->name, t->v[i - 1].name))
-			textbuf_put(&o, "%s%s", i ? ", " : "", e->name);
+		if (!last || strcmp(e->name, last))
+			textbuf_put(&o, "%s%s", last ? ", " : "", e->name);
+		last = e->name;
 		netaddr_format(e->addr, a);
 		textbuf_put(&o, " %s", a);
 		if (e->port)

@@ -45,6 +45,11 @@ struct dnsallow_entry {
 	uint16_t port;       /* host byte order; 0 = every port */
 	uint32_t ttl;        /* as the last answer gave it, seconds */
 	uint64_t expires_ns; /* CLOCK_MONOTONIC */
+	bool exact;          /* an exact pattern gave it, not only a *.domain
+			        one (policy_name_refusal(): what it may open) */
+	bool refused;        /* the policy does not let it through: refused
+			        by name (metadata, the LAN for a wildcard...);
+			        kept so its answers cost nothing, not shown */
 	char name[DNS_NAME_MAX + 1]; /* the name last answered with it */
 };
 
@@ -116,8 +121,8 @@ size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg);
 void dnsallow_names(const struct dnsallow *t, struct policy_name *out);
 
 /**
- * dnsallow_format() - the entries as `ebpfjail status` shows them, each
- * name with its addresses: "forge.lan 10.0.0.5 10.0.0.6, db.lan
+ * dnsallow_format() - the entries not refused, as `ebpfjail status` shows
+ * them, each name with its addresses: "forge.lan 10.0.0.5 10.0.0.6, db.lan
  * 10.0.0.7:5432"; empty when there are none; bounded by @size
  */
 void dnsallow_format(const struct dnsallow *t, char *buf, size_t size);

@@ -30,7 +30,9 @@
  * One timer, armed only while a query or TCP client exists, checks the
  * deadlines every DNSFWD_TICK_MS: an idle jail's forwarder never wakes.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +151,55 @@ void dnsfwd_parse_resolv(const char *text, struct dnsfwd_opts *o)
 		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		o->n_upstreams = 1;
 	}
+}
+
+int dnsfwd_read_resolv(char text[DNSFWD_RESOLV_MAX])
+{
+	ssize_t n = -1;
+	int fd = open("/etc/resolv.conf", O_RDONLY | O_NONBLOCK | O_CLOEXEC), err = 0;
+
+	if (fd >= 0) {
+		n = read(fd, text, DNSFWD_RESOLV_MAX - 1);
+		err = n < 0 ? -errno : 0;
+		close(fd);
+	} else {
+		err = -errno;
+	}
+	text[n > 0 ? n : 0] = '\0';
+	return err;
+}
+
+size_t dnsfwd_parse_domains(const char *text, char out[][DNS_NAME_MAX + 1])
+{
+	const char *line = text;
+	size_t n = 0;
+
+	while (line && *line && n < DNSFWD_DOMAINS_MAX) {
+		size_t len = strcspn(line, "\n"), k = 0;
+		const char *p = line;
+
+		if ((!strncmp(p, "search", 6) || !strncmp(p, "domain", 6)) &&
+		    (p[6] == ' ' || p[6] == '\t')) {
+			for (p += 6; p < line + len && n < DNSFWD_DOMAINS_MAX;) {
+				p += strspn(p, " \t");
+				k = strcspn(p, " \t\n");
+				if (k && k <= DNS_NAME_MAX && p + k <= line + len) {
+					size_t i;
+
+					for (i = 0; i < k; i++)
+						out[n][i] = (char)tolower((unsigned char)p[i]);
+					if (out[n][k - 1] == '.')
+						k--;
+					out[n][k] = '\0';
+					if (k && dnsmsg_name_is_host(out[n]))
+						n++;
+				}
+				p += k ? k : 1;
+			}
+		}
+		line = line[len] ? line + len + 1 : NULL;
+	}
+	return n;
 }
 
 struct listen_args {

@@ -60,6 +60,26 @@ struct dnsfwd;
  */
 void dnsfwd_parse_resolv(const char *text, struct dnsfwd_opts *o);
 
+#define DNSFWD_DOMAINS_MAX 6 /* glibc's MAXDNSRCH */
+/* resolv.conf is a few lines; glibc reads no more than this either. */
+#define DNSFWD_RESOLV_MAX 16384
+
+/**
+ * dnsfwd_read_resolv() - /etc/resolv.conf's text, at most
+ * DNSFWD_RESOLV_MAX - 1 bytes, NUL-terminated (empty when unreadable);
+ * opened without blocking (a FIFO there never hangs the jail)
+ * Return: 0, or -errno.
+ */
+int dnsfwd_read_resolv(char text[DNSFWD_RESOLV_MAX]);
+
+/**
+ * dnsfwd_parse_domains() - the domains of a resolv.conf text's search and
+ * domain lines (lower case, no final dot; at most DNSFWD_DOMAINS_MAX of
+ * DNS_NAME_MAX + 1 bytes each): the names of the host's own network
+ * Return: how many (pure).
+ */
+size_t dnsfwd_parse_domains(const char *text, char out[][DNS_NAME_MAX + 1]);
+
 /**
  * dnsfwd_open() - bind the forwarder's sockets in the jail's namespace
  * Return: 0, or -errno (nothing left open).

@@ -52,6 +52,8 @@ int hostnet_from_dumps(const struct nl_addr *addrs, size_t n_addrs, const struct
 			continue;
 		}
 		err = push(&h->routes, &h->n_routes, dst, r->dst_len);
+		if (!err && r->table == RT_TABLE_LOCAL)
+			err = push(&h->local, &h->n_local, dst, r->dst_len);
 	}
 	for (i = 0; i < n_addrs && !err; i++) {
 		const struct nl_addr *a = &addrs[i];
@@ -94,6 +96,7 @@ void hostnet_free(struct hostnet *h)
 	free(h->addresses);
 	free(h->connected);
 	free(h->routes);
+	free(h->local);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -107,6 +110,8 @@ void hostnet_facts(const struct hostnet *h, uint32_t gateway, uint32_t dns_forwa
 	f->n_connected = h->n_connected;
 	f->routes = h->routes;
 	f->n_routes = h->n_routes;
+	f->local = h->local;
+	f->n_local = h->n_local;
 	f->gateway = gateway;
 	f->dns_forward = dns_forward;
 }

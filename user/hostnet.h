@@ -15,6 +15,9 @@ struct hostnet {
 	size_t n_connected;
 	struct host_prefix *routes;    /* every non-default IPv4 route, any table */
 	size_t n_routes;
+	struct host_prefix *local;     /* AnyIP prefixes (also in routes): every
+					  address in them is the host's own */
+	size_t n_local;
 	uint32_t default_gateway;      /* main table's default via; 0 = none */
 	int default_ifindex;
 	uint32_t default_addr;         /* the host's address on that interface */

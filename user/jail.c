@@ -549,16 +549,13 @@ static int start_dns(struct jail *j)
 	struct dnsfwd_opts o = { .jail_ns = j->ns.fd, .host_ns = j->ns.host_fd,
 				 .listen_addr = j->policy.dns_forward, .on_answer = on_dns_answer,
 				 .ctx = &j->policy };
-	char text[16384] = "";
-	ssize_t n = 0;
-	int fd, err;
+	char text[DNSFWD_RESOLV_MAX];
+	int err;
 
-	fd = open("/etc/resolv.conf", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, text, sizeof(text) - 1);
-		close(fd);
-	}
-	text[n > 0 ? n : 0] = '\0';
+	err = dnsfwd_read_resolv(text);
+	if (err)
+		log_warn("cannot read /etc/resolv.conf (%s): the jail's DNS asks 127.0.0.1",
+			 strerror(-err));
 	dnsfwd_parse_resolv(text, &o);
 	err = dnsfwd_open(&o, &j->dns);
 	if (err)

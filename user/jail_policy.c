@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
 #include <sys/stat.h>
 
 #include "dnsallow.h"
@@ -157,7 +158,8 @@ static int names_add(struct jail_policy *jp, size_t first)
 		return names_apply(jp);
 	for (i = first; i < jp->names.n && !err; i++) {
 		const struct dnsallow_entry *e = &jp->names.v[i];
-		struct policy_name nm = { .addr = e->addr, .port = e->port, .name = e->name };
+		struct policy_name nm = { .addr = e->addr, .port = e->port, .name = e->name,
+					  .wildcard = !e->exact };
 
 		r = policy_add_name(&jp->rules, &nm, jp->live.entries, jp->live.n, &set[n]);
 		if (r < 0)
@@ -172,12 +174,60 @@ static int names_add(struct jail_policy *jp, size_t first)
 	return err ? names_apply(jp) : 0;
 }
 
+/* mark_refused() - which names' entries the policy in force does not let
+ * through (policy_name_refusal() kept them out, or a change failed):
+ * status shows only the others */
+static void mark_refused(struct jail_policy *jp)
+{
+	size_t i;
+
+	for (i = 0; i < jp->names.n; i++) {
+		struct dnsallow_entry *e = &jp->names.v[i];
+		long m = policy_lookup(&jp->rules, e->addr, htons(e->port));
+
+		e->refused = m >= 0 && jp->rules.rules[m].value.action != JAIL_ALLOW;
+	}
+}
+
+/* audit_names() - one dns record per port for @name's new entries, from
+ * @first on: what they allowed, and what they could not */
+static void audit_names(struct jail_policy *jp, const char *name, size_t first)
+{
+	uint32_t allowed[DNS_ADDRS_MAX], refused[DNS_ADDRS_MAX];
+	char line[AUDIT_DNS_LINE_MAX];
+	struct timespec wall;
+	size_t i, k, n_allowed, n_refused;
+
+	if (!jp->audit || jp->audit->fd < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	for (i = first; i < jp->names.n; i++) {
+		const struct dnsallow_entry *e = &jp->names.v[i];
+
+		if (i > first && jp->names.v[i - 1].port == e->port)
+			continue; /* this port's record is written */
+		n_allowed = n_refused = 0;
+		for (k = i; k < jp->names.n && n_allowed + n_refused < DNS_ADDRS_MAX; k++) {
+			const struct dnsallow_entry *x = &jp->names.v[k];
+
+			if (x->port != e->port)
+				continue;
+			if (x->refused)
+				refused[n_refused++] = x->addr;
+			else
+				allowed[n_allowed++] = x->addr;
+		}
+		audit_log_append(jp->audit, line,
+				 audit_format_dns(jp->id, name, e->port, allowed, n_allowed, refused,
+						  n_refused, dnsallow_lifetime(e->ttl), wall, line,
+						  sizeof(line)));
+	}
+}
+
 void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q,
 			    const struct dns_answer *a)
 {
-	char line[AUDIT_LINE_MAX * 2];
-	struct timespec wall;
-	size_t added = 0, h, len;
+	size_t added = 0;
 	int err;
 
 	/* Only host names: under a wildcard the agent picks the labels,
@@ -200,9 +250,11 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 			 strerror(-err), DNSALLOW_MAX_ENTRIES);
 		jp->names_full_logged = true;
 	}
-	if (a->truncated_list)
+	if (a->truncated_list && !jp->names_cut_logged) { /* once: answers are the agent's */
 		log_warn("jail %s: %s has more than %u addresses; the rest are not allowed", jp->id,
 			 q->name, DNS_ADDRS_MAX);
+		jp->names_cut_logged = true;
+	}
 	if (!added)
 		return; /* renewed: the policy already holds them */
 	/* The answer is released when this returns: the addresses must be
@@ -211,16 +263,8 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 	if (err)
 		log_warn("jail %s: cannot allow %s's addresses (%s); connections to them are denied "
 			 "until it works", jp->id, q->name, strerror(-err));
-	if (!jp->audit || jp->audit->fd < 0)
-		return;
-	clock_gettime(CLOCK_REALTIME, &wall);
-	for (h = 0; h < jp->cfg->n_allow_host; h++) {
-		if (!dnsmsg_name_matches(jp->cfg->allow_host[h].pattern, q->name))
-			continue;
-		len = audit_format_dns(jp->id, q->name, jp->cfg->allow_host[h].port, a->addrs, a->n,
-				       dnsallow_lifetime(a->ttl), wall, line, sizeof(line));
-		audit_log_append(jp->audit, line, len);
-	}
+	mark_refused(jp);
+	audit_names(jp, q->name, jp->names.n - added);
 }
 
 void jail_policy_expire_names(struct jail_policy *jp)

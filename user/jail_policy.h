@@ -37,7 +37,8 @@ struct jail_policy {
 	struct dnsallow names;          /* addresses allowed by name, until when */
 	struct dns_seen *seen;          /* what names answers gave lately, or NULL */
 	bool names_dirty;               /* names changed but not yet in force */
-	bool names_full_logged;
+	bool names_full_logged;         /* said once: the names' table is full */
+	bool names_cut_logged;          /* said once: an answer had too many */
 	bool host_stale;                /* the host's networks changed and could
 					   not be read or applied (logged) */
 };

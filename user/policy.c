@@ -264,32 +264,70 @@ static int finish(struct builder *b, const struct policy_live *live, size_t n_li
 	return 0;
 }
 
-enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, uint16_t port)
+/* in_prefixes() - is @addr in one of @list's prefixes? */
+static bool in_prefixes(const struct host_prefix *list, size_t n, uint32_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((ntohl(addr) & netaddr_mask(list[i].prefixlen)) ==
+		    (ntohl(list[i].addr) & netaddr_mask(list[i].prefixlen)))
+			return true;
+	return false;
+}
+
+enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, uint16_t port,
+				     bool wildcard)
 {
 	long i = policy_lookup(base, addr, htons(port));
 	const struct policy_rule *r = i < 0 ? NULL : &base->rules[i];
 
 	if (!r || r->value.action == JAIL_ALLOW)
 		return REASON_NONE;
+	/* The host itself, AnyIP prefixes included: its services listen
+	 * there, and allow-ip names the host on purpose. */
+	if (in_prefixes(base->own, base->n_own, addr))
+		return REASON_CONNECTED;
 	switch (r->value.reason) {
-	/* A name's records are whatever its zone says, and a wildcard's
-	 * zone may be anyone's (a *.nip.io-style service answers any name
-	 * with any address; a compromised DNS server likewise): a name must
-	 * not lead to the cloud's credentials, pasta's side, the host's
-	 * loopback or addresses that are not a host's. */
-	case REASON_METADATA:
-	case REASON_GATEWAY:
-	case REASON_LOOPBACK:
-	case REASON_MULTICAST:
-	case REASON_RESERVED:
-		return (enum jail_reason)r->value.reason;
-	/* The host's own addresses (its services listen there; allow-ip
-	 * names the host on purpose), not the networks it is on. */
+	/* A name's records are whatever its zone says, and a zone may be
+	 * anyone's, or a record anyone's to write: a nip.io-style service
+	 * answers any name with any address, a cloud's public zone names
+	 * its customers' private load balancers, a dangling CNAME is
+	 * anyone's to claim. So a wildcard (whose names the agent picks)
+	 * opens only the internet, which internet = off closed: never a
+	 * private network, the host's LAN or a VPN's. An exact name, the
+	 * user's own forge or lab device, may open those. */
+	case REASON_PRIVATE:
+	case REASON_CGNAT:
 	case REASON_CONNECTED:
-		return r->key.prefixlen == 32 ? REASON_CONNECTED : REASON_NONE;
-	default:
+	case REASON_HOST_ROUTE:
+		return wildcard ? (enum jail_reason)r->value.reason : REASON_NONE;
+	case REASON_INTERNET:
 		return REASON_NONE;
+	/* Never by name: the cloud's credentials, pasta's side, the host's
+	 * loopback, link-local (no one names a link-local device in DNS;
+	 * more metadata services live there), multicast and reserved
+	 * space, and a block-cidr: the user's own, narrower word. */
+	default:
+		return (enum jail_reason)r->value.reason;
 	}
+}
+
+/* own_prefixes() - the host's own addresses and AnyIP prefixes into
+ * @p->own. Return: 0 or -ENOMEM. */
+static int own_prefixes(const struct host_facts *f, struct policy *p)
+{
+	size_t n = f->n_addresses + f->n_local;
+
+	if (!n)
+		return 0;
+	p->own = calloc(n, sizeof(*p->own));
+	if (!p->own)
+		return -ENOMEM;
+	memcpy(p->own, f->addresses, f->n_addresses * sizeof(*p->own));
+	memcpy(p->own + f->n_addresses, f->local, f->n_local * sizeof(*p->own));
+	p->n_own = n;
+	return 0;
 }
 
 /* denied_live() - `ebpfjail deny` of @addr (every port, or @port): the
@@ -318,7 +356,7 @@ static bool name_rule(const struct policy *p, const struct policy_name *nm,
 		return false;
 	if (p->rules[m].value.action == JAIL_ALLOW && p->rules[m].key.prefixlen >= len)
 		return false; /* already allowed as much */
-	if (policy_name_refusal(p, nm->addr, nm->port) != REASON_NONE ||
+	if (policy_name_refusal(p, nm->addr, nm->port, nm->wildcard) != REASON_NONE ||
 	    denied_live(live, n_live, nm->addr, nm->port))
 		return false;
 	*r = (struct policy_rule){
@@ -380,6 +418,8 @@ int policy_compile_jail(const struct config *cfg, const struct host_facts *facts
 		err = add_live(&b, facts, live, n_live);
 	if (!err)
 		err = finish(&b, live, n_live, out);
+	if (!err)
+		err = own_prefixes(facts, out);
 	/* Names on top of the policy they would change: judged against it
 	 * (name_rule()), then added as winners at their key, and the whole
 	 * sorted again. */
@@ -397,6 +437,8 @@ int policy_compile_jail(const struct config *cfg, const struct host_facts *facts
 	if (!err && added) {
 		policy_free(out);
 		err = finish(&b, live, n_live, out);
+		if (!err)
+			err = own_prefixes(facts, out);
 	}
 	if (!err)
 		out->keeps_flows = cfg->n_allow_host > 0;
@@ -451,6 +493,7 @@ void policy_free(struct policy *p)
 {
 	free(p->rules);
 	free(p->sources);
+	free(p->own);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -24,6 +24,8 @@ struct host_facts {
 	size_t n_connected;
 	const struct host_prefix *routes;    /* non-default routes */
 	size_t n_routes;
+	const struct host_prefix *local;     /* AnyIP prefixes: the host's own */
+	size_t n_local;
 	uint32_t gateway;     /* the jail's gateway (pasta's side); 0 = none */
 	uint32_t dns_forward; /* pasta's DNS forward address; 0 = none */
 	bool dns_tcp;         /* pasta forwards TCP DNS too (else UDP only) */
@@ -43,6 +45,10 @@ struct policy {
 	bool keeps_flows; /* allow-host is configured: connections it allowed
 			     go on after their entry expires (kept_flows in
 			     BPF, a conntrack mark in nftables) */
+	/* The host's own addresses and AnyIP prefixes, which no name may
+	 * open (policy_name_refusal()); not in the trie as such. */
+	struct host_prefix *own;
+	size_t n_own;
 };
 
 /**
@@ -82,6 +88,8 @@ struct policy_name {
 	uint32_t addr;    /* network byte order */
 	uint16_t port;    /* host byte order; 0 = every port */
 	const char *name; /* the name asked for: the rule's source */
+	bool wildcard;    /* only a *.domain pattern gave it: it may open
+			     the internet (internet = off), no blocked range */
 };
 
 /**
@@ -105,12 +113,15 @@ int policy_add_name(struct policy *p, const struct policy_name *nm, const struct
 
 /**
  * policy_name_refusal() - why a name's answer may not allow @addr:@port
- * (host byte order port, 0 = every port) in @base: REASON_METADATA,
- * REASON_GATEWAY, REASON_LOOPBACK, REASON_MULTICAST, REASON_RESERVED, or
- * REASON_CONNECTED for one of the host's own addresses; REASON_NONE when
- * it may.
+ * (host byte order port, 0 = every port) in @base: the reason of the block
+ * that stays (REASON_CONNECTED for one of the host's own addresses or
+ * AnyIP prefixes), or REASON_NONE when it may. A name never opens
+ * metadata, the gateway, loopback, link-local, multicast or reserved
+ * space, a block-cidr, or the host itself; a @wildcard's only the
+ * internet (internet = off), no private, LAN or VPN range.
  */
-enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, uint16_t port);
+enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, uint16_t port,
+				     bool wildcard);
 
 /**
  * policy_changes() - what turns trie @a into trie @b: the rules of @b that

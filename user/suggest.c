@@ -41,27 +41,48 @@ static struct summary_slot slot_of(const struct audit_record *r, unsigned int re
 	return x;
 }
 
-/* by_name() - may an allow-host line for @r's host open its address? Not
- * where a name never opens one (policy_name_refusal(): the gateway,
- * loopback, reserved space, the host's own addresses, whose rule is the
- * address itself). */
-static bool by_name(const struct audit_record *r, unsigned int reason)
+/* under_own_domain() - is @name in one of the host's own domains? */
+static bool under_own_domain(const struct suggestions *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_domains; i++) {
+		char pattern[DNS_NAME_MAX + 3];
+
+		snprintf(pattern, sizeof(pattern), "*.%s", s->domains[i]);
+		if (dnsmsg_name_matches(pattern, name))
+			return true;
+	}
+	return false;
+}
+
+/* by_name() - is an allow-host line for @r's host the one to suggest? The
+ * host is whatever name the agent last looked the address up by, and the
+ * agent chooses what it looks up: an allow-host line for a name of the
+ * attacker's lets whoever runs that name's DNS decide what it opens,
+ * private networks included. So only a name under the host's own domains
+ * (resolv.conf's search and domain: a zone the user's network runs), and
+ * only for a denial a name may lift (policy_name_refusal(): not the
+ * gateway, loopback, link-local, reserved space, a block-cidr or the host
+ * itself, whose rule is the address itself). Else allow-ip, which pins
+ * the address. */
+static bool by_name(const struct suggestions *s, const struct audit_record *r,
+		    unsigned int reason)
 {
 	size_t n = strlen(r->rule);
 
-	if (!r->host[0] || !dnsmsg_name_is_host(r->host))
+	if (!r->host[0] || !dnsmsg_name_is_host(r->host) || !under_own_domain(s, r->host))
 		return false;
 	switch (reason) {
-	case REASON_GATEWAY:
-	case REASON_LOOPBACK:
-	case REASON_MULTICAST:
-	case REASON_RESERVED:
-	case REASON_METADATA:
-		return false;
+	case REASON_PRIVATE:
+	case REASON_CGNAT:
+	case REASON_HOST_ROUTE:
+	case REASON_INTERNET:
+		return true;
 	case REASON_CONNECTED:
 		return !(n > 3 && !strcmp(r->rule + n - 3, "/32"));
 	default:
-		return true;
+		return false;
 	}
 }
 
@@ -96,7 +117,7 @@ int suggest_add(struct suggestions *s, const struct audit_record *r)
 			/* a count from the log: saturate rather than wrap */
 			s->slots[i].count = s->slots[i].count > UINT64_MAX - count ?
 						    UINT64_MAX : s->slots[i].count + count;
-			if (!s->hosts[i][0] && by_name(r, reason))
+			if (!s->hosts[i][0] && by_name(s, r, reason))
 				memcpy(s->hosts[i], r->host, sizeof(s->hosts[i]));
 			return 0;
 		}
@@ -117,7 +138,7 @@ int suggest_add(struct suggestions *s, const struct audit_record *r)
 	}
 	x.count = count;
 	memset(s->hosts[s->n], 0, sizeof(s->hosts[s->n]));
-	if (by_name(r, reason))
+	if (by_name(s, r, reason))
 		memcpy(s->hosts[s->n], r->host, sizeof(s->hosts[s->n]));
 	s->slots[s->n++] = x;
 	return 0;
@@ -251,5 +272,7 @@ void suggest_free(struct suggestions *s)
 {
 	free(s->slots);
 	free(s->hosts);
-	*s = (struct suggestions){ 0 };
+	s->slots = NULL;
+	s->hosts = NULL;
+	s->n = s->cap = 0;
 }

@@ -17,6 +17,10 @@ struct suggestions {
 	/* For each slot, the name the agent looked its address up by, where
 	 * an allow-host line for it would work; else "" (allow-ip). */
 	char (*hosts)[DNS_NAME_MAX + 1];
+	/* The host's own domains (resolv.conf's search and domain): only a
+	 * name under one is suggested for allow-host. */
+	char (*domains)[DNS_NAME_MAX + 1];
+	size_t n_domains;
 	size_t n, cap;
 	uint64_t no_line; /* denials no configuration line can allow */
 };

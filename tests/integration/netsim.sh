@@ -48,8 +48,9 @@ _serve() {
 
 # _resolver: the host's resolver, a real one (dnsmasq) on 10.23.0.54 in the
 # LAN, UDP and TCP, every query logged to $T/dns.log. Its names: an
-# internal forge (TTL 1 h), a name with TTL 1 s, a wildcard
-# (*.wild.lan.test, TTL 1 s), an internet host, a name pointing at the
+# internal forge (TTL 1 h), a name with TTL 1 s, two wildcards
+# (*.wild.lan.test on the LAN, *.wild.example.test on the internet, TTL
+# 1 s), an internet host, a name pointing at the
 # metadata service, and moving.lan.test, whose address is the first line
 # of $T/moving.hosts (TTL 1 s; resolver_move rewrites it).
 _resolver() {
@@ -61,7 +62,8 @@ _resolver() {
 		--host-record=forge.lan.test,10.23.0.80,3600 --host-record=short.lan.test,10.23.0.81,1 \
 		--host-record=web.example.test,198.51.100.7,3600 \
 		--host-record=meta.lan.test,169.254.169.254,3600 \
-		--address=/wild.lan.test/10.23.0.82 --addn-hosts="$T/moving.hosts" \
+		--address=/wild.lan.test/10.23.0.82 --address=/wild.example.test/198.51.100.7 \
+		--addn-hosts="$T/moving.hosts" \
 		--addn-hosts="$T/more.hosts" \
 		--synth-domain=bench.test,10.99.0.0/16,h- \
 		</dev/null >/dev/null 2>&1 &
@@ -213,7 +215,7 @@ netsim_up() {
 	_wait_listening "$INET"
 	_wait_listening "$LAN"
 	_wait_listening "$HOST"
-	printf 'search example.test\nnameserver 10.23.0.54\noptions ndots:1\n' >"$T/resolv.conf"
+	printf 'search example.test lan.test\nnameserver 10.23.0.54\noptions ndots:1\n' >"$T/resolv.conf"
 	printf 'audit-log = %s/audit.jsonl\nlocal-model-port = 0\n' "$T" >"$T/jail.conf"
 	private_varlib
 	cp "$BUILD/probe" "$T/probe"
@@ -361,8 +363,16 @@ jail_procs() {
 
 # jail ...: jail_cmd with stdout in $T/out, stderr in $T/err, status in $rc
 jail() { run jail_cmd "$@"; }
-# audit [OPTIONS]: `ebpfjail audit` of the tests' log, as the jail's user
-audit() { run as_user "$EBPFJAIL" audit --config "$T/jail.conf" "$@"; }
+# audit [OPTIONS]: `ebpfjail audit` of the tests' log, as the jail's user,
+# on the simulated host (its resolv.conf: --suggest reads its domains)
+audit() {
+	local who=()
+	rootless && who=(setpriv --reuid 4242 --regid 4242 --clear-groups -- env HOME="$T/home"
+		XDG_RUNTIME_DIR="$T/xdg")
+	run unshare --mount --propagation private -- sh -c \
+		'mount --bind "$0/resolv.conf" /etc/resolv.conf && exec "$@"' "$T" \
+		"${who[@]}" "$EBPFJAIL" audit --config "$T/jail.conf" "$@"
+}
 
 # denial_counts [FIELD] < LOG: the denials the log's records stand for (one
 # each, a count record its "count"): the total, or with FIELD (daddr, pid,

@@ -55,16 +55,25 @@ test_allow_host_opens_a_blocked_address_only_after_its_answer() {
 
 test_allow_host_with_a_port_and_a_wildcard() {
 	netsim_up
-	jail --allow-host forge.lan.test:22 --allow-host '*.wild.lan.test' -- sh -c "
-		$DIG forge.lan.test >/dev/null; $DIG a.b.wild.lan.test >/dev/null;
-		$DIG wild.lan.test >/dev/null;
-		\"$T/probe\" tcp:10.23.0.80:22 tcp:10.23.0.80:80 tcp:10.23.0.82:80"
+	# A wildcard's names are the agent's to pick, and its zone anyone's:
+	# it opens the internet that internet = off closed, never the LAN.
+	jail --internet off --allow-host forge.lan.test:22 --allow-host '*.wild.lan.test' \
+		--allow-host '*.wild.example.test' -- sh -c "
+		$DIG forge.lan.test >/dev/null; $DIG a.b.wild.lan.test >/dev/null
+		$DIG wild.example.test >/dev/null
+		\"$T/probe\" tcp:198.51.100.7:80; $DIG x.wild.example.test >/dev/null
+		\"$T/probe\" tcp:10.23.0.80:22 tcp:10.23.0.80:80 tcp:10.23.0.82:80 tcp:198.51.100.7:80"
 	expect_rc 0
 	expect_result tcp:10.23.0.80:22 ok
 	expect_denied tcp:10.23.0.80:80
-	expect_result tcp:10.23.0.82:80 ok
-	grep -q '"dns": "a.b.wild.lan.test"' "$T/audit.jsonl" || fail "wildcard not recorded"
-	! grep -q '"dns": "wild.lan.test"' "$T/audit.jsonl" || fail "the wildcard's apex was allowed"
+	expect_denied tcp:10.23.0.82:80
+	expect_no_hit wild-web
+	grep -qE "^tcp:198.51.100.7:80 $(denied_re)" "$T/out" || fail "the apex opened it: $(cat "$T/out")"
+	grep -q '^tcp:198.51.100.7:80 ok' "$T/out" || fail "the wildcard did not open it: $(cat "$T/out" "$T/err")"
+	grep -q '"dns": "x.wild.example.test"' "$T/audit.jsonl" || fail "wildcard not recorded"
+	! grep -q '"dns": "wild.example.test"' "$T/audit.jsonl" || fail "the wildcard's apex was allowed"
+	grep -q '"dns": "a.b.wild.lan.test", "addrs": \[\], "refused": \["10.23.0.82"\]' "$T/audit.jsonl" ||
+		fail "the LAN wildcard's refusal is not recorded: $(grep dns "$T/audit.jsonl")"
 	expect_no_leftovers
 }
 
@@ -75,6 +84,11 @@ test_allow_host_never_opens_metadata() {
 	expect_out 169.254.169.254
 	expect_denied tcp:169.254.169.254:80
 	expect_no_hit metadata
+	# The record says it was refused, not allowed.
+	grep -q '"dns": "meta.lan.test", "addrs": \[\], "refused": \["169.254.169.254"\]' "$T/audit.jsonl" ||
+		fail "no refusal recorded: $(grep dns "$T/audit.jsonl")"
+	audit
+	expect_out "dns meta.lan.test: allowed nothing, every port, for 3600 s; refused 169.254.169.254"
 	expect_no_leftovers
 }
 
@@ -181,7 +195,9 @@ test_concurrent_answers_are_never_released_before_their_addresses() {
 	cat >"$T/hammer.sh" <<HAMMER
 for i in \$(seq 1 40); do "$T/probe" dnsconnect:h-\$i.hammer.lan.test:7; done
 HAMMER
-	jail --allow-host '*.hammer.lan.test' -- sh -c "for k in 1 2 3 4; do sh $T/hammer.sh >$T/agent/h.\$k & done; wait"
+	# Exact names: a wildcard opens no private range.
+	for i in $(seq 1 40); do echo "allow-host = h-$i.hammer.lan.test"; done >>"$T/jail.conf"
+	jail -- sh -c "for k in 1 2 3 4; do sh $T/hammer.sh >$T/agent/h.\$k & done; wait"
 	expect_rc 0
 	cat "$T"/agent/h.* >"$T/all"
 	[ "$(grep -c ' ok ' "$T/all")" -eq 160 ] || fail "not every connect was allowed: $(grep -v ' ok ' "$T/all" | head)"
@@ -201,6 +217,8 @@ test_suggest_proposes_allow_host_for_what_was_looked_up() {
 		fail "no host in the denial: $(cat "$T/audit.jsonl")"
 	audit --suggest
 	expect_rc 0
+	# forge.lan.test is under the host's search domains (lan.test): the
+	# user's network's own name.
 	expect_out "allow-host = forge.lan.test:22"
 	grep '^allow-host' "$T/out" >>"$T/jail.conf"
 	jail -- "$T/probe" dnsconnect:forge.lan.test:22 tcp:10.23.0.80:80

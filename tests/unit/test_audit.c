@@ -241,3 +241,54 @@ Test(audit, rootless_record_has_null_process)
 	cr_expect_str_eq(r.comm, "null");
 }
 
+Test(audit, a_dns_record_names_the_addresses_and_the_ttl)
+{
+	uint32_t a[] = { inet_addr("10.0.0.5"), inet_addr("10.0.0.6") }, m = inet_addr("169.254.169.254");
+	struct timespec t = { 0, 0 };
+	char line[AUDIT_DNS_LINE_MAX];
+
+	audit_format_dns("j1", "forge.lan", 22, a, 2, NULL, 0, 60, t, line, sizeof(line));
+	cr_expect(strstr(line, "\"jail\": \"j1\", \"dns\": \"forge.lan\", \"addrs\": "
+			       "[\"10.0.0.5\", \"10.0.0.6\"], \"port\": 22, \"ttl\": 60}\n"),
+		  "%s", line);
+	audit_format_dns("j1", "meta.lan", 0, NULL, 0, &m, 1, 5, t, line, sizeof(line));
+	cr_expect(strstr(line, "\"addrs\": [], \"refused\": [\"169.254.169.254\"], \"port\": null"),
+		  "%s", line);
+}
+
+/* The largest dns record (DNS_ADDRS_MAX addresses of the longest form) is
+ * written whole and read back whole: `ebpfjail audit` skips a line it
+ * cannot read, and a record of what a name opened must not vanish. */
+Test(audit, the_largest_dns_record_reads_back)
+{
+	uint32_t a[DNS_ADDRS_MAX];
+	struct timespec t = { 0, 0 };
+	struct audit_record r;
+	char line[AUDIT_DNS_LINE_MAX];
+	size_t i, len;
+
+	for (i = 0; i < DNS_ADDRS_MAX; i++)
+		a[i] = htonl(0xffffff00U + (uint32_t)i); /* 255.255.255.x */
+	len = audit_format_dns("j1", "forge.lan", 22, a, DNS_ADDRS_MAX / 2, a + DNS_ADDRS_MAX / 2,
+			       DNS_ADDRS_MAX / 2, 60, t, line, sizeof(line));
+	cr_assert_lt(len, sizeof(line) - 1);
+	cr_assert_eq(line[len - 1], '\n');
+	cr_assert_eq(audit_parse_line(line, &r), 0, "%s", line);
+	cr_expect(r.is_dns);
+	cr_expect(strstr(r.addrs, "\"255.255.255.31\""), "%s", r.addrs);
+	cr_expect(strstr(r.refused, "\"255.255.255.63\""), "%s", r.refused);
+}
+
+Test(audit, a_dns_record_parses)
+{
+	struct audit_record r;
+
+	cr_assert_eq(audit_parse_line("{\"time\": \"2026-12-01T10:00:00.000000Z\", \"jail\": \"j1\", "
+				      "\"dns\": \"x.lan\", \"addrs\": [\"10.0.0.1\", \"10.0.0.2\"], "
+				      "\"port\": 22, \"ttl\": 60}\n", &r), 0);
+	cr_expect(r.is_dns);
+	cr_expect_str_eq(r.host, "x.lan");
+	cr_expect_str_eq(r.addrs, "\"10.0.0.1\", \"10.0.0.2\"");
+	cr_expect_eq(r.dport, 22);
+	cr_expect_eq(r.ttl, 60);
+}

@@ -840,3 +840,44 @@ ParameterizedTest(struct approval_case *c, config_approval, new_keys)
 	}
 	config_free(&cfg);
 }
+
+Test(config, allow_host_lines_are_checked)
+{
+	static const char names[] = "allow-host = Forge.LAN.\nallow-host = forge.lan\n"
+				    "allow-host = *.x.org:22\n";
+	static const struct {
+		const char *value, *error;
+	} bad[] = {
+		{ "*", "a name is needed" },
+		{ "*.", "a name is needed" },
+		{ "a.*.org", "'*' may only start" },
+		{ "10.0.0.1", "write allow-ip = 10.0.0.1" },
+		{ "exa mple.org", "letters, digits" },
+		{ "a..org", "1-63 characters" },
+		{ "forge.lan:0", "1-65535" },
+		{ "forge.lan:022", "1-65535" },
+	};
+	struct config cfg;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char line[128];
+
+		config_init(&cfg);
+		snprintf(line, sizeof(line), "allow-host = %s\n", bad[i].value);
+		config_parse_buffer(&cfg, "t.conf", line, strlen(line));
+		cr_expect_eq(cfg.n_errors, 1, "%s", bad[i].value);
+		cr_expect(cfg.n_diags && strstr(cfg.diags[0].text, bad[i].error) &&
+				  strstr(cfg.diags[0].text, "t.conf:1"),
+			  "%s: %s", bad[i].value, cfg.n_diags ? cfg.diags[0].text : "(none)");
+		cr_expect_eq(cfg.n_allow_host, 0);
+		config_free(&cfg);
+	}
+	config_init(&cfg);
+	config_parse_buffer(&cfg, "t.conf", names, strlen(names));
+	cr_expect_eq(cfg.n_errors, 0);
+	cr_expect_eq(cfg.n_allow_host, 2, "case and a final dot do not make a new name");
+	cr_expect_str_eq(cfg.allow_host[0].pattern, "forge.lan");
+	cr_expect_eq(cfg.allow_host[1].port, 22);
+	config_free(&cfg);
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_policy.c - policy compilation: what each destination gets, and why */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -213,5 +214,187 @@ Test(policy, dns_exception_protocol_follows_pasta)
 			     "a temporary allow lifted the UDP-only limit (dns_tcp %d)", tcp);
 		policy_free(&p);
 	}
+	config_free(&cfg);
+}
+
+/* allow-host and internet = off: what names' addresses add to the policy */
+static uint32_t nm_ip(const char *s)
+{
+	return inet_addr(s);
+}
+
+static void nm_config(struct config *cfg, const char *lines)
+{
+	config_init(cfg);
+	config_parse_buffer(cfg, "t.conf", lines, strlen(lines));
+	cr_assert_eq(cfg->n_errors, 0, "%s", cfg->n_diags ? cfg->diags[0].text : "");
+}
+
+static const struct policy_rule *nm_rule_at(const struct policy *p, uint32_t addr, uint16_t port)
+{
+	long i = policy_lookup(p, addr, htons(port));
+
+	return i < 0 ? NULL : &p->rules[i];
+}
+
+
+/* What a name's answer may open: an exact name, blocked ranges (the
+ * user's forge on the LAN, behind a VPN route); a wildcard, only the
+ * internet that internet = off closed. Never: metadata, the gateway,
+ * loopback, link-local, a block-cidr, the host's own addresses and AnyIP
+ * prefixes, an address `ebpfjail deny` named. */
+Test(policy, names_open_blocked_ranges_but_never_metadata_the_gateway_or_the_host)
+{
+	struct host_prefix own = { nm_ip("10.23.0.1"), 32 }, net = { nm_ip("10.23.0.0"), 24 };
+	struct host_prefix anyip = { nm_ip("10.99.0.0"), 16 };
+	struct host_facts f = { .addresses = &own, .n_addresses = 1, .connected = &net,
+				.n_connected = 1, .routes = &anyip, .n_routes = 1, .local = &anyip,
+				.n_local = 1, .gateway = nm_ip("192.0.2.1"),
+				.dns_forward = nm_ip("169.254.1.1"), .dns_tcp = true };
+	struct policy_name names[] = {
+		{ nm_ip("10.23.0.80"), 0, "forge.lan", false },      /* a connected network */
+		{ nm_ip("10.9.9.9"), 22, "ssh.lan", false },         /* private, one port */
+		{ nm_ip("169.254.169.254"), 0, "meta.evil", false }, /* metadata */
+		{ nm_ip("192.0.2.1"), 0, "gw.evil", false },         /* the gateway */
+		{ nm_ip("10.23.0.1"), 0, "host.evil", false },       /* the host itself */
+		{ nm_ip("10.99.3.4"), 0, "anyip.evil", false },      /* the host's AnyIP */
+		{ nm_ip("127.0.0.1"), 0, "lo.evil", false },         /* the host's loopback */
+		{ nm_ip("169.254.7.7"), 0, "ll.evil", false },       /* link-local */
+		{ nm_ip("10.5.5.5"), 0, "denied.lan", false },       /* `ebpfjail deny`ed */
+		{ nm_ip("10.6.0.9"), 0, "blocked.lan", false },      /* in a block-cidr */
+		{ nm_ip("10.7.7.7"), 0, "x.wild.lan", true },        /* a wildcard's, private */
+		{ nm_ip("198.51.100.7"), 0, "web.example", false },  /* the internet: nothing */
+		{ nm_ip("203.0.113.9"), 0, "y.wild.example", true }, /* the internet: nothing */
+	};
+	struct policy_live live = { nm_ip("10.5.5.5"), 0, false };
+	struct policy p, base;
+	struct config cfg;
+
+	nm_config(&cfg, "allow-host = *.lan\nblock-cidr = 10.6.0.0/16\n");
+	cr_assert_eq(policy_compile_live(&cfg, &f, &live, 1, &base), 0);
+	cr_assert_eq(policy_compile_jail(&cfg, &f, &live, 1, names, 13, &p), 0);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.23.0.80"), 22)->value.reason, REASON_ALLOW_HOST);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.23.0.80"), 22)->value.action, JAIL_ALLOW);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.9.9.9"), 22)->value.reason, REASON_ALLOW_HOST);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.9.9.9"), 23)->value.reason, REASON_PRIVATE);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("169.254.169.254"), 80)->value.reason, REASON_METADATA);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("192.0.2.1"), 80)->value.reason, REASON_GATEWAY);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.23.0.1"), 80)->value.reason, REASON_CONNECTED);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.99.3.4"), 80)->value.reason, REASON_HOST_ROUTE);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("127.0.0.1"), 80)->value.reason, REASON_LOOPBACK);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("169.254.7.7"), 80)->value.reason, REASON_LINK_LOCAL);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.5.5.5"), 80)->value.action, JAIL_DENY);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.6.0.9"), 80)->value.reason, REASON_BLOCK_CIDR);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.7.7.7"), 80)->value.reason, REASON_PRIVATE);
+	cr_expect_null(nm_rule_at(&p, nm_ip("198.51.100.7"), 80));
+	cr_expect_eq(p.n, base.n + 2, "two entries added, no more");
+	cr_expect_eq(policy_name_refusal(&base, nm_ip("169.254.169.254"), 0, false), REASON_METADATA);
+	cr_expect_eq(policy_name_refusal(&base, nm_ip("10.99.3.4"), 0, false), REASON_CONNECTED);
+	cr_expect_eq(policy_name_refusal(&base, nm_ip("10.23.0.80"), 0, false), REASON_NONE);
+	cr_expect_eq(policy_name_refusal(&base, nm_ip("10.23.0.80"), 0, true), REASON_CONNECTED);
+	policy_free(&p);
+	policy_free(&base);
+	config_free(&cfg);
+}
+
+/* internet = off: a wildcard's names open their internet addresses. */
+Test(policy, a_wildcard_opens_the_internet_that_internet_off_closed)
+{
+	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
+	struct policy_name name = { nm_ip("198.51.100.9"), 443, "a.cdn.example", true };
+	struct policy p;
+	struct config cfg;
+
+	nm_config(&cfg, "internet = off\nallow-host = *.cdn.example:443\n");
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, &name, 1, &p), 0);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("198.51.100.9"), 443)->value.reason, REASON_ALLOW_HOST);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("198.51.100.9"), 80)->value.reason, REASON_INTERNET);
+	policy_free(&p);
+	config_free(&cfg);
+}
+
+Test(policy, the_changes_between_two_policies_are_what_a_name_added)
+{
+	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
+	struct policy_name name = { nm_ip("10.0.0.5"), 0, "forge.lan", false };
+	struct policy_rule *set;
+	struct policy_key *del;
+	size_t n_set, n_del;
+	struct policy a, b;
+	struct config cfg;
+
+	nm_config(&cfg, "allow-host = forge.lan\n");
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, NULL, 0, &a), 0);
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, &name, 1, &b), 0);
+	cr_assert_eq(policy_changes(&a, &b, &set, &n_set, &del, &n_del), 0);
+	cr_expect_eq(n_set, 1);
+	cr_expect_eq(n_del, 0);
+	cr_expect_eq(set[0].key.addr, name.addr);
+	cr_expect_eq(set[0].key.prefixlen, 32);
+	free(set);
+	free(del);
+	/* And back: its key is deleted. */
+	cr_assert_eq(policy_changes(&b, &a, &set, &n_set, &del, &n_del), 0);
+	cr_expect_eq(n_set, 0);
+	cr_expect_eq(n_del, 1);
+	free(set);
+	free(del);
+	policy_free(&a);
+	policy_free(&b);
+	config_free(&cfg);
+}
+
+Test(policy, internet_off_is_one_deny_of_everything_allows_punch_through)
+{
+	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1"),
+				.dns_tcp = true };
+	struct policy p;
+	struct config cfg;
+
+	nm_config(&cfg, "internet = off\nallow-ip = 198.51.100.9:443\n");
+	cr_assert_eq(policy_compile(&cfg, &f, &p), 0);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("198.51.100.7"), 80)->value.reason, REASON_INTERNET);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("198.51.100.7"), 80)->value.prefixlen, 0);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("198.51.100.9"), 443)->value.action, JAIL_ALLOW);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("198.51.100.9"), 80)->value.reason, REASON_INTERNET);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("169.254.1.1"), 53)->value.reason, REASON_DNS);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.1.1.1"), 80)->value.reason, REASON_PRIVATE,
+		     "a block keeps its own reason");
+	policy_free(&p);
+	config_free(&cfg);
+}
+
+Test(policy, adding_one_name_in_place_gives_what_a_whole_compile_gives)
+{
+	struct host_prefix net = { nm_ip("10.23.0.0"), 24 };
+	struct host_facts f = { .connected = &net, .n_connected = 1, .gateway = nm_ip("192.0.2.1"),
+				.dns_forward = nm_ip("169.254.1.1"), .dns_tcp = true };
+	struct policy_name names[] = {
+		{ nm_ip("10.23.0.80"), 0, "a.lan", false },  { nm_ip("10.23.0.80"), 22, "b.lan", false },
+		{ nm_ip("10.9.0.1"), 443, "c.lan", false },  { nm_ip("169.254.169.254"), 0, "m.lan", false },
+		{ nm_ip("10.23.0.0"), 0, "net.lan", false }, { nm_ip("198.51.100.1"), 0, "web.lan", false },
+	};
+	struct policy whole, inplace;
+	struct policy_rule r;
+	struct config cfg;
+	size_t i, n_added = 0;
+
+	nm_config(&cfg, "allow-host = *.lan\nallow-ip = 10.23.0.9\n");
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, names, 6, &whole), 0);
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, NULL, 0, &inplace), 0);
+	free(inplace.sources);
+	inplace.sources = NULL;
+	for (i = 0; i < 6; i++) {
+		int got = policy_add_name(&inplace, &names[i], NULL, 0, &r);
+
+		cr_assert_geq(got, 0);
+		n_added += (size_t)got;
+	}
+	cr_expect_eq(n_added, 4, "metadata and the internet add nothing");
+	cr_assert_eq(inplace.n, whole.n);
+	for (i = 0; i < whole.n; i++)
+		cr_expect(!memcmp(&inplace.rules[i], &whole.rules[i], sizeof(r)), "rule %zu differs", i);
+	policy_free(&whole);
+	policy_free(&inplace);
 	config_free(&cfg);
 }
