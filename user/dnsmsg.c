@@ -11,6 +11,7 @@
 #define DNS_FLAG_RD 0x0100
 #define DNS_FLAG_RA 0x0080
 #define DNS_CNAME_DEPTH 8
+#define DNS_JUMPS_MAX 127 /* the most labels a name of 253 bytes can have */
 
 static uint16_t get16(const uint8_t *p)
 {
@@ -30,6 +31,7 @@ static int read_name(const uint8_t *msg, size_t len, size_t off, char out[DNS_NA
 		     size_t *end)
 {
 	size_t used = 0, pos = off, limit = off;
+	unsigned int jumps = 0;
 	bool jumped = false;
 
 	for (;;) {
@@ -45,8 +47,11 @@ static int read_name(const uint8_t *msg, size_t len, size_t off, char out[DNS_NA
 				return -EINVAL;
 			to = (size_t)(n & 0x3f) << 8 | msg[pos + 1];
 			/* Only backwards, and before where this name began:
-			 * every jump makes progress towards the start. */
-			if (to >= limit)
+			 * every jump makes progress towards the start. And
+			 * few: a name has at most DNS_JUMPS_MAX labels, and a
+			 * chain of thousands of pointers per record would
+			 * cost a resolver's answer milliseconds each. */
+			if (to >= limit || ++jumps > DNS_JUMPS_MAX)
 				return -EINVAL;
 			if (!jumped)
 				*end = pos + 2;
@@ -117,6 +122,8 @@ int dnsmsg_answer(const uint8_t *msg, size_t len, struct dns_answer *a)
 	if (dnsmsg_question(msg, len, &q) || !(get16(msg + 2) & DNS_FLAG_QR))
 		return -EINVAL;
 	a->rcode = msg[3] & 0x0f;
+	if (a->rcode != DNS_RCODE_NOERROR)
+		return 0; /* an error's records (NXDOMAIN, SERVFAIL) allow nothing */
 	a->ttl = UINT32_MAX;
 	memcpy(want[0], q.name, sizeof(q.name));
 	ancount = get16(msg + 6);
@@ -132,6 +139,8 @@ int dnsmsg_answer(const uint8_t *msg, size_t len, struct dns_answer *a)
 		type = get16(msg + pos);
 		class = get16(msg + pos + 2);
 		ttl = get32(msg + pos + 4);
+		if (ttl & 0x80000000U)
+			ttl = 0; /* RFC 2181 8: the top bit set means 0 */
 		rdlen = get16(msg + pos + 8);
 		pos += 10;
 		if (pos + rdlen > len)

@@ -306,3 +306,47 @@ Test(dnsmsg, only_the_answer_to_the_question_is_taken)
 	dnsmsg_set_id(m.b, 0xbeef);
 	cr_expect_eq(dnsmsg_id(m.b), 0xbeef);
 }
+
+/* What a resolver could do to the forwarder: a TTL with the top bit set
+ * is 0, not 68 years (RFC 2181 8); an error answer's records allow
+ * nothing; a name of more pointers than a name has labels is refused. */
+Test(dnsmsg, a_resolver_cannot_stretch_ttls_errors_or_pointer_chains)
+{
+	struct dns_answer a;
+	struct msg m;
+	uint16_t i;
+
+	header(&m, 0x8180, 1, "forge.lan", DNS_TYPE_A);
+	rr_a(&m, "forge.lan", 0x80000001U, "10.0.0.5");
+	cr_assert_eq(dnsmsg_answer(m.b, m.n, &a), 0);
+	cr_expect_eq(a.n, 1);
+	cr_expect_eq(a.ttl, 0);
+	header(&m, 0x8183, 1, "forge.lan", DNS_TYPE_A); /* NXDOMAIN */
+	rr_a(&m, "forge.lan", 60, "10.0.0.5");
+	cr_assert_eq(dnsmsg_answer(m.b, m.n, &a), 0);
+	cr_expect_eq(a.n, 0);
+	cr_expect_eq(a.rcode, 3);
+	/* A TXT record whose data is 200 pointers, each to the one before it
+	 * (the first to the question's name); then an A record whose owner
+	 * points at the last: a chain of 200 jumps to "x". */
+	header(&m, 0x8180, 2, "x", DNS_TYPE_A);
+	put16(&m, 0xc000 | 12);
+	put16(&m, 16); /* TXT */
+	put16(&m, DNS_CLASS_IN);
+	put32(&m, 60);
+	put16(&m, 400);
+	{
+		size_t base = m.n;
+
+		put16(&m, 0xc000 | 12);
+		for (i = 1; i < 200; i++)
+			put16(&m, (uint16_t)(0xc000 | (base + 2 * (i - 1))));
+		put16(&m, (uint16_t)(0xc000 | (base + 2 * 199)));
+	}
+	put16(&m, DNS_TYPE_A);
+	put16(&m, DNS_CLASS_IN);
+	put32(&m, 60);
+	put16(&m, 4);
+	put(&m, "\x0a\x00\x00\x05", 4);
+	cr_expect_eq(dnsmsg_answer(m.b, m.n, &a), -EINVAL);
+}
