@@ -147,9 +147,25 @@ static bool expired(const struct dnsallow_entry *e, const void *arg)
 	return e->expires_ns <= *(const uint64_t *)arg;
 }
 
-size_t dnsallow_expire(struct dnsallow *t, uint64_t now_ns)
+long dnsallow_expire(struct dnsallow *t, uint64_t now_ns, struct dnsallow_entry **gone,
+		     size_t *n_gone)
 {
-	return drop_where(t, expired, &now_ns);
+	size_t i, n = 0;
+
+	*gone = NULL;
+	*n_gone = 0;
+	for (i = 0; i < t->n; i++)
+		n += expired(&t->v[i], &now_ns);
+	if (!n)
+		return 0;
+	*gone = calloc(n, sizeof(**gone));
+	if (!*gone)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++)
+		if (expired(&t->v[i], &now_ns))
+			(*gone)[(*n_gone)++] = t->v[i];
+	drop_where(t, expired, &now_ns);
+	return (long)n;
 }
 
 uint64_t dnsallow_next_expiry(const struct dnsallow *t)

@@ -100,9 +100,11 @@ uint32_t dnsallow_lifetime(uint32_t ttl);
 
 /**
  * dnsallow_expire() - remove the entries whose time is up at @now_ns
- * Return: how many went.
+ * @gone: set to a copy of them (free() it), @n_gone their number
+ * Return: @n_gone, or -ENOMEM (nothing removed).
  */
-size_t dnsallow_expire(struct dnsallow *t, uint64_t now_ns);
+long dnsallow_expire(struct dnsallow *t, uint64_t now_ns, struct dnsallow_entry **gone,
+		     size_t *n_gone);
 
 /** dnsallow_next_expiry() - when the next entry's time is up; 0: none */
 uint64_t dnsallow_next_expiry(const struct dnsallow *t);

@@ -143,16 +143,29 @@ static int names_apply(struct jail_policy *jp)
 	return err;
 }
 
+/* names_stale() - after a change of the names' entries: said once when it
+ * could not be put in force (names_dirty: tried again every second), and
+ * once when it is again. Fails closed only while a removal is pending. */
+static void names_stale(struct jail_policy *jp, int err)
+{
+	if (err && !jp->names_stale_logged)
+		log_warn("jail %s: cannot update the addresses allowed by name (%s); trying again "
+			 "every second", jp->id, strerror(-err));
+	else if (!err && jp->names_stale_logged)
+		log_info("jail %s: the addresses allowed by name are up to date again", jp->id);
+	jp->names_stale_logged = err != 0;
+}
+
 /* names_add() - the names' entries from @first on (an answer's new ones)
- * into the policy in force: for BPF, each one's rule added to the trie in
- * place (policy_add_name(), one map update each: an answer waits for this,
- * and a whole compile with every name grows with the table); else, or if
- * that fails, names_apply(). Return: 0 or -errno. */
+ * into the policy in force: for BPF, each one's rule written into the trie
+ * in place and then into @jp->rules (one map update each: an answer waits
+ * for this, and a whole compile with every name grows with the table);
+ * else, or if that fails, names_apply(). Return: 0 or -errno. */
 static int names_add(struct jail_policy *jp, size_t first)
 {
-	struct policy_rule set[64];
-	size_t n = 0, i;
-	int err = 0, r;
+	struct policy_rule r;
+	size_t i;
+	int err = 0;
 
 	if (!jp->bpf || jp->names_dirty)
 		return names_apply(jp);
@@ -161,16 +174,37 @@ static int names_add(struct jail_policy *jp, size_t first)
 		struct policy_name nm = { .addr = e->addr, .port = e->port, .name = e->name,
 					  .wildcard = !e->exact };
 
-		r = policy_add_name(&jp->rules, &nm, jp->live.entries, jp->live.n, &set[n]);
-		if (r < 0)
-			err = r;
-		else if (r && ++n == sizeof(set) / sizeof(set[0])) {
-			err = loader_change_policy(jp->bpf, set, n, NULL, 0);
-			n = 0;
-		}
+		if (!policy_name_rule(&jp->rules, &nm, jp->live.entries, jp->live.n, &r))
+			continue;
+		/* The trie first: the copy says only what the trie holds. */
+		err = loader_change_policy(jp->bpf, &r, 1, NULL, 0);
+		if (!err)
+			err = policy_insert_rule(&jp->rules, &r);
 	}
-	if (!err && n)
-		err = loader_change_policy(jp->bpf, set, n, NULL, 0);
+	return err ? names_apply(jp) : 0;
+}
+
+/* names_forget() - expired entries @gone (@n of them) out of the policy in
+ * force: for BPF, their rules deleted in place (a name's key is never a
+ * block's, policy_name_rule(): what is left is the policy without them, and
+ * no compile or netlink read can fail in between); else, or if that
+ * fails, names_apply(). Return: 0 or -errno. */
+static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gone, size_t n)
+{
+	struct policy_key key;
+	size_t i;
+	int err = 0;
+
+	if (!jp->bpf || jp->names_dirty)
+		return names_apply(jp);
+	for (i = 0; i < n && !err; i++) {
+		key = (struct policy_key){ .prefixlen = gone[i].port ? POLICY_PREFIXLEN_PORT : 32,
+					   .addr = gone[i].addr,
+					   .port = gone[i].port ? htons(gone[i].port) : 0 };
+		if (!policy_remove_name_rule(&jp->rules, &key))
+			continue; /* it was never in (refused, or allowed anyway) */
+		err = loader_change_policy(jp->bpf, NULL, 0, &key, 1);
+	}
 	return err ? names_apply(jp) : 0;
 }
 
@@ -269,8 +303,16 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 
 void jail_policy_expire_names(struct jail_policy *jp)
 {
-	if (dnsallow_expire(&jp->names, monotonic_ns()) || jp->names_dirty)
-		names_apply(jp); /* failed: names_dirty, again next time */
+	struct dnsallow_entry *gone = NULL;
+	size_t n = 0;
+	int err = 0;
+
+	if (dnsallow_expire(&jp->names, monotonic_ns(), &gone, &n) < 0)
+		err = -ENOMEM; /* nothing removed: again next time */
+	else if (n || jp->names_dirty)
+		err = names_forget(jp, gone, n);
+	free(gone);
+	names_stale(jp, err);
 }
 
 static int install_now(struct jail_policy *jp)
@@ -383,7 +425,7 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	}
 	/* Names a pattern no longer gives go now, with their addresses. */
 	if (dnsallow_keep_configured(&jp->names, jp->cfg))
-		names_apply(jp);
+		names_stale(jp, names_apply(jp));
 	live_rules_diff(&before, &jp->rules, &added, &removed);
 	live_config_diff(&saved, &next, changes, sizeof(changes), restart, sizeof(restart));
 	snprintf(line, sizeof(line), "%s%s%zu rules added, %zu removed%s%s%s", changes,

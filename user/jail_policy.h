@@ -39,6 +39,7 @@ struct jail_policy {
 	bool names_dirty;               /* names changed but not yet in force */
 	bool names_full_logged;         /* said once: the names' table is full */
 	bool names_cut_logged;          /* said once: an answer had too many */
+	bool names_stale_logged;        /* said: the names could not be applied */
 	bool host_stale;                /* the host's networks changed and could
 					   not be read or applied (logged) */
 };

@@ -343,10 +343,7 @@ static bool denied_live(const struct policy_live *live, size_t n, uint32_t addr,
 	return false;
 }
 
-/* name_rule() - the rule @nm adds to @p, in @r: false when it adds none
- * (the internet, allowed anyway; allowed as much already; refused by
- * policy_name_refusal() or a temporary deny) */
-static bool name_rule(const struct policy *p, const struct policy_name *nm,
+bool policy_name_rule(const struct policy *p, const struct policy_name *nm,
 		      const struct policy_live *live, size_t n_live, struct policy_rule *r)
 {
 	unsigned int len = nm->port ? POLICY_PREFIXLEN_PORT : 32;
@@ -356,6 +353,12 @@ static bool name_rule(const struct policy *p, const struct policy_name *nm,
 		return false;
 	if (p->rules[m].value.action == JAIL_ALLOW && p->rules[m].key.prefixlen >= len)
 		return false; /* already allowed as much */
+	/* Never over a block of its own key (a VPN's host route, a /32
+	 * block-cidr): a name's key is then never a block's, so taking it
+	 * out gives back exactly the policy without it (policy_remove_rule(),
+	 * an expiry that needs no compile and cannot fail open). */
+	if (p->rules[m].key.prefixlen == len)
+		return false;
 	if (policy_name_refusal(p, nm->addr, nm->port, nm->wildcard) != REASON_NONE ||
 	    denied_live(live, n_live, nm->addr, nm->port))
 		return false;
@@ -366,42 +369,55 @@ static bool name_rule(const struct policy *p, const struct policy_name *nm,
 	return true;
 }
 
-int policy_add_name(struct policy *p, const struct policy_name *nm, const struct policy_live *live,
-		    size_t n_live, struct policy_rule *added)
+/* find() - where @key is in @p's sorted rules, or would go */
+static size_t find(const struct policy *p, const struct policy_key *key)
 {
 	size_t lo = 0, hi = p->n;
-	struct policy_rule r;
 
-	if (p->sources)
-		return -EINVAL; /* it would lose step with the rules */
-	if (!name_rule(p, nm, live, n_live, &r))
-		return 0;
-	while (lo < hi) { /* the first rule not before r's key */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (policy_key_compare(&p->rules[mid].key, &r.key) < 0)
+		if (policy_key_compare(&p->rules[mid].key, key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < p->n && !policy_key_compare(&p->rules[lo].key, &r.key)) {
-		p->rules[lo] = r; /* over a block at the same key */
-	} else {
-		if (p->n == p->cap) {
-			size_t cap = p->cap ? p->cap * 2 : 64;
-			struct policy_rule *rules = reallocarray(p->rules, cap, sizeof(*rules));
+	return lo;
+}
 
-			if (!rules)
-				return -ENOMEM;
-			p->rules = rules;
-			p->cap = cap;
-		}
-		memmove(&p->rules[lo + 1], &p->rules[lo], (p->n - lo) * sizeof(*p->rules));
-		p->rules[lo] = r;
-		p->n++;
+int policy_insert_rule(struct policy *p, const struct policy_rule *r)
+{
+	size_t at = find(p, &r->key);
+
+	if (p->sources)
+		return -EINVAL; /* it would lose step with the rules */
+	if (at < p->n && !policy_key_compare(&p->rules[at].key, &r->key))
+		return -EEXIST;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct policy_rule *rules = reallocarray(p->rules, cap, sizeof(*rules));
+
+		if (!rules)
+			return -ENOMEM;
+		p->rules = rules;
+		p->cap = cap;
 	}
-	*added = r;
-	return 1;
+	memmove(&p->rules[at + 1], &p->rules[at], (p->n - at) * sizeof(*p->rules));
+	p->rules[at] = *r;
+	p->n++;
+	return 0;
+}
+
+bool policy_remove_name_rule(struct policy *p, const struct policy_key *key)
+{
+	size_t at = find(p, key);
+
+	if (p->sources || at == p->n || policy_key_compare(&p->rules[at].key, key) ||
+	    p->rules[at].value.reason != REASON_ALLOW_HOST)
+		return false;
+	memmove(&p->rules[at], &p->rules[at + 1], (p->n - at - 1) * sizeof(*p->rules));
+	p->n--;
+	return true;
 }
 
 int policy_compile_jail(const struct config *cfg, const struct host_facts *facts,
@@ -421,12 +437,12 @@ int policy_compile_jail(const struct config *cfg, const struct host_facts *facts
 	if (!err)
 		err = own_prefixes(facts, out);
 	/* Names on top of the policy they would change: judged against it
-	 * (name_rule()), then added as winners at their key, and the whole
+	 * (policy_name_rule()), then added as winners at their key, and the whole
 	 * sorted again. */
 	for (i = 0; i < n_names && !err; i++) {
 		struct policy_rule r;
 
-		if (!name_rule(out, &names[i], live, n_live, &r))
+		if (!policy_name_rule(out, &names[i], live, n_live, &r))
 			continue;
 		err = add(&b, names[i].addr, r.key.prefixlen, names[i].port, JAIL_ALLOW,
 			  REASON_ALLOW_HOST, "allow-host %.80s", names[i].name);

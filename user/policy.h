@@ -103,13 +103,29 @@ int policy_compile_jail(const struct config *cfg, const struct host_facts *facts
 			const struct policy_name *names, size_t n_names, struct policy *out);
 
 /**
- * policy_add_name() - what policy_compile_jail() would add for @nm, added
- * to @p in its place (a policy without sources, as a jail keeps it): the
- * fast way for one answer's new addresses
- * Return: 1 with the rule in @added, 0 when @nm adds nothing, -ENOMEM.
+ * policy_name_rule() - the rule policy_compile_jail() adds to @p for @nm,
+ * in @r: false when it adds none (the internet, allowed anyway; allowed as
+ * much already; a block at the very key; refused by policy_name_refusal()
+ * or a temporary deny)
  */
-int policy_add_name(struct policy *p, const struct policy_name *nm, const struct policy_live *live,
-		    size_t n_live, struct policy_rule *added);
+bool policy_name_rule(const struct policy *p, const struct policy_name *nm,
+		      const struct policy_live *live, size_t n_live, struct policy_rule *r);
+
+/**
+ * policy_insert_rule() - @r into @p in its place (a policy without
+ * sources, as a jail keeps it): the fast way for one answer's addresses,
+ * once the trie holds it
+ * Return: 0, -EEXIST (its key is there), -EINVAL (sources), -ENOMEM.
+ */
+int policy_insert_rule(struct policy *p, const struct policy_rule *r);
+
+/**
+ * policy_remove_name_rule() - take the name's rule at @key out of @p (a
+ * policy without sources); what is left is the policy without that name
+ * (policy_name_rule() never puts one over a block of its key)
+ * Return: whether there was one.
+ */
+bool policy_remove_name_rule(struct policy *p, const struct policy_key *key);
 
 /**
  * policy_name_refusal() - why a name's answer may not allow @addr:@port

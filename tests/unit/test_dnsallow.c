@@ -29,7 +29,8 @@ Test(dnsallow, an_answer_allows_each_address_for_its_ttl_at_least_the_minimum)
 	uint32_t a[] = { ip("10.0.0.5"), ip("10.0.0.6") };
 	struct dnsallow t = { 0 };
 	struct config cfg;
-	size_t added;
+	struct dnsallow_entry *gone;
+	size_t added, n_gone;
 
 	config_with(&cfg, "allow-host = forge.lan\nallow-host = *.cdn.example:443\n");
 	cr_assert(dnsallow_wanted(&cfg, "forge.lan"));
@@ -52,8 +53,12 @@ Test(dnsallow, an_answer_allows_each_address_for_its_ttl_at_least_the_minimum)
 	cr_expect_eq(t.v[2].port, 443);
 	cr_expect_eq(dnsallow_next_expiry(&t), (100 + DNSALLOW_MIN_TTL_S) * S);
 	/* Expiry: the second address (TTL 1 s) goes at 105 s, the others stay. */
-	cr_expect_eq(dnsallow_expire(&t, 104 * S), 0);
-	cr_expect_eq(dnsallow_expire(&t, 105 * S), 1);
+	cr_expect_eq(dnsallow_expire(&t, 104 * S, &gone, &n_gone), 0);
+	cr_expect_null(gone);
+	cr_expect_eq(dnsallow_expire(&t, 105 * S, &gone, &n_gone), 1);
+	cr_assert_eq(n_gone, 1);
+	cr_expect_eq(gone[0].addr, a[1]);
+	free(gone);
 	cr_expect_eq(t.n, 2);
 	cr_expect_eq(t.v[0].addr, a[0]);
 	cr_expect_eq(dnsallow_lifetime(86400 * 30), DNSALLOW_MAX_TTL_S);

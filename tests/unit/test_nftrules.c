@@ -314,8 +314,10 @@ Test(nftrules, names_mark_their_connections, .fini = teardown)
 	compile("allow-host = *.lan\n");
 	free(pol.sources);
 	pol.sources = NULL;
-	for (i = 0; i < 2; i++)
-		cr_assert_eq(policy_add_name(&pol, &names[i], NULL, 0, &r), 1);
+	for (i = 0; i < 2; i++) {
+		cr_assert(policy_name_rule(&pol, &names[i], NULL, 0, &r));
+		cr_assert_eq(policy_insert_rule(&pol, &r), 0);
+	}
 	cr_assert_eq(nftrules_script(&pol, 1, NULL, 0, &sc), 0);
 	f = open_memstream(&all, &len);
 	for (i = 0; i < sc.n; i++)

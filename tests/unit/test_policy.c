@@ -373,28 +373,43 @@ Test(policy, adding_one_name_in_place_gives_what_a_whole_compile_gives)
 		{ nm_ip("10.23.0.80"), 0, "a.lan", false },  { nm_ip("10.23.0.80"), 22, "b.lan", false },
 		{ nm_ip("10.9.0.1"), 443, "c.lan", false },  { nm_ip("169.254.169.254"), 0, "m.lan", false },
 		{ nm_ip("10.23.0.0"), 0, "net.lan", false }, { nm_ip("198.51.100.1"), 0, "web.lan", false },
+		{ nm_ip("10.23.0.77"), 0, "blocked.lan", false }, /* a /32 block-cidr's key */
 	};
-	struct policy whole, inplace;
+	struct policy whole, inplace, base;
 	struct policy_rule r;
 	struct config cfg;
 	size_t i, n_added = 0;
 
-	nm_config(&cfg, "allow-host = *.lan\nallow-ip = 10.23.0.9\n");
-	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, names, 6, &whole), 0);
+	nm_config(&cfg, "allow-host = *.lan\nallow-ip = 10.23.0.9\nblock-cidr = 10.23.0.77/32\n");
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, names, 7, &whole), 0);
 	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, NULL, 0, &inplace), 0);
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, NULL, 0, &base), 0);
 	free(inplace.sources);
 	inplace.sources = NULL;
-	for (i = 0; i < 6; i++) {
-		int got = policy_add_name(&inplace, &names[i], NULL, 0, &r);
-
-		cr_assert_geq(got, 0);
-		n_added += (size_t)got;
+	for (i = 0; i < 7; i++) {
+		if (!policy_name_rule(&inplace, &names[i], NULL, 0, &r))
+			continue;
+		cr_assert_eq(policy_insert_rule(&inplace, &r), 0);
+		cr_expect_eq(policy_insert_rule(&inplace, &r), -EEXIST);
+		n_added++;
 	}
-	cr_expect_eq(n_added, 4, "metadata and the internet add nothing");
+	cr_expect_eq(n_added, 4, "metadata, a block at the key and the internet add nothing");
 	cr_assert_eq(inplace.n, whole.n);
 	for (i = 0; i < whole.n; i++)
 		cr_expect(!memcmp(&inplace.rules[i], &whole.rules[i], sizeof(r)), "rule %zu differs", i);
+	/* Taking the names out gives back the policy without them. */
+	for (i = 0; i < 7; i++) {
+		struct policy_key k = { .prefixlen = names[i].port ? POLICY_PREFIXLEN_PORT : 32,
+					.addr = names[i].addr,
+					.port = names[i].port ? htons(names[i].port) : 0 };
+
+		policy_remove_name_rule(&inplace, &k);
+	}
+	cr_assert_eq(inplace.n, base.n);
+	for (i = 0; i < base.n; i++)
+		cr_expect(!memcmp(&inplace.rules[i], &base.rules[i], sizeof(r)), "rule %zu differs", i);
 	policy_free(&whole);
 	policy_free(&inplace);
+	policy_free(&base);
 	config_free(&cfg);
 }
