@@ -168,13 +168,20 @@ struct policy_value {
  * kept_flows, and the TC program passes a packet the trie denies when its
  * socket's cookie is there with that destination. Cookies are never
  * reused within a boot, so a stale entry matches nothing; the map is an
- * LRU, so an agent that churns connections can only push out its own. */
+ * LRU, so an agent that churns connections can only push out its own.
+ *
+ * `ebpfjail deny` and a reload re-judge them: each entry carries the
+ * generation (kept_gen[0]) it was made in, user space bumps the generation
+ * on either, and the TC program keeps only the current one's. A
+ * connection whose name is still allowed passes by the trie anyway; one
+ * whose entry expired, or that the change denies, is cut. */
 #define KEPT_FLOWS_MAX_ENTRIES 16384
 
 struct kept_flow {
 	__u32 daddr;   /* network byte order */
 	__u16 dport;   /* network byte order */
 	__u16 pad;
+	__u32 gen;     /* kept_gen[0] when connect4 allowed it */
 };
 
 /* Where a decision was taken. */

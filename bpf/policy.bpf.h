@@ -56,6 +56,22 @@ struct {
 	__type(value, struct kept_flow);
 } kept_flows SEC(".maps") __weak;
 
+/* The generation of kept_flows in force (ebpfjail.h): one slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} kept_gen SEC(".maps") __weak;
+
+/* kept_generation() - kept_gen[0], or 0 */
+static __always_inline __u32 kept_generation(void)
+{
+	__u32 zero = 0, *gen = bpf_map_lookup_elem(&kept_gen, &zero);
+
+	return gen ? *gen : 0;
+}
+
 /* Every denial's tally (ebpfjail.h, "Aggregation"). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

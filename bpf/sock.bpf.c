@@ -85,7 +85,8 @@ static __always_inline int judge_ipv4(struct bpf_sock_addr *ctx, __u32 hook, __u
 		 * connect(): a datagram sent with an address is judged
 		 * each time. */
 		if (v.reason == REASON_ALLOW_HOST && hook != HOOK_SENDMSG4) {
-			struct kept_flow f = { .daddr = daddr, .dport = dport_be };
+			struct kept_flow f = { .daddr = daddr, .dport = dport_be,
+					       .gen = kept_generation() };
 			__u64 cookie = bpf_get_socket_cookie(ctx);
 
 			bpf_map_update_elem(&kept_flows, &cookie, &f, BPF_ANY);

@@ -68,7 +68,7 @@ static __always_inline bool kept_flow(struct __sk_buff *skb, __u32 daddr, __u16 
 	if (!cookie)
 		return false;
 	f = bpf_map_lookup_elem(&kept_flows, &cookie);
-	return f && f->daddr == daddr && f->dport == dport_be;
+	return f && f->daddr == daddr && f->dport == dport_be && f->gen == kept_generation();
 }
 
 SEC("tc")

@@ -42,6 +42,8 @@ static int compile(const struct jail_policy *jp, const struct hostnet *host, str
 	err = policy_compile_jail(jp->cfg, &facts, jp->live.entries, jp->live.n, names,
 				  jp->names.n, next);
 	free(names);
+	if (!err)
+		next->kept_mark = jp->kept_gen + 1;
 	return err;
 }
 
@@ -327,6 +329,24 @@ static int install_now(struct jail_policy *jp)
 	return err;
 }
 
+/* renew_kept() - `deny` and reload re-judge the connections allowed by
+ * name (bpf/ebpfjail.h): a new generation of kept flows. The attack: an
+ * agent that opened a connection by name would go on sending through it
+ * after its user denied the address. For nftables, a new conntrack mark,
+ * put in force by a whole new generation of the rules. */
+static void renew_kept(struct jail_policy *jp)
+{
+	int err;
+
+	if (!jp->cfg->n_allow_host)
+		return;
+	jp->kept_gen++;
+	err = jp->bpf ? loader_renew_kept_flows(jp->bpf) : install_now(jp);
+	if (err)
+		log_warn("jail %s: connections allowed by name could not be judged again (%s)", jp->id,
+			 strerror(-err));
+}
+
 int jail_policy_host_changed(struct jail_policy *jp)
 {
 	char list[AUDIT_CHANGE_MAX - 16], change[AUDIT_CHANGE_MAX];
@@ -423,9 +443,11 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 			    "policy is unchanged\n", strerror(-err));
 		return;
 	}
-	/* Names a pattern no longer gives go now, with their addresses. */
+	/* Names a pattern no longer gives go now, with their addresses,
+	 * and open connections by name are judged by the new policy. */
 	if (dnsallow_keep_configured(&jp->names, jp->cfg))
 		names_stale(jp, names_apply(jp));
+	renew_kept(jp);
 	live_rules_diff(&before, &jp->rules, &added, &removed);
 	live_config_diff(&saved, &next, changes, sizeof(changes), restart, sizeof(restart));
 	snprintf(line, sizeof(line), "%s%s%zu rules added, %zu removed%s%s%s", changes,
@@ -488,6 +510,8 @@ static void allow_or_deny(struct jail_policy *jp, bool allow, const char *target
 		return;
 	}
 	live_clear(&saved);
+	if (!allow)
+		renew_kept(jp); /* a connection by name to it is cut too */
 	snprintf(reply, size, "ok jail %s: %s %s until the jail ends or the next reload\n", jp->id,
 		 allow ? "allowed" : "denied", target);
 	record(jp, allow ? "allow" : "deny", target, uid);

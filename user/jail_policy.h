@@ -40,6 +40,7 @@ struct jail_policy {
 	bool names_full_logged;         /* said once: the names' table is full */
 	bool names_cut_logged;          /* said once: an answer had too many */
 	bool names_stale_logged;        /* said: the names could not be applied */
+	uint32_t kept_gen;              /* deny and reload renew kept flows */
 	bool host_stale;                /* the host's networks changed and could
 					   not be read or applied (logged) */
 };

@@ -395,6 +395,19 @@ out:
 	return 0;
 }
 
+int loader_renew_kept_flows(struct jail_bpf *jail)
+{
+	int fd = bpf_map__fd(jail->skel->maps.kept_gen);
+	__u32 zero = 0, gen = 0;
+
+	if (bpf_map_lookup_elem(fd, &zero, &gen))
+		return log_err(-errno, "cannot read the kept flows' generation: %s", strerror(errno));
+	gen++;
+	if (bpf_map_update_elem(fd, &zero, &gen, BPF_ANY))
+		return log_err(-errno, "cannot renew the kept flows: %s", strerror(errno));
+	return 0;
+}
+
 int loader_change_policy(struct jail_bpf *jail, const struct policy_rule *set, size_t n_set,
 			 const struct policy_key *del, size_t n_del)
 {

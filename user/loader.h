@@ -72,6 +72,14 @@ int loader_set_policy(struct jail_bpf *jail, const struct policy_rule *rules, si
 bool loader_has_unix_hooks(struct jail_bpf *jail);
 
 /**
+ * loader_renew_kept_flows() - a new generation of kept_flows: connections
+ * allowed by name before it pass only while the trie lets them
+ * (bpf/ebpfjail.h; `ebpfjail deny` and reload re-judge them)
+ * Return: 0, or -errno (logged).
+ */
+int loader_renew_kept_flows(struct jail_bpf *jail);
+
+/**
  * loader_change_policy() - change the trie in force in place: @set's
  * entries added or replaced, then @del's keys removed (each one an atomic
  * map update; for a few keys, where a whole new trie would cost more than

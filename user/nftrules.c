@@ -107,6 +107,7 @@ int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n)
 struct deny_chains {
 	bool used[REASON_COUNT][POLICY_PREFIXLEN_ADDR + 1];
 	bool kept; /* the chain that marks a name's connections */
+	uint32_t mark; /* ... with this mark */
 };
 
 /* The transactions being written: one memstream each. */
@@ -311,7 +312,7 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 	 * the filter accepts marked packets first, so it goes on after the
 	 * name's entry expired (the BPF engine's kept_flows). */
 	if (k->kept)
-		fprintf(f, "\tchain kept {\n\t\tct mark set 0x%x accept\n\t}\n", NFTRULES_KEPT_MARK);
+		fprintf(f, "\tchain kept {\n\t\tct mark set 0x%x accept\n\t}\n", k->mark);
 	fprintf(f,
 		"\tmap ports {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t}\n"
 		"\tmap addrs {\n\t\ttype ipv4_addr : verdict\n\t\tflags interval\n\t}\n"
@@ -321,7 +322,7 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 /* put_filter() - the hooked chain of generation @gen and its rules, for
  * the last step. The rules are in the base chain itself: a jump from it
  * to a chain of their own cost measurably more per packet (bench-nft). */
-static void put_filter(FILE *f, unsigned int gen, bool keeps_flows)
+static void put_filter(FILE *f, unsigned int gen, bool keeps_flows, uint32_t mark)
 {
 	static const char *const rules[] = {
 		/* The jail's own loopback and addresses never leave it (the
@@ -355,7 +356,7 @@ static void put_filter(FILE *f, unsigned int gen, bool keeps_flows)
 	 * in the namespace, which every packet then pays for. */
 	if (keeps_flows)
 		fprintf(f, "add rule inet %s%u output ct mark 0x%x accept\n", NFTRULES_TABLE, gen,
-			NFTRULES_KEPT_MARK);
+			mark);
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		fprintf(f, "add rule inet %s%u output ", NFTRULES_TABLE, gen);
 		fprintf(f, rules[i], arg[i]);
@@ -374,6 +375,9 @@ int nftrules_script(const struct policy *p, unsigned int gen, const unsigned int
 	FILE *f;
 
 	memset(out, 0, sizeof(*out));
+	/* A new mark for a new generation of kept connections (a deny, a
+	 * reload): the old ones' packets are judged by the rules again. */
+	kinds.mark = p->kept_mark ? p->kept_mark : NFTRULES_KEPT_MARK;
 	if (nftrules_flatten(p, &ranges, &n))
 		return -ENOMEM;
 	/* Room for the table first: it is step 0, written once the elements
@@ -392,7 +396,7 @@ int nftrules_script(const struct policy *p, unsigned int gen, const unsigned int
 	 * generation's table gone. Until then the old rules hold. */
 	f = begin_step(&w);
 	if (f) {
-		put_filter(f, gen, p->keeps_flows);
+		put_filter(f, gen, p->keeps_flows, kinds.mark);
 		for (i = 0; i < n_old; i++)
 			put_drop_table(f, old[i]);
 	}

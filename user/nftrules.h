@@ -40,8 +40,10 @@
 /* Denials of one kind logged per second at most (each kind's chain has its
  * own limit); the rest are counted, not logged. */
 #define NFTRULES_LOG_PER_SECOND 2000
-/* The conntrack mark of a connection allowed by name (the namespace's
- * conntrack is the jail's alone: no one else marks its entries). */
+/* The conntrack mark of a connection allowed by name, where the policy
+ * names none (policy.kept_mark: one per generation of kept connections;
+ * the namespace's conntrack is the jail's alone: no one else marks its
+ * entries). */
 #define NFTRULES_KEPT_MARK 0x1
 
 struct nft_range {

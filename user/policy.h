@@ -45,6 +45,8 @@ struct policy {
 	bool keeps_flows; /* allow-host is configured: connections it allowed
 			     go on after their entry expires (kept_flows in
 			     BPF, a conntrack mark in nftables) */
+	uint32_t kept_mark; /* nftables: the conntrack mark of this generation
+			       of kept connections; 0: NFTRULES_KEPT_MARK */
 	/* The host's own addresses and AnyIP prefixes, which no name may
 	 * open (policy_name_refusal()); not in the trie as such. */
 	struct host_prefix *own;

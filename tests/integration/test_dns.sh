@@ -247,3 +247,31 @@ test_a_large_answer_comes_whole_over_tcp() {
 		fail "not every address over TCP: $(cat "$T/out")"
 	expect_no_leftovers
 }
+
+# `ebpfjail deny` cuts a connection opened by name too (kept flows are
+# judged again): an agent must not go on sending through it after its
+# user denied the address.
+test_deny_cuts_a_connection_opened_by_name() {
+	netsim_up
+	nsenter -t "$LAN" -n -- socat TCP-LISTEN:9000,bind=10.23.0.80,fork,reuseaddr EXEC:cat \
+		</dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	_expect_listener "$LAN" tcp 10.23.0.80 9000
+	_wait_listening "$LAN"
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	jail_cmd --allow-host forge.lan.test -- bash -c "$DIG forge.lan.test >/dev/null
+		exec 3<>/dev/tcp/10.23.0.80/9000 && echo before >&3 && read -t 3 a <&3
+		touch $T/agent/open
+		for i in \$(seq 1 100); do [ -e $T/agent/denied ] && break; sleep 0.05; done
+		echo after >&3; read -t 3 b <&3
+		echo \"echo:\$a:\$b\"" >"$T/out" 2>"$T/err" &
+	local job=$! i
+	for i in $(seq 1 100); do [ -e "$T/agent/open" ] && break; sleep 0.05; done
+	[ -e "$T/agent/open" ] || fail "the connection did not open: $(cat "$T/out" "$T/err")"
+	run as_user "$EBPFJAIL" deny 10.23.0.80
+	expect_rc 0
+	touch "$T/agent/denied"
+	wait "$job" || true
+	grep -qx "echo:before:" "$T/out" || fail "the connection went on after deny: $(cat "$T/out" "$T/err")"
+	expect_no_leftovers
+}
