@@ -151,12 +151,10 @@ struct policy_value {
 			   denied with REASON_GATEWAY, rule addr/32 */
 };
 
-/* Why proto exists: the DNS exception. pasta forwards UDP to the DNS
- * forward address to the host's resolver, but only newer pastas do the
- * same for TCP; an older one opens a real TCP connection from the host to
- * that address. Where pasta does not forward TCP DNS, the exception is
- * { proto = IPPROTO_UDP }, so TCP to ADDR:53 is denied at once instead of
- * leaving the host. */
+/* Why proto exists: the DNS exception once held for UDP alone, where
+ * pasta did not forward TCP DNS. The jail's own forwarder takes both now
+ * and policy.c writes proto 0 everywhere; the programs still honour it,
+ * so an entry for one protocol stays possible. */
 
 /* Connections that outlive their allow-host entry
  * -------------------------------------------------

@@ -663,7 +663,9 @@ static const struct key_def keys[] = {
 	{ "egress-jail", "EBPFJAIL_EGRESS_JAIL", false, KEY_LOOSENS_UNLESS, "on", set_egress_jail,
 	  SINGLE(egress_jail_origin) },
 	{ "allow-ip", "EBPFJAIL_ALLOW_IP", true, KEY_LOOSENS, NULL, set_allow_ip, 0 },
-	/* A name's addresses are allowed whatever block they fall in. */
+	/* A name's addresses are allowed over the blocks a name may lift
+	 * (policy_name_refusal(): an exact name's over private, LAN and VPN
+	 * ranges; a wildcard's over internet = off alone). */
 	{ "allow-host", "EBPFJAIL_ALLOW_HOST", true, KEY_LOOSENS, NULL, set_allow_host, 0 },
 	{ "internet", "EBPFJAIL_INTERNET", false, KEY_LOOSENS_UNLESS, "off", set_internet,
 	  SINGLE(internet_origin) },

@@ -168,17 +168,6 @@ long dnsallow_expire(struct dnsallow *t, uint64_t now_ns, struct dnsallow_entry 
 	return (long)n;
 }
 
-uint64_t dnsallow_next_expiry(const struct dnsallow *t)
-{
-	uint64_t next = 0;
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		if (!next || t->v[i].expires_ns < next)
-			next = t->v[i].expires_ns;
-	return next;
-}
-
 static bool unconfigured(const struct dnsallow_entry *e, const void *arg)
 {
 	const struct config *cfg = arg;

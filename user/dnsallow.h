@@ -106,9 +106,6 @@ uint32_t dnsallow_lifetime(uint32_t ttl);
 long dnsallow_expire(struct dnsallow *t, uint64_t now_ns, struct dnsallow_entry **gone,
 		     size_t *n_gone);
 
-/** dnsallow_next_expiry() - when the next entry's time is up; 0: none */
-uint64_t dnsallow_next_expiry(const struct dnsallow *t);
-
 /**
  * dnsallow_keep_configured() - after a reload: remove the entries that no
  * allow-host pattern of @cfg gives any more (their name with their port)

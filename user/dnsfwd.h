@@ -33,8 +33,8 @@ typedef void (*dnsfwd_answer_fn)(void *ctx, const struct dns_question *q,
 				 const struct dns_answer *a);
 
 struct dnsfwd_opts {
-	int jail_ns;          /* the jail's network namespace */
-	int host_ns;          /* ours: upstream sockets are made here */
+	int jail_ns;          /* the jail's network namespace (upstream sockets
+				 are made in the caller's: the host's) */
 	uint32_t listen_addr; /* network byte order, on the jail's lo */
 	struct sockaddr_storage upstreams[DNSFWD_UPSTREAMS_MAX];
 	size_t n_upstreams;
@@ -44,9 +44,11 @@ struct dnsfwd_opts {
 
 struct dnsfwd_stats {
 	uint64_t queries;  /* taken from the agent, UDP and TCP */
-	uint64_t answered; /* answers given (the resolver's, or empty AAAA) */
-	uint64_t failed;   /* SERVFAIL given: no resolver answered in time,
-			      or too many queries at once */
+	uint64_t answered; /* answers sent to the agent: the resolver's, and
+			      our own (empty AAAA, SERVFAIL, NOTIMP, REFUSED) */
+	uint64_t failed;   /* of those, our errors: no resolver answered in
+			      time, too many queries at once, not a standard
+			      query */
 	uint64_t dropped;  /* not a DNS query, or an answer that did not
 			      match its question */
 };

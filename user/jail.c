@@ -181,10 +181,7 @@ static int find_pasta(struct jail *j, const struct pasta_opts *po)
 	if (pasta_find(j->pasta_path, sizeof(j->pasta_path)))
 		return fail(j, -ENOENT, "pasta is not on PATH; install it: apt-get install passt");
 	j->policy.dns_forward = po->dns_forward;
-	/* DNS is the supervisor's forwarder's (dnsfwd.h), UDP and TCP,
-	 * whatever pasta forwards. */
-	j->policy.dns_tcp = true;
-	pasta_binary_forwards_tcp_dns(j->pasta_path, version, sizeof(version));
+	pasta_version(j->pasta_path, version, sizeof(version));
 	log_debug("pasta %s, version %s", j->pasta_path, version);
 	return 0;
 }
@@ -546,7 +543,7 @@ static void on_dns_answer(void *ctx, const struct dns_question *q, const struct 
  * resolv.conf from the host's side: the agent never reaches them itself. */
 static int start_dns(struct jail *j)
 {
-	struct dnsfwd_opts o = { .jail_ns = j->ns.fd, .host_ns = j->ns.host_fd,
+	struct dnsfwd_opts o = { .jail_ns = j->ns.fd,
 				 .listen_addr = j->policy.dns_forward, .on_answer = on_dns_answer,
 				 .ctx = &j->policy };
 	char text[DNSFWD_RESOLV_MAX];
@@ -822,7 +819,16 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 		close(j->proc.channel);
 	j->proc.channel = -1;
 	relays_free(j->relays);
-	dnsfwd_free(j->dns);
+	if (j->dns) {
+		struct dnsfwd_stats st;
+
+		dnsfwd_stats(j->dns, &st);
+		log_debug("DNS: %llu queries, %llu answered, %llu failed, %llu dropped",
+			  (unsigned long long)st.queries, (unsigned long long)st.answered,
+			  (unsigned long long)st.failed, (unsigned long long)st.dropped);
+		dnsfwd_free(j->dns);
+		j->dns = NULL;
+	}
 	j->relays = NULL;
 	if (j->control_fd >= 0)
 		close(j->control_fd);

@@ -32,7 +32,6 @@ static int compile(const struct jail_policy *jp, const struct hostnet *host, str
 	int err;
 
 	hostnet_facts(host, jp->gateway, jp->dns_forward, &facts);
-	facts.dns_tcp = jp->dns_tcp;
 	if (jp->names.n) {
 		names = calloc(jp->names.n, sizeof(*names));
 		if (!names)

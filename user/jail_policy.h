@@ -29,7 +29,6 @@ struct jail_policy {
 	struct config *cfg;             /* the configuration in force */
 	uint32_t gateway;               /* the jail's gateway, fixed */
 	uint32_t dns_forward;           /* pasta's DNS forward address, fixed */
-	bool dns_tcp;                   /* pasta forwards TCP DNS as well */
 	uid_t agent_uid;                /* whose approvals a reload reads */
 	struct audit_log *audit;        /* where changes are recorded */
 	struct policy rules;            /* in the maps now (rules only) */

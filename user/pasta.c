@@ -141,27 +141,6 @@ void pasta_version(const char *path, char *buf, size_t size)
 	munmap(map, (size_t)st.st_size);
 }
 
-bool pasta_forwards_tcp_dns(const char *version)
-{
-	return pasta_version_date(version) >= PASTA_TCP_DNS_SINCE;
-}
-
-bool pasta_binary_forwards_tcp_dns(const char *path, char *version, size_t size)
-{
-	char real[4096], avx2[4200], other[128];
-
-	pasta_version(path, version, size);
-	if (!pasta_forwards_tcp_dns(version))
-		return false;
-	if (!realpath(path, real))
-		return false;
-	snprintf(avx2, sizeof(avx2), "%s.avx2", real);
-	if (access(avx2, F_OK))
-		return true;
-	pasta_version(avx2, other, sizeof(other));
-	return pasta_forwards_tcp_dns(other);
-}
-
 unsigned long pasta_version_date(const char *version)
 {
 	unsigned int y, m, d;

@@ -18,12 +18,6 @@
  * answers that itself. Host byte order. */
 #define PASTA_DNS_FORWARD 0xa9fe0101U
 
-/* pastas from this release on forward TCP DNS as well as UDP (fwd.c,
- * fwd_nat_from_tap(): is_dns_flow() takes TCP and UDP); Debian 12's does
- * not. Set to the first release CI has seen doing it: an older one is
- * treated as UDP only, which is safe. YYYYMMDD. */
-#define PASTA_TCP_DNS_SINCE 20250503
-
 struct pasta_opts {
 	const char *path;      /* the binary, from pasta_find() */
 	pid_t netns_pid;       /* a process inside the jail's namespace */
@@ -74,22 +68,6 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
  * @size: room in @buf
  */
 void pasta_version(const char *path, char *buf, size_t size);
-
-/**
- * pasta_forwards_tcp_dns() - does this pasta forward TCP DNS (pure)
- * @version: as pasta_version() gives it; "unknown" means no (safe: TCP to
- *           the DNS forward address is then refused)
- */
-bool pasta_forwards_tcp_dns(const char *version);
-
-/**
- * pasta_binary_forwards_tcp_dns() - the same for the binary at @path and,
- * when it exists, the passt.avx2 beside it that passt re-executes on most
- * CPUs: both must, or a stale .avx2 of an older build would run while the
- * version read said otherwise
- * @version: filled with @path's version, for messages
- */
-bool pasta_binary_forwards_tcp_dns(const char *path, char *version, size_t size);
 
 /**
  * pasta_version_date() - the release date in a pasta version string (pure)

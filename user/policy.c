@@ -117,18 +117,9 @@ static int add_prefixes(struct builder *b, const struct host_prefix *list, size_
 	return err;
 }
 
-/* dns_proto() - the protocol the DNS exception holds for: every one where
- * pasta forwards TCP DNS, else UDP only, since a pasta that does not would
- * connect to the forward address for real, from the host (bpf/ebpfjail.h,
- * struct policy_value). */
-static uint8_t dns_proto(const struct host_facts *f)
-{
-	return f->dns_tcp ? 0 : IPPROTO_UDP;
-}
-
 /* add_live() - the temporary changes of `ebpfjail allow/deny`, last in
  * the builder and marked to win at their key. */
-static int add_live(struct builder *b, const struct host_facts *f, const struct policy_live *live,
+static int add_live(struct builder *b, const struct policy_live *live,
 		    size_t n)
 {
 	size_t i;
@@ -143,10 +134,6 @@ static int add_live(struct builder *b, const struct host_facts *f, const struct 
 			  l->allow ? "allow" : "deny");
 		if (!err)
 			b->items[b->n - 1].live = true;
-		/* `allow DNS-FORWARD:53` replaces the DNS exception at its
-		 * key: it keeps the exception's protocol limit. */
-		if (!err && l->allow && l->addr == f->dns_forward && l->port == 53)
-			b->items[b->n - 1].rule.value.proto = dns_proto(f);
 	}
 	return err;
 }
@@ -184,12 +171,9 @@ static int collect(const struct config *cfg, const struct host_facts *f, struct 
 	if (!err && f->dns_forward && f->dns_forward != f->gateway)
 		err = add(b, f->dns_forward, 32, 0, JAIL_DENY, REASON_GATEWAY,
 			  "the DNS forward address (other ports)");
-	if (!err && f->dns_forward) {
+	if (!err && f->dns_forward)
 		err = add(b, f->dns_forward, POLICY_PREFIXLEN_PORT, 53, JAIL_ALLOW, REASON_DNS,
-			  "DNS through pasta's forwarder%s", f->dns_tcp ? "" : " (UDP only)");
-		if (!err)
-			b->items[b->n - 1].rule.value.proto = dns_proto(f);
-	}
+			  "DNS through the jail's forwarder");
 
 	/* The host's own addresses: its services listen on them. */
 	for (i = 0; i < f->n_addresses && !err; i++)
@@ -431,7 +415,7 @@ int policy_compile_jail(const struct config *cfg, const struct host_facts *facts
 	memset(out, 0, sizeof(*out));
 	err = collect(cfg, facts, &b);
 	if (!err)
-		err = add_live(&b, facts, live, n_live);
+		err = add_live(&b, live, n_live);
 	if (!err)
 		err = finish(&b, live, n_live, out);
 	if (!err)

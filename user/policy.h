@@ -28,7 +28,6 @@ struct host_facts {
 	size_t n_local;
 	uint32_t gateway;     /* the jail's gateway (pasta's side); 0 = none */
 	uint32_t dns_forward; /* pasta's DNS forward address; 0 = none */
-	bool dns_tcp;         /* pasta forwards TCP DNS too (else UDP only) */
 };
 
 /* Host routes shorter than this are ignored: full-tunnel VPNs install

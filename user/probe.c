@@ -245,7 +245,7 @@ static bool apparmor_enabled(void)
 
 enum probe_level probe_pasta(struct probe_result *r, bool want_version)
 {
-	char path[4096], version[128], other[128];
+	char path[4096], version[128];
 	unsigned long date;
 
 	if (pasta_find(path, sizeof(path)))
@@ -272,12 +272,10 @@ enum probe_level probe_pasta(struct probe_result *r, bool want_version)
 			   "%s, version %s, known to work, but its AppArmor profile (older than "
 			   "2023-09-08) may deny parts of what the jail asks of it",
 			   path, version);
-	return set(r, PROBE_OK, "pasta", "", "%s, version %s, %s; DNS over %s", path, version,
+	return set(r, PROBE_OK, "pasta", "", "%s, version %s, %s", path, version,
 		   date == PASTA_TESTED_OLDEST || date == PASTA_TESTED_NEWEST ?
 			   "known to work (tested with " PASTA_TESTED_NAMES ")" :
-			   "expected to work (tested with " PASTA_TESTED_NAMES ")",
-		   pasta_binary_forwards_tcp_dns(path, other, sizeof(other)) ?
-			   "UDP and TCP" : "UDP (TCP 53 refused: this pasta does not forward it)");
+			   "expected to work (tested with " PASTA_TESTED_NAMES ")");
 }
 
 enum probe_level probe_cgroup(struct probe_result *r, char *base, size_t size)

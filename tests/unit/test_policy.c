@@ -180,10 +180,10 @@ Test(policy, no_host_facts_is_still_the_builtin_list)
 	config_free(&cfg);
 }
 
-/* The DNS exception holds for UDP only where pasta does not forward TCP
- * DNS (bpf/ebpfjail.h, struct policy_value), for a temporary `allow` of
- * that address and port too; where pasta does, for every protocol. */
-Test(policy, dns_exception_protocol_follows_pasta)
+/* The DNS exception is the jail's forwarder's: UDP and TCP to the forward
+ * address's port 53, every other port of it denied; a temporary allow of
+ * it replaces it at its key. */
+Test(policy, dns_exception_is_the_forwarders_udp_and_tcp)
 {
 	struct host_facts facts = { .gateway = inet_addr("203.0.113.1"),
 				    .dns_forward = inet_addr("169.254.1.1") };
@@ -191,29 +191,22 @@ Test(policy, dns_exception_protocol_follows_pasta)
 	struct config cfg;
 	struct policy p;
 	long i;
-	int tcp;
 
 	config_init(&cfg);
-	for (tcp = 0; tcp < 2; tcp++) {
-		facts.dns_tcp = tcp;
-		cr_assert_eq(policy_compile(&cfg, &facts, &p), 0);
-		i = policy_lookup(&p, inet_addr("169.254.1.1"), htons(53));
-		cr_assert_geq(i, 0);
-		cr_expect_eq(p.rules[i].value.reason, REASON_DNS);
-		cr_expect_eq(p.rules[i].value.proto, tcp ? 0 : IPPROTO_UDP, "dns_tcp %d", tcp);
-		i = policy_lookup(&p, inet_addr("169.254.1.1"), htons(80));
-		cr_assert_geq(i, 0);
-		cr_expect_eq(p.rules[i].value.action, JAIL_DENY);
-		policy_free(&p);
-
-		cr_assert_eq(policy_compile_live(&cfg, &facts, &allow_dns, 1, &p), 0);
-		i = policy_lookup(&p, inet_addr("169.254.1.1"), htons(53));
-		cr_assert_geq(i, 0);
-		cr_expect_eq(p.rules[i].value.reason, REASON_ALLOW_IP);
-		cr_expect_eq(p.rules[i].value.proto, tcp ? 0 : IPPROTO_UDP,
-			     "a temporary allow lifted the UDP-only limit (dns_tcp %d)", tcp);
-		policy_free(&p);
-	}
+	cr_assert_eq(policy_compile(&cfg, &facts, &p), 0);
+	i = policy_lookup(&p, inet_addr("169.254.1.1"), htons(53));
+	cr_assert_geq(i, 0);
+	cr_expect_eq(p.rules[i].value.reason, REASON_DNS);
+	cr_expect_eq(p.rules[i].value.proto, 0, "every protocol");
+	i = policy_lookup(&p, inet_addr("169.254.1.1"), htons(80));
+	cr_assert_geq(i, 0);
+	cr_expect_eq(p.rules[i].value.action, JAIL_DENY);
+	policy_free(&p);
+	cr_assert_eq(policy_compile_live(&cfg, &facts, &allow_dns, 1, &p), 0);
+	i = policy_lookup(&p, inet_addr("169.254.1.1"), htons(53));
+	cr_assert_geq(i, 0);
+	cr_expect_eq(p.rules[i].value.reason, REASON_ALLOW_IP);
+	policy_free(&p);
 	config_free(&cfg);
 }
 
@@ -250,7 +243,7 @@ Test(policy, names_open_blocked_ranges_but_never_metadata_the_gateway_or_the_hos
 	struct host_facts f = { .addresses = &own, .n_addresses = 1, .connected = &net,
 				.n_connected = 1, .routes = &anyip, .n_routes = 1, .local = &anyip,
 				.n_local = 1, .gateway = nm_ip("192.0.2.1"),
-				.dns_forward = nm_ip("169.254.1.1"), .dns_tcp = true };
+				.dns_forward = nm_ip("169.254.1.1") };
 	struct policy_name names[] = {
 		{ nm_ip("10.23.0.80"), 0, "forge.lan", false },      /* a connected network */
 		{ nm_ip("10.9.9.9"), 22, "ssh.lan", false },         /* private, one port */
@@ -346,8 +339,7 @@ Test(policy, the_changes_between_two_policies_are_what_a_name_added)
 
 Test(policy, internet_off_is_one_deny_of_everything_allows_punch_through)
 {
-	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1"),
-				.dns_tcp = true };
+	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
 	struct policy p;
 	struct config cfg;
 
@@ -368,7 +360,7 @@ Test(policy, adding_one_name_in_place_gives_what_a_whole_compile_gives)
 {
 	struct host_prefix net = { nm_ip("10.23.0.0"), 24 };
 	struct host_facts f = { .connected = &net, .n_connected = 1, .gateway = nm_ip("192.0.2.1"),
-				.dns_forward = nm_ip("169.254.1.1"), .dns_tcp = true };
+				.dns_forward = nm_ip("169.254.1.1") };
 	struct policy_name names[] = {
 		{ nm_ip("10.23.0.80"), 0, "a.lan", false },  { nm_ip("10.23.0.80"), 22, "b.lan", false },
 		{ nm_ip("10.9.0.1"), 443, "c.lan", false },  { nm_ip("169.254.169.254"), 0, "m.lan", false },

@@ -84,12 +84,11 @@ static const struct probe probes[] = {
 	{ OP_TCP_CONNECT, AF_INET6, "::1", 9000, EPERM, HOOK_CONNECT6, REASON_IPV6 },
 	{ OP_UDP_SENDTO, AF_INET6, "2001:db8::1", 53, EPERM, HOOK_SENDMSG6, REASON_IPV6 },
 	{ OP_UDP_CONNECT, AF_INET6, "::1", 53, EPERM, HOOK_CONNECT6, REASON_IPV6 },
-	/* The DNS forward address of a pasta that forwards UDP DNS only:
-	 * TCP 53 there would leave the host for real, so it is refused. */
+	/* The DNS forward address: port 53 is the jail's forwarder's (UDP
+	 * and TCP; no listener here), every other port refused. */
 	{ OP_UDP_SENDTO, AF_INET, "169.254.1.1", 53, 0, 0, 0 },
 	{ OP_UDP_CONNECT, AF_INET, "169.254.1.1", 53, 0, 0, 0 },
-	{ OP_TCP_CONNECT, AF_INET, "169.254.1.1", 53, EPERM, HOOK_CONNECT4, REASON_GATEWAY },
-	{ OP_TCP_FASTOPEN, AF_INET, "169.254.1.1", 53, EPERM, HOOK_CONNECT4, REASON_GATEWAY },
+	{ OP_TCP_CONNECT, AF_INET, "169.254.1.1", 80, EPERM, HOOK_CONNECT4, REASON_GATEWAY },
 	{ OP_UDP_SENDTO, AF_INET, "169.254.1.1", 5353, EPERM, HOOK_SENDMSG4, REASON_GATEWAY },
 };
 
