@@ -296,13 +296,24 @@ void dnsfwd_stats(const struct dnsfwd *f, struct dnsfwd_stats *out)
 	*out = f->stats;
 }
 
+static void free_query(struct query *q)
+{
+	if (q->fd >= 0)
+		close(q->fd);
+	q->fd = -1;
+	q->client = NULL;
+	free(q->tcp);
+	q->tcp = NULL;
+	q->used = false;
+}
+
 static void close_client(struct dnsfwd *f, struct client *c)
 {
 	size_t i;
 
 	for (i = 0; i < DNSFWD_QUERIES_MAX; i++)
-		if (f->queries[i].client == c)
-			f->queries[i].client = NULL; /* its answer has nowhere to go */
+		if (f->queries[i].used && f->queries[i].client == c)
+			free_query(&f->queries[i]); /* its answer has nowhere to go */
 	close(c->fd);
 	c->fd = -1;
 	c->have = 0;
@@ -357,16 +368,6 @@ static void reply_code(struct dnsfwd *f, const struct query *q, uint8_t rcode)
 	reply(f, q, out, (size_t)len);
 }
 
-static void free_query(struct query *q)
-{
-	if (q->fd >= 0)
-		close(q->fd);
-	q->fd = -1;
-	q->client = NULL;
-	free(q->tcp);
-	q->tcp = NULL;
-	q->used = false;
-}
 
 /* ask() - send @q to its resolver from a new socket of ours: a UDP query,
  * or for a TCP client's query a TCP connection (its answer may be larger
@@ -618,11 +619,17 @@ static void client_query(struct dnsfwd *f, struct client *c)
 	c->have -= 2 + len;
 }
 
-/* client_next() - client_query(), and a paused client read again once
+/* client_next() - client_query() while queries answered at once (AAAA, an
+ * error) leave the next one waiting, and a paused client read again once
  * its buffer has room */
 static void client_next(struct dnsfwd *f, struct client *c)
 {
-	client_query(f, c);
+	size_t had;
+
+	do {
+		had = c->have;
+		client_query(f, c);
+	} while (c->fd >= 0 && !c->asking && c->have && c->have < had);
 	if (c->fd >= 0 && c->paused && c->have < sizeof(c->buf))
 		pause_client(f, c, false);
 }
