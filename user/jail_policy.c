@@ -46,6 +46,23 @@ static int compile(const struct jail_policy *jp, const struct hostnet *host, str
 	return err;
 }
 
+/* mark_refused() - which names' entries, from @first on, the policy in
+ * force does not let through (policy_name_refusal() kept them out, or a
+ * change failed): status shows only the others. From @first: an answer
+ * changes only its own entries, and a look at every entry would cost each
+ * answer the whole table. */
+static void mark_refused(struct jail_policy *jp, size_t first)
+{
+	size_t i;
+
+	for (i = first; i < jp->names.n; i++) {
+		struct dnsallow_entry *e = &jp->names.v[i];
+		long m = policy_lookup(&jp->rules, e->addr, htons(e->port));
+
+		e->refused = m >= 0 && jp->rules.rules[m].value.action != JAIL_ALLOW;
+	}
+}
+
 /* swap() - @next into the maps in one update, and into @jp->rules; on
  * failure @next is freed and the policy in force stays. Return: 0 or
  * -errno. */
@@ -67,6 +84,7 @@ static int swap(struct jail_policy *jp, struct policy *next)
 	next->sources = NULL;
 	policy_free(&jp->rules);
 	jp->rules = *next;
+	mark_refused(jp, 0);
 	return 0;
 }
 
@@ -135,6 +153,7 @@ static int names_apply(struct jail_policy *jp)
 		next.sources = NULL;
 		policy_free(&jp->rules);
 		jp->rules = next;
+		mark_refused(jp, 0);
 	} else {
 		err = swap(jp, &next);
 	}
@@ -209,20 +228,6 @@ static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gon
 	return err ? names_apply(jp) : 0;
 }
 
-/* mark_refused() - which names' entries the policy in force does not let
- * through (policy_name_refusal() kept them out, or a change failed):
- * status shows only the others */
-static void mark_refused(struct jail_policy *jp)
-{
-	size_t i;
-
-	for (i = 0; i < jp->names.n; i++) {
-		struct dnsallow_entry *e = &jp->names.v[i];
-		long m = policy_lookup(&jp->rules, e->addr, htons(e->port));
-
-		e->refused = m >= 0 && jp->rules.rules[m].value.action != JAIL_ALLOW;
-	}
-}
 
 /* audit_names() - one dns record per port for @name's new entries, from
  * @first on: what they allowed, and what they could not */
@@ -298,7 +303,7 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 	if (err)
 		log_warn("jail %s: cannot allow %s's addresses (%s); connections to them are denied "
 			 "until it works", jp->id, q->name, strerror(-err));
-	mark_refused(jp);
+	mark_refused(jp, err ? 0 : jp->names.n - added);
 	audit_names(jp, q->name, jp->names.n - added);
 }
 
