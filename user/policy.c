@@ -499,19 +499,24 @@ void policy_free(struct policy *p)
 
 long policy_lookup(const struct policy *p, uint32_t addr, uint16_t port)
 {
-	long best = -1;
-	size_t i;
+	unsigned int len;
 
-	for (i = 0; i < p->n; i++) {
-		const struct policy_key *k = &p->rules[i].key;
-		unsigned int len = k->prefixlen > 32 ? 32 : k->prefixlen;
+	/* Longest first: the address and port, then the address under each
+	 * prefix length. The rules are sorted by prefix length, then key
+	 * (policy_key_compare()), so each is one binary search: an answer's
+	 * addresses are looked up while the agent waits, in a policy that
+	 * holds every name's. */
+	for (len = POLICY_PREFIXLEN_PORT + 1; len-- > 0;) {
+		struct policy_key k = { .prefixlen = len };
+		size_t at;
 
-		if ((ntohl(addr) & netaddr_mask(len)) != ntohl(k->addr))
+		if (len > POLICY_PREFIXLEN_ADDR && len != POLICY_PREFIXLEN_PORT)
 			continue;
-		if (k->prefixlen == POLICY_PREFIXLEN_PORT && k->port != port)
-			continue;
-		if (best < 0 || k->prefixlen > p->rules[best].key.prefixlen)
-			best = (long)i;
+		k.addr = len >= 32 ? addr : htonl(ntohl(addr) & netaddr_mask(len));
+		k.port = len == POLICY_PREFIXLEN_PORT ? port : 0;
+		at = find(p, &k);
+		if (at < p->n && !policy_key_compare(&p->rules[at].key, &k))
+			return (long)at;
 	}
-	return best;
+	return -1;
 }

@@ -156,7 +156,8 @@ int policy_key_compare(const struct policy_key *a, const struct policy_key *b);
 
 /**
  * policy_lookup() - what the trie would answer for @addr:@port (both network
- * byte order), by the same longest-prefix rule
+ * byte order), by the same longest-prefix rule; @p sorted as
+ * policy_compile() sorts it (a binary search per prefix length)
  * Return: the matching rule's index, or -1 when nothing matches (allowed).
  */
 long policy_lookup(const struct policy *p, uint32_t addr, uint16_t port);

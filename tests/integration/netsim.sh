@@ -65,7 +65,7 @@ _resolver() {
 		--address=/wild.lan.test/10.23.0.82 --address=/wild.example.test/198.51.100.7 \
 		--addn-hosts="$T/moving.hosts" \
 		--addn-hosts="$T/more.hosts" \
-		--synth-domain=bench.test,10.99.0.0/16,h- \
+		--synth-domain=bench.test,11.0.0.0/16,h- \
 		</dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
 	RESOLVER_PID=$!

@@ -540,9 +540,10 @@ static uint32_t dns_last_a(const uint8_t *a, size_t n)
 }
 
 /* dns_round_trips() - PROBE_RR A queries, one after another, to the DNS
- * server at @sa over UDP, for the names "h-10-99-I-J.bench.test" (a new
+ * server at @sa over UDP, for the names "h-11-0-I-J.bench.test" (a new
  * name, and with the resolver's synth-domain a new address, each time: an
- * allow-host insertion each): the mean round trip in nanoseconds, or
+ * allow-host insertion each, with internet = off): the mean round trip in
+ * nanoseconds, or
  * "timeout:N" when the Nth had no answer within 3 s */
 static const char *dns_round_trips(const struct sockaddr *sa, socklen_t len)
 {
@@ -562,7 +563,7 @@ static const char *dns_round_trips(const struct sockaddr *sa, socklen_t len)
 		char name[64];
 		size_t n;
 
-		snprintf(name, sizeof(name), "h-10-99-%ld-%ld.bench.test", i / 250, i % 250 + 1);
+		snprintf(name, sizeof(name), "h-11-0-%ld-%ld.bench.test", i / 250, i % 250 + 1);
 		n = dns_query(q, name, (uint16_t)i);
 		if (send(fd, q, n, 0) != (ssize_t)n)
 			return errname(errno);
