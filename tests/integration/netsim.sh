@@ -73,16 +73,22 @@ _resolver() {
 	_expect_listener "$LAN" tcp 10.23.0.54 53
 }
 
+# lan_echo ADDR PORT: a TCP echo server on the LAN's ADDR:PORT, once bound
+lan_echo() {
+	nsenter -t "$LAN" -n -- socat TCP-LISTEN:"$2",bind="$1",fork,reuseaddr EXEC:cat \
+		</dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	_expect_listener "$LAN" tcp "$1" "$2"
+	_wait_listening "$LAN"
+}
+
 # anyip_lan: every address of 10.23.16.0/20 is the LAN's own (a local
 # route), with a TCP echo server on port 7 of each, and the host routes
 # the prefix to the LAN
 anyip_lan() {
 	in_ns "$LAN" ip route add local 10.23.16.0/20 dev lo
 	in_ns "$HOST" ip route add 10.23.16.0/20 via 10.23.0.2
-	nsenter -t "$LAN" -n -- socat TCP-LISTEN:7,fork,reuseaddr EXEC:cat </dev/null >/dev/null 2>&1 &
-	NETSIM_PIDS+=($!)
-	_expect_listener "$LAN" tcp '0.0.0.0' 7
-	_wait_listening "$LAN"
+	lan_echo 0.0.0.0 7
 }
 
 # resolver_move ADDR: moving.lan.test answers ADDR from now on

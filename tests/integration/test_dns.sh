@@ -98,11 +98,7 @@ test_expired_name_denies_new_connects_and_keeps_open_ones() {
 	# minimum, 5 s). A connection opened while allowed sends again after
 	# the expiry and gets its echo (the TC program must not cut it); a
 	# new connect then is EPERM.
-	nsenter -t "$LAN" -n -- socat TCP-LISTEN:9000,bind=10.23.0.81,fork,reuseaddr EXEC:cat \
-		</dev/null >/dev/null 2>&1 &
-	NETSIM_PIDS+=($!)
-	_expect_listener "$LAN" tcp 10.23.0.81 9000
-	_wait_listening "$LAN"
+	lan_echo 10.23.0.81 9000
 	jail --allow-host short.lan.test -- bash -c "$DIG short.lan.test >/dev/null
 		exec 3<>/dev/tcp/10.23.0.81/9000 && echo before >&3 && read -t 3 a <&3
 		sleep 7
@@ -253,11 +249,7 @@ test_a_large_answer_comes_whole_over_tcp() {
 # user denied the address.
 test_deny_cuts_a_connection_opened_by_name() {
 	netsim_up
-	nsenter -t "$LAN" -n -- socat TCP-LISTEN:9000,bind=10.23.0.80,fork,reuseaddr EXEC:cat \
-		</dev/null >/dev/null 2>&1 &
-	NETSIM_PIDS+=($!)
-	_expect_listener "$LAN" tcp 10.23.0.80 9000
-	_wait_listening "$LAN"
+	lan_echo 10.23.0.80 9000
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	jail_cmd --allow-host forge.lan.test -- bash -c "$DIG forge.lan.test >/dev/null
 		exec 3<>/dev/tcp/10.23.0.80/9000 && echo before >&3 && read -t 3 a <&3
