@@ -260,12 +260,11 @@ static bool in_prefixes(const struct host_prefix *list, size_t n, uint32_t addr)
 	return false;
 }
 
-enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, uint16_t port,
-				     bool wildcard)
+/* refusal_of() - policy_name_refusal() for @addr, whose longest match in
+ * @base is @r (NULL: none), already looked up */
+static enum jail_reason refusal_of(const struct policy *base, const struct policy_rule *r,
+				   uint32_t addr, bool wildcard)
 {
-	long i = policy_lookup(base, addr, htons(port));
-	const struct policy_rule *r = i < 0 ? NULL : &base->rules[i];
-
 	if (!r || r->value.action == JAIL_ALLOW)
 		return REASON_NONE;
 	/* The host itself, AnyIP prefixes included: its services listen
@@ -295,6 +294,14 @@ enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, u
 	default:
 		return (enum jail_reason)r->value.reason;
 	}
+}
+
+enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, uint16_t port,
+				     bool wildcard)
+{
+	long i = policy_lookup(base, addr, htons(port));
+
+	return refusal_of(base, i < 0 ? NULL : &base->rules[i], addr, wildcard);
 }
 
 /* own_prefixes() - the host's own addresses and AnyIP prefixes into
@@ -343,7 +350,7 @@ bool policy_name_rule(const struct policy *p, const struct policy_name *nm,
 	 * an expiry that needs no compile and cannot fail open). */
 	if (p->rules[m].key.prefixlen == len)
 		return false;
-	if (policy_name_refusal(p, nm->addr, nm->port, nm->wildcard) != REASON_NONE ||
+	if (refusal_of(p, &p->rules[m], nm->addr, nm->wildcard) != REASON_NONE ||
 	    denied_live(live, n_live, nm->addr, nm->port))
 		return false;
 	*r = (struct policy_rule){
