@@ -3,6 +3,8 @@
 #   make            build/ebpfjail
 #   make check      unit tests (Criterion), integration tests (with Debian 12's
 #                   pasta and with a current one), a bounded fuzz run
+#   make stress     the relays' stress test at full length (1000 sessions;
+#                   not part of check)
 #   make fuzz       build and run the config parser fuzzer (FUZZ_SECONDS=30)
 #   make demo       ebpfjail run with a demo agent in a simulated network (root)
 #   make bench      every benchmark, a table and JSON (root; not part of check;
@@ -82,7 +84,7 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: all check unit integration check-containers fuzz fuzz-build bench bench-smoke demo clean man install uninstall
+.PHONY: all check unit integration check-containers stress fuzz fuzz-build bench bench-smoke demo clean man install uninstall
 all: $(OUT)/ebpfjail man
 
 $(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
@@ -168,13 +170,26 @@ $(OUT)/probe: tests/integration/probe.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE $(OPT) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
 
+$(OUT)/relaystress: tests/integration/relaystress.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE $(OPT) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
+
 # The suite once with each pasta: Debian 12's, found on PATH, and the
 # current release, built from Debian 13's source (cached; see the script).
 # PASTA_DIRS=system runs it with the pasta on PATH only.
-integration: $(OUT)/ebpfjail $(OUT)/probe
+integration: $(OUT)/ebpfjail $(OUT)/probe $(OUT)/relaystress
 	$(Q)dirs="$(PASTA_DIRS)"; \
 	if [ -z "$$dirs" ]; then current=$$(scripts/build-pasta.sh) || exit 1; dirs="system $$current"; fi; \
 	PASTA_DIRS="$$dirs" tests/integration/run.sh $(OUT)/ebpfjail
+
+# The relays' stress test at full length: 1000 sessions each way (iperf3's
+# pattern, checksummed, with half-closes and resets) and 20 iperf3 runs,
+# beside stress-ng --cpu 2, with each pasta. Not part of check (which runs
+# it with 100 sessions); run it before changing user/relay.c.
+stress: $(OUT)/ebpfjail $(OUT)/probe $(OUT)/relaystress
+	$(Q)current=$$(scripts/build-pasta.sh) || exit 1; \
+	RELAY_STRESS_SESSIONS=1000 RELAY_STRESS_IPERF=20 PASSES="root rootless" PASTA_DIRS="system $$current" \
+		tests/integration/run.sh $(OUT)/ebpfjail test_iperf3_pattern_through_both_relays_under_load
 
 # ebpfjail-entrypoint under real Podman and Docker, with the README's
 # Dockerfile and run lines (tests/containers/run.sh says how).

@@ -316,6 +316,16 @@ void supervisor_block_signals(sigset_t *set)
 	sigaddset(set, SIGTTIN);
 	sigaddset(set, SIGTTOU);
 	sigprocmask(SIG_BLOCK, set, NULL);
+	/* The attack: a relayed peer half-closes, then resets (an HTTP
+	 * server done with its answer, iperf3's at the end of a test: FIN,
+	 * then RST for what still arrives). The relay's next splice() into
+	 * that socket fails with EPIPE, and splice() has no MSG_NOSIGNAL:
+	 * the kernel raised SIGPIPE, the supervisor died of it and took the
+	 * jail, every relayed connection and the agent with it. Ignored,
+	 * the write fails with EPIPE and only that connection ends. The
+	 * agent and pasta set every signal back to its default (agent.c,
+	 * pasta.c). */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* stop_agent() - the agent and everything it started, at once: its

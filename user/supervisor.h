@@ -10,8 +10,9 @@
 
 /**
  * supervisor_block_signals() - block what the event loop reads from its
- * signalfd (SIGCHLD, job control, the signals it forwards); call before
- * any child starts, so none of their signals is missed
+ * signalfd (SIGCHLD, job control, the signals it forwards), and ignore
+ * SIGPIPE (a relay's write to a reset peer must fail, not kill); call
+ * before any child starts, so none of their signals is missed
  * @set: filled with those signals, for supervise()
  */
 void supervisor_block_signals(sigset_t *set);
