@@ -57,7 +57,9 @@ struct key_def {
 	bool repeatable;
 	enum key_effect effect;
 	const char *tight_value; /* KEY_LOOSENS_UNLESS: the value that does not loosen */
-	/* Return 0, or -EINVAL having written what is wrong into @why. */
+	/* Return 0, or -EINVAL having written what is wrong into @why.
+	 * apply() prints the value before @why, quoted and escaped: @why
+	 * repeats none of it unless parsing proved it printable. */
 	int (*set)(struct config *cfg, const char *value, const struct config_origin *origin,
 		   char *why, size_t why_size);
 	size_t origin_at; /* single-value keys: where struct config keeps the origin */
@@ -204,7 +206,10 @@ static int set_engine(struct config *cfg, const char *value, const struct config
 			return 0;
 		}
 	}
-	snprintf(why, why_size, "engine must be auto, bpf or nftables, not '%s'", value);
+	/* Not the value: apply() quotes it, escaped, before @why. Raw, a
+	 * byte such as 0x9b (CSI to a terminal reading 8-bit controls) from
+	 * a file the agent wrote would reach the user's terminal. */
+	snprintf(why, why_size, "must be auto, bpf or nftables");
 	return -EINVAL;
 }
 
