@@ -257,6 +257,30 @@ ParameterizedTest(struct config_case *c, config, cases)
 	config_free(&cfg);
 }
 
+/* An unknown key within two edits of one is a hint; further, none. */
+Test(config, unknown_key_hint)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "alow-ip = 1\n", "t.conf:1: unknown key \"alow-ip\" ignored; did you mean \"allow-ip\"?" },
+		{ "allow-ipxx = 1\n", "t.conf:1: unknown key \"allow-ipxx\" ignored; did you mean \"allow-ip\"?" },
+		{ "lowip = 1\n", "t.conf:1: unknown key \"lowip\" ignored" },
+		{ "allow-ipxxx = 1\n", "t.conf:1: unknown key \"allow-ipxxx\" ignored" },
+		{ "share-tm = on\n", "t.conf:1: unknown key \"share-tm\" ignored; did you mean \"share-tmp\"?" },
+	};
+	struct config cfg;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		config_init(&cfg);
+		config_parse_buffer(&cfg, "t.conf", cases[i].text, strlen(cases[i].text));
+		cr_assert_eq(cfg.n_diags, 1, "[%s] diags: %zu", cases[i].text, cfg.n_diags);
+		cr_expect_str_eq(cfg.diags[0].text, cases[i].want);
+		config_free(&cfg);
+	}
+}
+
 /* The input the fuzzer found (tests/fuzz/crashes/config/engine-raw-byte.conf):
  * the engine key's message repeated its value raw, so a file the agent
  * wrote could put any byte on the user's terminal. */
