@@ -2,10 +2,13 @@
 #
 #   make            build/ebpfjail
 #   make check      unit tests (Criterion), integration tests (with Debian 12's
-#                   pasta and with a current one), a bounded fuzz run
+#                   pasta and with a current one), make fuzz
 #   make stress     the relays' stress test at full length (1000 sessions;
 #                   not part of check)
-#   make fuzz       build and run the config parser fuzzer (FUZZ_SECONDS=30)
+#   make fuzz       every fuzz target, reproducibly: its seeds and past crash
+#                   inputs, then FUZZ_RUNS=30000 mutations with FUZZ_SEED=1
+#   make fuzz-long  every fuzz target for FUZZ_SECONDS=600 with a random
+#                   seed (not part of check; says where a crash input went)
 #   make demo       ebpfjail run with a demo agent in a simulated network (root)
 #   make bench      every benchmark, a table and JSON (root; not part of check;
 #                   BENCH_JSON=FILE writes the JSON there)
@@ -37,7 +40,9 @@ CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
-FUZZ_SECONDS ?= 30
+FUZZ_RUNS ?= 30000
+FUZZ_SEED ?= 1
+FUZZ_SECONDS ?= 600
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
@@ -84,7 +89,7 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: all check unit integration check-containers stress fuzz fuzz-build bench bench-smoke demo clean man install uninstall
+.PHONY: all check unit integration check-containers stress fuzz fuzz-long fuzz-build bench bench-smoke demo clean man install uninstall
 all: $(OUT)/ebpfjail man
 
 $(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
@@ -131,23 +136,41 @@ $(OUT)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LINK_FLAGS) $^ -lcriterion $(LIBBPF_LIBS) -o $@
 
-# libFuzzer: the parser alone, with ASan and UBSan, built by clang.
+# libFuzzer targets. Each is tests/fuzz/fuzz_NAME.c and the sources it
+# needs (FUZZ_SRCS_NAME), built by clang with ASan and UBSan, with a seed
+# corpus in tests/fuzz/seeds/NAME/ and every input that ever crashed it in
+# tests/fuzz/crashes/NAME/; FUZZ_SEEDS_NAME adds seed files kept elsewhere,
+# FUZZ_FLAGS_NAME its own libFuzzer flags. $(call fuzz_target,NAME) makes
+# fuzz-NAME (part of make fuzz) and fuzz-long-NAME (of make fuzz-long);
+# tests/fuzz/run.sh says what each runs.
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iuser -Ibpf -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_SRCS := tests/fuzz/fuzz_config.c user/config.c user/netaddr.c user/builtin.c user/unixpolicy.c
-$(OUT)/fuzz/fuzz-config: $(FUZZ_SRCS) $(wildcard user/*.h) $(BPF_HDRS) | $(OUT)/fuzz
-	$(call msg,FUZZ-CC,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@
+FUZZ_TARGETS :=
 
-fuzz-build: $(OUT)/fuzz/fuzz-config
+define fuzz_target
+FUZZ_TARGETS += $(1)
+$$(OUT)/fuzz/fuzz-$(1): tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(wildcard user/*.h) $$(BPF_HDRS) | $$(OUT)/fuzz
+	$$(call msg,FUZZ-CC,$$@)
+	$$(Q)$$(CLANG) $$(FUZZ_CFLAGS) $$(filter %.c,$$^) -o $$@
+fuzz-$(1): $$(OUT)/fuzz/fuzz-$(1)
+	$$(Q)V=$$(V) FUZZ_RUNS=$$(FUZZ_RUNS) FUZZ_SEED=$$(FUZZ_SEED) FUZZ_FLAGS="$$(FUZZ_FLAGS_$(1))" \
+		tests/fuzz/run.sh check $(1) $$< $$(FUZZ_SEEDS_$(1))
+fuzz-long-$(1): $$(OUT)/fuzz/fuzz-$(1)
+	$$(Q)V=$$(V) FUZZ_SECONDS=$$(FUZZ_SECONDS) FUZZ_FLAGS="$$(FUZZ_FLAGS_$(1))" \
+		tests/fuzz/run.sh long $(1) $$< $$(FUZZ_SEEDS_$(1))
+.PHONY: fuzz-$(1) fuzz-long-$(1)
+endef
 
-fuzz: $(OUT)/fuzz/fuzz-config
-	$(Q)mkdir -p $(OUT)/fuzz/corpus
-	$(Q)cp -n tests/fuzz/seeds/* etc/ebpfjail.conf $(OUT)/fuzz/corpus/ 2>/dev/null || true
-	$(Q)$(OUT)/fuzz/fuzz-config -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-		-print_final_stats=1 -artifact_prefix=$(OUT)/fuzz/ $(OUT)/fuzz/corpus 2>$(OUT)/fuzz/fuzz.log || \
-		{ tail -n 60 $(OUT)/fuzz/fuzz.log; exit 1; }
-	@grep -E '^(stat::number_of_executed_units|Done)' $(OUT)/fuzz/fuzz.log | sed 's/^/  fuzz     /'
+# The configuration parser. -max_len: a file as long as one line may be (a
+# longer line is the unit test config/one_mib_line).
+FUZZ_SRCS_config := user/config.c user/netaddr.c user/builtin.c user/unixpolicy.c
+FUZZ_SEEDS_config := etc/ebpfjail.conf
+FUZZ_FLAGS_config := -max_len=4096
+$(eval $(call fuzz_target,config))
+
+fuzz-build: $(patsubst %,$(OUT)/fuzz/fuzz-%,$(FUZZ_TARGETS))
+fuzz: $(addprefix fuzz-,$(FUZZ_TARGETS))
+fuzz-long: $(addprefix fuzz-long-,$(FUZZ_TARGETS))
 
 # Benchmarks: not part of `make check` (timing on shared machines is noise).
 $(OUT)/bench/bench-connect: bench/bench_connect.c bench/benchutil.c $(LIB_OBJS) | $(OUT)

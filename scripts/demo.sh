@@ -3,7 +3,9 @@
 #
 # Builds the integration tests' simulated host, internet and LAN in throwaway
 # namespaces (no packet leaves this machine), runs a demo "agent" in the jail
-# that tries the internet, DNS, the LAN, cloud metadata, a VPN route and a
+# that tries the internet, a DNS lookup by name through the jail's own
+# forwarder (user/dnsfwd.c, 169.254.1.1:53 in the jail, which asks the
+# simulated host's resolver), the LAN, cloud metadata, a VPN route and a
 # host loopback service, prints what was allowed and denied, then the audit
 # log. Needs root. Everything it creates is removed on exit.
 set -u
@@ -21,7 +23,7 @@ netsim_up
 cat >"$T/agent.sh" <<EOF
 #!/bin/sh
 # The demo agent: one line per attempt, from inside the jail.
-exec $T/probe tcp:198.51.100.7:80 udp:169.254.1.1:53 tcp:10.23.0.2:22 \
+exec $T/probe tcp:198.51.100.7:80 dns:web.example.test:0 tcp:10.23.0.2:22 \
 	tcp:169.254.169.254:80 tcp:198.18.0.10:443 tcp:172.17.0.1:8080 \
 	udp:10.23.0.53:53 tcp:127.0.0.1:5432 tcp6:::1:22
 EOF
@@ -32,7 +34,7 @@ jail -- "$T/agent.sh"
 describe() {
 	case $1 in
 	tcp:198.51.100.7:80) echo "a web server on the internet" ;;
-	udp:169.254.1.1:53) echo "DNS through pasta's forwarder" ;;
+	dns:*) n=${1#dns:} && echo "DNS lookup of ${n%:*} through the jail's forwarder" ;;
 	tcp:10.23.0.2:22) echo "ssh on the host's LAN" ;;
 	tcp:169.254.169.254:80) echo "cloud metadata service" ;;
 	tcp:198.18.0.10:443) echo "a network behind the host's VPN route" ;;
@@ -43,14 +45,14 @@ describe() {
 	*) echo "$1" ;;
 	esac
 }
-printf '\n%-52s %-14s %s\n' "destination" "result" "time"
+printf '\n%-60s %-14s %s\n' "destination" "result" "time"
 while read -r spec result us; do
 	case $result in
 	ok | sent) verdict="allowed" ;;
 	EPERM) verdict="DENIED" ;;
-	*) verdict="$result" ;;
+	*) verdict="$result" ;; # a lookup's answer, or what went wrong
 	esac
-	printf '%-52s %-14s %s us\n' "$(describe "$spec")" "$verdict" "$us"
+	printf '%-60s %-14s %s us\n' "$(describe "$spec")" "$verdict" "$us"
 done <"$T/out"
 echo
 cat "$T/err"

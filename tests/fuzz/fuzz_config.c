@@ -14,6 +14,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* broken() - say which promise the input broke, then crash (libFuzzer saves
+ * the input). Never returns. */
+static void __attribute__((noreturn)) broken(const char *promise)
+{
+	fprintf(stderr, "fuzz_config: %s\n", promise);
+	abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct config cfg, again;
@@ -27,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < cfg.n_diags; i++)
 		for (const char *p = cfg.diags[i].text; *p; p++)
 			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-				abort(); /* raw bytes would reach the terminal */
+				broken("a diagnostic holds a raw byte, which would reach the terminal");
 	/* Every unix-socket kept is in the one spelling the jail compares. */
 	for (i = 0; i < cfg.n_unix_socket; i++) {
 		const char *u = cfg.unix_socket[i].name;
@@ -37,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    strstr(u, "//") || strstr(u, "/./") || strstr(u, "/../") ||
 		    !strcmp(u + n - 2, "/.") || (n >= 3 && !strcmp(u + n - 3, "/..")) ||
 		    strpbrk(u, " #"))
-			abort();
+			broken("a unix-socket kept is not in the one spelling the jail compares");
 	}
 	if (config_ok(&cfg)) {
 		f = open_memstream(&printed, &len);
@@ -49,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!config_ok(&again) || again.n_allow_ip != cfg.n_allow_ip ||
 		    again.n_block_cidr != cfg.n_block_cidr || again.n_pass_env != cfg.n_pass_env ||
 		    again.n_unix_socket != cfg.n_unix_socket || again.share_tmp != cfg.share_tmp)
-			abort(); /* what `ebpfjail config` prints must read back the same */
+			broken("what `ebpfjail config` prints does not read back the same");
 		config_free(&again);
 		free(printed);
 	}

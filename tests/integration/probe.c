@@ -18,6 +18,9 @@
  *   rr:ADDR:PORT         PROBE_RR (default 20000) 1-byte request/response
  *                        round trips on one connection to an echo server;
  *                        the result is the mean round trip in nanoseconds
+ *   dns:NAME:0           ask resolv.conf's first nameserver for NAME's A
+ *                        records (UDP, 3 s): the last one's address, the
+ *                        errno, "noanswer" or "timeout"
  *   dnsconnect:NAME:PORT ask resolv.conf's first nameserver for NAME's A
  *                        records (UDP) and connect to the last on PORT at once:
  *                        "ok", the errno, "noanswer" or "timeout"
@@ -582,20 +585,20 @@ static const char *dns_round_trips(const struct sockaddr *sa, socklen_t len)
 	return res;
 }
 
-/* dns_connect() - ask the first nameserver of /etc/resolv.conf for @name's
- * A records over UDP and connect to the last on @port the moment the answer is
- * in (no process between them, as a resolver library does): "ok", the
- * connect's errno, "noanswer" or "timeout" */
-static const char *dns_connect(const char *name, uint16_t port)
+/* dns_lookup() - ask the first nameserver of /etc/resolv.conf for @name's
+ * A records over UDP, waiting 3 s for the answer. Return: NULL with the
+ * last A record's address in *@addr, or why not: "BADRESOLV", the errno,
+ * "timeout" or "noanswer" */
+static const char *dns_lookup(const char *name, struct in_addr *addr)
 {
 	struct sockaddr_in ns = { .sin_family = AF_INET, .sin_port = htons(53) };
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port) };
 	char line[256], server[64] = "";
 	uint8_t q[300], a[1500];
 	FILE *rc = fopen("/etc/resolv.conf", "r");
+	const char *why = NULL;
 	ssize_t got;
 	size_t n;
-	int fd, c;
+	int fd;
 
 	while (rc && fgets(line, sizeof(line), rc))
 		if (!server[0] && sscanf(line, "nameserver %63s", server) == 1)
@@ -605,24 +608,49 @@ static const char *dns_connect(const char *name, uint16_t port)
 	if (inet_pton(AF_INET, server, &ns.sin_addr) != 1)
 		return "BADRESOLV";
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	n = dns_query(q, name, (uint16_t)getpid());
-	if (fd < 0 || connect(fd, (struct sockaddr *)&ns, sizeof(ns)) ||
-	    send(fd, q, n, 0) != (ssize_t)n)
+	if (fd < 0)
 		return errname(errno);
-	if (wait_fd(fd, POLLIN, 3000) || (got = recv(fd, a, sizeof(a), 0)) < 12) {
-		close(fd);
-		return "timeout";
-	}
+	n = dns_query(q, name, (uint16_t)getpid());
+	if (connect(fd, (struct sockaddr *)&ns, sizeof(ns)) || send(fd, q, n, 0) != (ssize_t)n)
+		why = errname(errno);
+	else if (wait_fd(fd, POLLIN, 3000) || (got = recv(fd, a, sizeof(a), 0)) < 12)
+		why = "timeout";
+	else if (!(addr->s_addr = dns_last_a(a, (size_t)got)))
+		why = "noanswer";
 	close(fd);
-	to.sin_addr.s_addr = dns_last_a(a, (size_t)got);
-	if (!to.sin_addr.s_addr)
-		return "noanswer";
+	return why;
+}
+
+/* dns_connect() - dns_lookup() @name and connect to its address on @port
+ * the moment the answer is in (no process between them, as a resolver
+ * library does): "ok", the connect's errno, or why the lookup failed */
+static const char *dns_connect(const char *name, uint16_t port)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port) };
+	const char *why = dns_lookup(name, &to.sin_addr);
+	int c, e;
+
+	if (why)
+		return why;
 	c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (c < 0)
 		return errname(errno);
-	n = (size_t)connect_wait(c, (struct sockaddr *)&to, sizeof(to));
+	e = connect_wait(c, (struct sockaddr *)&to, sizeof(to));
 	close(c);
-	return n ? errname((int)n) : "ok";
+	return e ? errname(e) : "ok";
+}
+
+/* dns_answer() - dns_lookup() @name. Return: the address it answered, as
+ * text, or why there was none */
+static const char *dns_answer(const char *name)
+{
+	static char text[INET_ADDRSTRLEN];
+	struct in_addr addr;
+	const char *why = dns_lookup(name, &addr);
+
+	if (why)
+		return why;
+	return inet_ntop(AF_INET, &addr, text, sizeof(text));
 }
 
 static const char *attempt(const char *spec)
@@ -652,6 +680,8 @@ static const char *attempt(const char *spec)
 		return hold_tasks(atol(addr), atoi(last + 1));
 	if (!strcmp(proto, "dnsconnect"))
 		return dns_connect(addr, (uint16_t)atoi(last + 1));
+	if (!strcmp(proto, "dns"))
+		return dns_answer(addr);
 	if (!strcmp(proto, "packet")) {
 		fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
 		if (fd < 0)

@@ -226,6 +226,10 @@ ParameterizedTestParameters(config, cases)
 		{ "unix hash via env", VIA_ENV, "EBPFJAIL_UNIX_SOCKET=/run/a#b", 1, 0, "env EBPFJAIL_UNIX_SOCKET: unix-socket = \"/run/a#b\": contains \"#\", which starts a comment" },
 		{ "unix empty", VIA_FILE, "unix-socket =\n", 1, 0, "t.conf:1: unix-socket: empty value" },
 		{ "unix env bad item", VIA_ENV, "EBPFJAIL_UNIX_SOCKET=/run/a.sock run/b", 1, 0, "env EBPFJAIL_UNIX_SOCKET: unix-socket = \"run/b\": must be an absolute path" },
+		{ "engine nftables", VIA_FILE, "engine = nftables\n", 0, 0, "engine = nftables                        # t.conf:1" },
+		{ "engine bpf", VIA_FILE, "engine = bpf\n", 0, 0, "engine = bpf " },
+		{ "engine ebpf", VIA_FILE, "engine = ebpf\n", 1, 0, "t.conf:1: engine = \"ebpf\": must be auto, bpf or nftables" },
+		{ "engine upper", VIA_ENV, "EBPFJAIL_ENGINE=BPF", 1, 0, "env EBPFJAIL_ENGINE: engine = \"BPF\": must be auto, bpf or nftables" },
 	};
 	return cr_make_param_array(struct config_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -251,6 +255,90 @@ ParameterizedTest(struct config_case *c, config, cases)
 			  c->name, cfg.diags[0].text, c->expect);
 	}
 	config_free(&cfg);
+}
+
+/* An unknown key within two edits of one is a hint; further, none. */
+Test(config, unknown_key_hint)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "alow-ip = 1\n", "t.conf:1: unknown key \"alow-ip\" ignored; did you mean \"allow-ip\"?" },
+		{ "allow-ipxx = 1\n", "t.conf:1: unknown key \"allow-ipxx\" ignored; did you mean \"allow-ip\"?" },
+		{ "lowip = 1\n", "t.conf:1: unknown key \"lowip\" ignored" },
+		{ "allow-ipxxx = 1\n", "t.conf:1: unknown key \"allow-ipxxx\" ignored" },
+		{ "share-tm = on\n", "t.conf:1: unknown key \"share-tm\" ignored; did you mean \"share-tmp\"?" },
+	};
+	struct config cfg;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		config_init(&cfg);
+		config_parse_buffer(&cfg, "t.conf", cases[i].text, strlen(cases[i].text));
+		cr_assert_eq(cfg.n_diags, 1, "[%s] diags: %zu", cases[i].text, cfg.n_diags);
+		cr_expect_str_eq(cfg.diags[0].text, cases[i].want);
+		config_free(&cfg);
+	}
+}
+
+/* The input the fuzzer found (tests/fuzz/crashes/config/engine-raw-byte.conf):
+ * the engine key's message repeated its value raw, so a file the agent
+ * wrote could put any byte on the user's terminal. */
+Test(config, engine_value_escaped)
+{
+	static const char text[] = "engine = /run/user/10\xff" "b00/x\n";
+	struct config cfg;
+
+	config_init(&cfg);
+	config_parse_buffer(&cfg, "t.conf", text, sizeof(text) - 1);
+	cr_assert_eq(cfg.n_diags, 1, "diags: %zu", cfg.n_diags);
+	cr_expect_str_eq(cfg.diags[0].text,
+			 "t.conf:1: engine = \"/run/user/10\\xffb00/x\": must be auto, bpf or nftables");
+	config_free(&cfg);
+}
+
+struct key_case {
+	char key[32];
+};
+
+ParameterizedTestParameters(config, no_raw_bytes)
+{
+	/* Every key (config.c's keys[]). */
+	static struct key_case keys[] = {
+		{ "engine" }, { "egress-jail" }, { "allow-ip" }, { "allow-host" }, { "internet" },
+		{ "block-cidr" }, { "local-port" }, { "local-model-port" }, { "callback-port" },
+		{ "pass-env" }, { "unix-socket" }, { "share-tmp" }, { "audit-log" },
+	};
+	return cr_make_param_array(struct key_case, keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+/* No key's message holds a byte of its value raw: 0x9b is CSI to a terminal
+ * that reads 8-bit controls, 0xff the byte the fuzzer found. Each value
+ * reaches a different branch of the setters' checks (path, address, port,
+ * prefix, name). */
+ParameterizedTest(struct key_case *k, config, no_raw_bytes)
+{
+	static const char *const values[] = {
+		"/run/user/10\xff" "b00/x", "\x9b" "31m", "1.2.3.4:\xff", "1.2.3.\xff",
+		"10.0.0.0/\xff", "*.\xff.org", "a\xff" "b", "/run/./\xff",
+	};
+	char text[128];
+	struct config cfg;
+	size_t i, d;
+
+	cr_assert(config_is_key(k->key), "%s is not a key any more", k->key);
+	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		snprintf(text, sizeof(text), "%s = %s\n", k->key, values[i]);
+		config_init(&cfg);
+		config_parse_buffer(&cfg, "t.conf", text, strlen(text));
+		config_finish(&cfg);
+		for (d = 0; d < cfg.n_diags; d++)
+			for (const char *p = cfg.diags[d].text; *p; p++)
+				cr_expect((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f,
+					  "[%s = value %zu] byte 0x%02x raw in diag %zu", k->key, i,
+					  (unsigned char)*p, d);
+		config_free(&cfg);
+	}
 }
 
 Test(config, one_mib_line)

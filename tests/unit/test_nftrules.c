@@ -214,6 +214,9 @@ static int try_one(const struct try *t)
 	int fd = socket(AF_INET, t->proto == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM, 0), err = 0;
 	struct timeval tv = { .tv_sec = 3 };
 
+	/* Not an errno of the try: on no socket, connect() is EBADF. */
+	if (fd < 0)
+		_exit(91);
 	sin.sin_addr.s_addr = inet_addr(t->addr);
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (t->proto == IPPROTO_TCP) {
@@ -347,7 +350,7 @@ Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 6
 	if (geteuid() != 0)
 		cr_skip_test("needs root: to become another user (uid 65534)");
 	compile(conf);
-	fd = in_child(enforce_child, "92 namespaces, 93 ip, 94 nft, 95 pipe, 96 nflog, 97 reading it");
+	fd = in_child(enforce_child, "91 a try's socket(), 92 namespaces, 93 ip, 94 nft, 95 pipe, 96 nflog, 97 reading it");
 	cr_assert_eq(read(fd, results, sizeof(results)), sizeof(results));
 	cr_assert_eq(read(fd, &logged, sizeof(logged)), sizeof(logged));
 	close(fd);
@@ -463,7 +466,7 @@ Test(nftrules, twenty_thousand_entries_replaced_whole, .fini = teardown, .timeou
 		at += sprintf(at, "block-cidr = 45.%d.%d.0/24\n", i / 250, i % 250);
 	}
 	compile(text);
-	fd = in_child(replace_child, "92 namespaces, 93 ip, 94/95 the two policies, 96 pipe, "
+	fd = in_child(replace_child, "91 a try's socket(), 92 namespaces, 93 ip, 94/95 the two policies, 96 pipe, "
 				     "97/98 the stale engine");
 	cr_assert_eq(read(fd, results, sizeof(results)), sizeof(results));
 	close(fd);
@@ -521,7 +524,7 @@ Test(nftrules, a_flood_is_counted_exactly_and_logged_at_a_rate, .fini = teardown
 	if (geteuid() != 0)
 		cr_skip_test("needs root: to become another user (uid 65534)");
 	compile(conf);
-	fd = in_child(flood_child, "92 namespaces, 93 ip, 94 nft, 95 pipe, 96 nflog, 97 reading "
+	fd = in_child(flood_child, "91 a try's socket(), 92 namespaces, 93 ip, 94 nft, 95 pipe, 96 nflog, 97 reading "
 				   "it, 98 the counters");
 	cr_assert_eq(read(fd, results, sizeof(results)), sizeof(results));
 	close(fd);
@@ -615,7 +618,7 @@ Test(nftrules, a_running_jail_aggregates_as_the_kernel_does, .fini = teardown, .
 	if (geteuid() != 0)
 		cr_skip_test("needs root: to become another user (uid 65534)");
 	compile(conf);
-	fd = in_child(aggregate_child, "92 namespaces, 93 ip, 94 nft, 95 pipe, 96 nftjail_open, "
+	fd = in_child(aggregate_child, "91 a try's socket(), 92 namespaces, 93 ip, 94 nft, 95 pipe, 96 nftjail_open, "
 				       "97 reading it, 98 the counters and tallies");
 	cr_assert_eq(read(fd, r, sizeof(r)), sizeof(r));
 	close(fd);

@@ -469,6 +469,8 @@ static void jail_side(int report)
 		usleep(50 * 1000);
 
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		_exit(65);
 	for (i = 0; i < 3; i++) {
 		sin.sin_addr.s_addr = inet_addr("203.0.113.1");
 		sendto(fd, "ok", 2, 0, (struct sockaddr *)&sin, sizeof(sin));
