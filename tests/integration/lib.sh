@@ -68,7 +68,15 @@ trust_cmd() {
 alive() { [ -r "/proc/$1/stat" ] && ! awk '{ exit $3 != "Z" }' "/proc/$1/stat"; }
 
 # pasta_pids: running pasta processes (Debian's pasta is passt, exec'd as
-# passt.avx2 on most CPUs; zombies waiting for a reaper do not count)
+# passt.avx2 on most CPUs; zombies waiting for a reaper do not count), of
+# this test only once netsim.sh is up: those in its simulated host's
+# network namespace, where its jails' supervisors start them (other
+# suites on the machine run theirs at the same time)
 pasta_pids() {
-	ps -eo pid=,stat=,comm= | awk '$2 !~ /Z/ && $3 ~ /^(pasta|passt|passt\.avx2)$/ { print $1 }'
+	local ns= p
+	[ -z "${HOST:-}" ] || ns=$(readlink "/proc/$HOST/ns/net" 2>/dev/null || true)
+	for p in $(ps -eo pid=,stat=,comm= | awk '$2 !~ /Z/ && $3 ~ /^(pasta|passt|passt\.avx2)$/ { print $1 }'); do
+		[ -z "$ns" ] || [ "$(readlink "/proc/$p/ns/net" 2>/dev/null)" = "$ns" ] && echo "$p"
+	done
+	return 0
 }

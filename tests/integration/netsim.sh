@@ -325,11 +325,29 @@ jail_cmd() (
 		"$T" "$HOST" "$EBPFJAIL" "${JAIL_PATH:-$PATH}" "${JAIL_NPROC:-}" "$@"
 )
 
-# supervisor_pid: the running ebpfjail (tests run one jail at a time)
+# _this_run PID: PID descends from this run of the suite ($$: run.sh, or
+# the script that sourced this file). Other engineers' suites run jails
+# on the same machine at the same time, with the same uid 4242.
+_this_run() {
+	local p=$1
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		[ "$p" -eq $$ ] && return 0
+		p=$(ps -o ppid= -p "$p" | tr -d ' ')
+	done
+	return 1
+}
+
+# supervisor_pid: the running ebpfjail of this run (a test runs one jail
+# at a time), the newest if there are several
 supervisor_pid() {
-	local i
-	for i in $(seq 1 100); do pgrep -n -x ebpfjail && return 0; sleep 0.05; done
-	fail "no ebpfjail supervisor is running"
+	local i p
+	for i in $(seq 1 100); do
+		for p in $(ps -o pid= --sort=-start_time -p "$(pgrep -d, -x ebpfjail || echo 0)"); do
+			_this_run "$p" && { echo "$p"; return 0; }
+		done
+		sleep 0.05
+	done
+	fail "no ebpfjail supervisor of this run is running"
 }
 
 # agent_pid: the running agent as the host numbers it (the pid the agent
@@ -337,11 +355,12 @@ supervisor_pid() {
 agent_pid() {
 	local i p
 	for i in $(seq 1 100); do
-		p=$(awk '$1 == "agent" { print $2 }' "$(jail_state)"/*/status 2>/dev/null || true)
-		[ -n "$p" ] && alive "$p" && { echo "$p"; return 0; }
+		for p in $(awk '$1 == "agent" { print $2 }' "$(jail_state)"/*/status 2>/dev/null || true); do
+			alive "$p" && _this_run "$p" && { echo "$p"; return 0; }
+		done
 		sleep 0.05
 	done
-	fail "no agent is running"
+	fail "no agent of this run is running"
 }
 
 # jails_cgroup: where this shell's jails get their cgroups (under its own)
@@ -351,20 +370,17 @@ jails_cgroup() {
 	echo "$(cgroup_mount)${own%/}/ebpfjail"
 }
 
-# jail_procs: the running jail's processes as the host numbers them
+# jail_procs: the running jail's processes as the host numbers them: its
+# init (the supervisor's child) and everything below it, the same for
+# both engines (an orphan in the jail's PID namespace is the init's, and
+# a PID namespace the agent makes itself hangs below it too)
 jail_procs() {
-	local p
-	if ! rootless; then
-		cat "$(jails_cgroup)"/*/cgroup.procs
-		return
-	fi
-	# Rootless, no cgroup: the agent's PID namespace, below ours (its
-	# processes are numbered twice in NSpid).
-	for p in $(pgrep -u 4242); do
-		awk '$1 == "NSpid:" && NF > 2 { found = 1 } END { exit !found }' "/proc/$p/status" \
-			2>/dev/null && echo "$p"
-	done
-	return 0
+	local sup init i
+	sup=$(supervisor_pid)
+	for i in $(seq 1 100); do init=$(pgrep -P "$sup" -x ebpfjail-init) && break; sleep 0.05; done
+	[ -n "$init" ] || fail "the supervisor $sup has no init"
+	ps -eo pid=,ppid= | awk -v init="$init" '{ up[$1] = $2 }
+		END { for (p in up) { q = p; while (q != init && q in up) q = up[q]; if (q == init) print p } }'
 }
 
 # jail ...: jail_cmd with stdout in $T/out, stderr in $T/err, status in $rc
