@@ -12,6 +12,14 @@ mount_of() {
 cgroup_mount() { mount_of cgroup2; }
 skip() { echo "$*"; exit 77; }
 
+# need_landlock_scopes [WHY]: skip where the kernel has no Landlock scopes
+# (WHY, if given, says what then goes unprotected)
+need_landlock_scopes() {
+	local abi
+	abi=$("$EBPFJAIL" doctor --json | grep -o '"check": "landlock", "status": "[a-z]*", "detail": "[^"]*' | grep -o 'ABI [0-9]*' | awk '{ print $2 }')
+	[ "${abi:-0}" -ge 6 ] || skip "kernel lacks Landlock scopes (ABI ${abi:-none}, 6 needed)${1:+: $1}"
+}
+
 # run CMD...: run it, keeping stdout in $T/out, stderr in $T/err, status in $rc
 run() {
 	set +e

@@ -143,6 +143,16 @@ _wait_listening() {
 # _expect_listener NS PROTO ADDR PORT: _wait_listening NS waits for it too
 _expect_listener() { NETSIM_LISTENERS+=("$1 $2 $3:$4"); }
 
+# unix_serve PATH NAME: a "run this" socket server at PATH (mode 0777)
+# that answers NAME and logs each connection in $T/hits, once it listens
+unix_serve() {
+	socat UNIX-LISTEN:"$1",fork,mode=777 SYSTEM:"echo $2 >>$T/hits; echo $2" </dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	local i
+	for i in $(seq 1 100); do [ -S "$1" ] && return 0; sleep 0.02; done
+	fail "no socket at $1"
+}
+
 # host_probe_serve SPEC OUT: a probe server (rstserve, holdserve, reqserve)
 # on the simulated host's SPEC, its output to OUT, once it says "listening"
 host_probe_serve() {
@@ -437,6 +447,14 @@ expect_denied() {
 	fail "$1: got '${got:-nothing}', want EPERM (stdout: $(tr '\n' ';' <"$T/out") stderr: $(cat "$T/err"))"
 }
 expect_no_hit() { ! grep -qx "$1" "$T/hits" || fail "$1 received a packet from the jail"; }
+# hit_count NAME N: how many hits NAME logged, once it logged at least N or
+# after 5 s (a listener logs from a child of its own, which may run after
+# its client is gone): a test's unjailed controls are N, the jail's more
+hit_count() {
+	local i
+	for i in $(seq 1 100); do [ "$(grep -cx "$1" "$T/hits")" -ge "$2" ] && break; sleep 0.05; done
+	grep -cx "$1" "$T/hits" || true
+}
 
 # Nothing of a jail may stay behind it: state, cgroup, pasta.
 expect_no_leftovers() {

@@ -4,16 +4,6 @@
 # _as_user CMD...: CMD as uid 4242, the agent's user, outside the jail
 _as_user() { setpriv --reuid 4242 --regid 4242 --clear-groups "$@"; }
 
-# _unix_serve PATH NAME: a "run this" socket server at PATH (mode 0777)
-# that answers NAME and logs each connection in $T/hits
-_unix_serve() {
-	socat UNIX-LISTEN:"$1",fork,mode=777 SYSTEM:"echo $2 >>$T/hits; echo $2" </dev/null >/dev/null 2>&1 &
-	NETSIM_PIDS+=($!)
-	local i
-	for i in $(seq 1 100); do [ -S "$1" ] && return 0; sleep 0.02; done
-	fail "no socket at $1"
-}
-
 # _host_tmp_dir NAME: a directory of the host's /tmp (0755, so the agent's
 # user could reach it were /tmp not private), in DIR, removed at exit
 _host_tmp_dir() {
@@ -51,8 +41,8 @@ test_session_sockets_in_the_private_directories_are_out_of_reach() {
 	shm=/dev/shm/ebpfjail-it.$$.sock
 	LEFT="$dir $shm"
 	trap 'netsim_down; rm -rf $LEFT' EXIT
-	_unix_serve "$dir/bus" tmp-bus
-	_unix_serve "$shm" shm-sock
+	unix_serve "$dir/bus" tmp-bus
+	unix_serve "$shm" shm-sock
 	# /run/user/4242 in the test's own mount namespace, with its server.
 	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run/user && mkdir -m 700 /run/user/4242 &&
 		chown 4242:4242 /run/user/4242 && { socat UNIX-LISTEN:/run/user/4242/bus,fork,mode=777 \
@@ -109,8 +99,8 @@ test_unix_socket_carries_one_socket_into_the_jail() {
 	netsim_up
 	_host_tmp_dir agent
 	local dir=$DIR
-	_unix_serve "$dir/agent.sock" ssh-agent
-	_unix_serve "$dir/other.sock" other
+	unix_serve "$dir/agent.sock" ssh-agent
+	unix_serve "$dir/other.sock" other
 	chown 4242 "$dir/agent.sock"
 	echo "unix-socket = $dir/agent.sock" >>"$T/jail.conf"
 	jail -- "$T/probe" "unix:$dir/agent.sock:0" "unix:$dir/other.sock:0"
@@ -131,7 +121,7 @@ test_share_tmp_on_shares_the_hosts_tmp() {
 	netsim_up
 	_host_tmp_dir share
 	local dir=$DIR
-	_unix_serve "$dir/sock" shared
+	unix_serve "$dir/sock" shared
 	echo "share-tmp = on" >>"$T/jail.conf"
 	jail -- "$T/probe" "unix:$dir/sock:0"
 	expect_rc 0
@@ -195,7 +185,7 @@ test_current_directory_with_host_sockets_is_refused() {
 	_host_tmp_dir cwd
 	local dir=$DIR
 	mkdir "$dir/tmux-4242" "$dir/project"
-	_unix_serve "$dir/tmux-4242/default" tmux
+	unix_serve "$dir/tmux-4242/default" tmux
 	cd "$dir"
 	jail -- "$T/probe" unix:tmux-4242/default:0 "unix:$dir/tmux-4242/default:0"
 	cd "$T"

@@ -43,18 +43,11 @@ test_agent_status_passes_through_its_init() {
 	expect_no_leftovers
 }
 
-# _need_landlock_scopes: skip where the kernel has no Landlock scopes
-_need_landlock_scopes() {
-	local abi
-	abi=$("$EBPFJAIL" doctor --json | grep -o '"check": "landlock", "status": "[a-z]*", "detail": "[^"]*' | grep -o 'ABI [0-9]*' | awk '{ print $2 }')
-	[ "${abi:-0}" -ge 6 ] || skip "kernel lacks Landlock scopes (ABI ${abi:-none}, 6 needed)"
-}
-
 # A root agent has its init's uid: without Landlock's signal scope it could
 # signal it (and every other process outside its domain it can name).
 test_root_agent_cannot_signal_outside_its_domain() {
 	netsim_up
-	_need_landlock_scopes
+	need_landlock_scopes
 	jail --user root -- sh -c "'$T/probe' sys:kill:1; sh -c 'kill -0 \$\$' && echo own-ok"
 	expect_rc 0
 	expect_result sys:kill:1 EPERM
@@ -65,7 +58,7 @@ test_root_agent_cannot_signal_outside_its_domain() {
 # outside the agent's domain is out of its reach.
 test_abstract_socket_outside_the_domain_is_refused() {
 	netsim_up
-	_need_landlock_scopes
+	need_landlock_scopes
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/agent.sh" <<EOS
 for i in \$(seq 1 200); do [ -e $T/go ] && break; sleep 0.05; done
