@@ -18,7 +18,7 @@ _as_agent_user() { setpriv --reuid 4242 --regid 4242 --clear-groups "$@"; }
 # ./tmux-UID/default, ./.X11-unix/X0, ./ssh-*/agent.* by relative path.
 test_attack_cwd_at_tmp_does_not_reach_the_hosts_tmp() {
 	netsim_up
-	local dir d b i
+	local dir d b n=0
 	LEFT=
 	trap 'netsim_down; rm -rf $LEFT' EXIT
 	for dir in /tmp /dev/shm /run/user; do
@@ -28,18 +28,28 @@ test_attack_cwd_at_tmp_does_not_reach_the_hosts_tmp() {
 		b=$(basename "$d")
 		chmod 755 "$d"
 		echo secret >"$d/hostfile"
-		socat UNIX-LISTEN:"$d/sock",fork,mode=777 SYSTEM:"echo host-sock >>$T/hits; echo host-sock" </dev/null >/dev/null 2>&1 &
-		NETSIM_PIDS+=($!)
-		for i in $(seq 1 100); do [ -S "$d/sock" ] && break; sleep 0.02; done
+		unix_serve "$d/sock" host-sock
 		cd "$dir"
-		jail -- sh -c "cat ./$b/hostfile; cat /proc/self/cwd/$b/hostfile; '$T/probe' unix:./$b/sock:0"
+		# Not vacuous: from there, unjailed, the agent's user reads the
+		# file and reaches the socket by relative path.
+		_as_agent_user sh -c "cat ./$b/hostfile; '$T/probe' unix:./$b/sock:0" >"$T/control" 2>&1
+		grep -qx secret "$T/control" && grep -Eq "^unix:./$b/sock:0 (ok|sent) " "$T/control" ||
+			fail "$dir/$b is not the user's to reach even unjailed: $(cat "$T/control")"
+		jail -- sh -c "for f in ./$b/hostfile ./$b/sock /proc/self/cwd/$b/hostfile; do [ -e \$f ] && echo sees:\$f; done
+			cat ./$b/hostfile; cat /proc/self/cwd/$b/hostfile; '$T/probe' unix:./$b/sock:0"
 		cd "$T"
+		n=$((n + 1))
 		expect_rc 0
+		expect_no_out sees:
 		expect_no_out secret
-		r=$(result "unix:./$b/sock:0") # a relative path: the unix hooks refuse it
-		[ "$r" = ENOENT ] || [ "$r" = EPERM ] || fail "unix:./$b/sock: $r"
+		# ENOENT in the agent's own $dir, or EPERM first where the kernel
+		# has the unix hooks (a relative path: they refuse it)
+		r=$(result "unix:./$b/sock:0")
+		[ "$r" = ENOENT ] || [ "$r" = EPERM ] || fail "unix:./$b/sock: '$r'"
 	done
-	expect_no_hit host-sock
+	[ "$n" -gt 0 ] || fail "none of /tmp, /dev/shm and /run/user is here"
+	# one connection each, the unjailed ones
+	[ "$(hit_count host-sock "$n")" -eq "$n" ] || fail "the agent reached the host's socket: $(cat "$T/hits")"
 }
 
 # The attack: a root agent (--user root) makes a user namespace, where its
@@ -120,7 +130,13 @@ test_attack_tmux_socket_in_home_is_out_of_reach() {
 	S=$T/home/.tmux/default
 	_as_agent_user env -i PATH="$PATH" HOME="$T/home" tmux -S "$S" new-session -d "sleep 120"
 	trap '_as_agent_user tmux -S "$S" kill-server 2>/dev/null || true; netsim_down' EXIT
+	# Not vacuous: a client of the user's outside the jail gets it done.
+	_as_agent_user env -i PATH="$PATH" HOME="$T/home" tmux -S "$S" run-shell "touch $T/agent/control" || true
+	[ -e "$T/agent/control" ] || fail "run-shell does not work even unjailed"
 	jail -- sh -c "tmux -S $S run-shell 'touch $T/agent/pwned'; echo tmux:\$?"
+	expect_rc 0
+	expect_out tmux:1
+	expect_err "error connecting to $S (Operation not permitted)" # the unix hooks
 	sleep 0.2
 	[ ! -e "$T/agent/pwned" ] || fail "the agent ran a command through the user's tmux server in \$HOME"
 }
@@ -167,13 +183,21 @@ test_attack_carried_unix_socket_that_is_a_symlink_does_not_carry_docker() {
 	chown 4242 "$d"
 	ln -s /run/docker.sock "$d/agent.sock"
 	echo "unix-socket = $d/agent.sock" >>"$T/jail.conf"
-	# /run/docker.sock in the test's own mount namespace only.
+	# /run/docker.sock in the test's own mount namespace only. Not
+	# vacuous: there, unjailed, the agent's user reaches docker through
+	# the link.
 	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && { socat UNIX-LISTEN:/run/docker.sock,fork,mode=777 \
 		SYSTEM:'echo docker >>$T/hits; echo docker' </dev/null >/dev/null 2>&1 & echo \$! >$T/d.pid; } &&
-		for i in \$(seq 1 100); do [ -S /run/docker.sock ] && break; sleep 0.02; done" \
+		for i in \$(seq 1 100); do [ -S /run/docker.sock ] && break; sleep 0.02; done &&
+		setpriv --reuid 4242 --regid 4242 --clear-groups $T/probe unix:$d/agent.sock:0 >$T/control" \
 		jail -- "$T/probe" unix:/run/docker.sock:0 "unix:$d/agent.sock:0"
-	! grep -q ' ok ' "$T/out" || fail "the agent reached docker.sock: $(cat "$T/out")"
-	expect_no_hit docker
+	grep -Eq "^unix:$d/agent.sock:0 (ok|sent) " "$T/control" || fail "the link does not reach docker even unjailed: $(cat "$T/control")"
+	# The jail refuses to start: a link on a unix-socket path is never
+	# followed (open_tree would carry docker.sock in past its mask).
+	expect_rc 125
+	expect_err "unix-socket $d/agent.sock is not a socket" # the link itself, not followed
+	[ ! -s "$T/out" ] || fail "the agent ran: $(cat "$T/out")"
+	[ "$(hit_count docker 1)" -eq 1 ] || fail "the agent reached docker.sock: $(cat "$T/hits")"
 }
 
 # The attack: the jail shares the host's IPC namespace, so SysV shared
@@ -286,40 +310,53 @@ test_attack_user_agent_cannot_leave_its_cgroup() {
 # --- second pass ------------------------------------------------------------
 
 # _standin PATH MODE OWNER: a socket at PATH (in the test's own /run) that
-# records a hit; for JAIL_SETUP
+# records a hit; for JAIL_SETUP, which fails if it does not listen
 _standin() {
 	echo "mkdir -p $(dirname "$1") && { socat UNIX-LISTEN:$1,fork,mode=$2,user=$3 SYSTEM:'echo standin >>$T/hits; echo standin' </dev/null >/dev/null 2>&1 & echo \$! >>$T/standin.pid; } &&
-		for i in \$(seq 1 100); do [ -S $1 ] && break; sleep 0.02; done"
+		for i in \$(seq 1 100); do [ -S $1 ] && break; sleep 0.02; done && [ -S $1 ]"
 }
 
 # The attack: the unix hooks judge the string, and /tmp is the agent's own:
 # `ln -s /run/dbus/system_bus_socket /tmp/bus` and connect to /tmp/bus.
 # The kernel follows the link to the host's system bus (polkit's
 # allow_active actions, NetworkManager, udisks, PackageKit), which is no
-# user's socket, not masked and not in a private directory. A stand-in
-# socket at the system bus's path stands for dbus-daemon.
+# user's socket and not in a private directory. A stand-in socket at the
+# system bus's path stands for dbus-daemon. Stopped: it is masked (a
+# /dev/null bound over it), so the link leads to no socket.
 test_attack_link_in_tmp_does_not_reach_the_system_bus() {
 	netsim_up
 	trap 'kill $(cat $T/standin.pid 2>/dev/null) 2>/dev/null || true; netsim_down' EXIT
-	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && $(_standin /run/dbus/system_bus_socket 666 root)" \
-		jail -- sh -c "ln -s /run/dbus/system_bus_socket /tmp/bus; '$T/probe' unix:/run/dbus/system_bus_socket:0 unix:/tmp/bus:0"
+	# Not vacuous: there, unjailed, the agent's user reaches it by a link.
+	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && $(_standin /run/dbus/system_bus_socket 666 root) &&
+		ln -s /run/dbus/system_bus_socket $T/bus && setpriv --reuid 4242 --regid 4242 --clear-groups $T/probe unix:$T/bus:0 >$T/control" \
+		jail -- sh -c "ln -s /run/dbus/system_bus_socket /tmp/bus; '$T/probe' unix:/run/dbus/system_bus_socket:0 unix:/tmp/bus:0
+			stat -L -c 'bus:%F %t:%T' /tmp/bus"
+	grep -Eq "^unix:$T/bus:0 (ok|sent) " "$T/control" || fail "the stand-in is not reached even unjailed: $(cat "$T/control")"
+	expect_rc 0
 	expect_result unix:/run/dbus/system_bus_socket:0 EPERM
-	[ "$(result unix:/tmp/bus:0)" != ok ] || fail "the agent reached the host's system bus through /tmp/bus: $(cat "$T/out")"
-	expect_no_hit standin
+	expect_result unix:/tmp/bus:0 ECONNREFUSED
+	expect_out "bus:character special file 1:3" # /dev/null
+	[ "$(hit_count standin 1)" -eq 1 ] || fail "the agent reached the host's system bus: $(cat "$T/hits")"
 }
 
 # The attack: a root agent (uid 0, no capabilities) owns every root-only
 # socket: systemd's /run/systemd/private (0600 root: `systemctl` talks to
 # PID 1 over it, StartTransientUnit runs anything as real root, outside the
 # jail, on the host's network), and the system bus as uid 0. A link from
-# /tmp passes the unix hooks; nothing masks them.
+# /tmp passes the unix hooks. Stopped: it is masked, as the system bus is.
 test_attack_root_agent_link_does_not_reach_systemds_private_socket() {
 	netsim_up
 	trap 'kill $(cat $T/standin.pid 2>/dev/null) 2>/dev/null || true; netsim_down' EXIT
-	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && $(_standin /run/systemd/private 600 root)" \
-		jail --user root -- sh -c "ln -s /run/systemd/private /tmp/pid1; '$T/probe' unix:/tmp/pid1:0"
-	[ "$(result unix:/tmp/pid1:0)" != ok ] || fail "a root agent reached /run/systemd/private: $(cat "$T/out")"
-	expect_no_hit standin
+	# Not vacuous: there, unjailed, root reaches it by a link.
+	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && $(_standin /run/systemd/private 600 root) &&
+		ln -s /run/systemd/private $T/pid1 && $T/probe unix:$T/pid1:0 >$T/control" \
+		jail --user root -- sh -c "ln -s /run/systemd/private /tmp/pid1; '$T/probe' unix:/tmp/pid1:0
+			stat -L -c 'pid1:%F %t:%T' /tmp/pid1"
+	grep -Eq "^unix:$T/pid1:0 (ok|sent) " "$T/control" || fail "the stand-in is not reached even unjailed: $(cat "$T/control")"
+	expect_rc 0
+	expect_result unix:/tmp/pid1:0 ECONNREFUSED
+	expect_out "pid1:character special file 1:3" # /dev/null
+	[ "$(hit_count standin 1)" -eq 1 ] || fail "a root agent reached /run/systemd/private: $(cat "$T/hits")"
 }
 
 # Not a test, a limitation (docs/DESIGN.md, "Unix sockets"): a root agent,
@@ -338,17 +375,21 @@ test_attack_carried_cwd_does_not_bring_a_socket_from_a_subdirectory() {
 	local d
 	d=$(mktemp -d /tmp/ebpfjail-atk.XXXXXX)
 	LEFT=$d
+	trap 'netsim_down; rm -rf "$LEFT"' EXIT
 	mkdir "$d/tmux-4242"
 	chown -R 4242:4242 "$d"
-	socat UNIX-LISTEN:"$d/tmux-4242/default",fork,mode=777 SYSTEM:"echo host-sock >>$T/hits; echo host-sock" </dev/null >/dev/null 2>&1 &
-	NETSIM_PIDS+=($!)
-	trap 'netsim_down; rm -rf "$LEFT"' EXIT
-	for i in $(seq 1 100); do [ -S "$d/tmux-4242/default" ] && break; sleep 0.02; done
+	unix_serve "$d/tmux-4242/default" host-sock
 	cd "$d"
+	# Not vacuous: from there, unjailed, the agent's user reaches it.
+	_as_agent_user "$T/probe" "unix:$d/tmux-4242/default:0" >"$T/control"
+	grep -Eq "^unix:$d/tmux-4242/default:0 (ok|sent) " "$T/control" || fail "the socket is not reached even unjailed: $(cat "$T/control")"
 	jail -- "$T/probe" "unix:$d/tmux-4242/default:0"
 	cd "$T"
-	[ "$(result "unix:$d/tmux-4242/default:0")" != ok ] || fail "the carried cwd brought the host's socket in: $(cat "$T/out")"
-	expect_no_hit host-sock
+	# The jail refuses to start: the tree it would carry in holds a socket.
+	expect_rc 125
+	expect_err "the current directory $d holds the host's socket $d/tmux-4242/default"
+	[ ! -s "$T/out" ] || fail "the agent ran: $(cat "$T/out")"
+	[ "$(hit_count host-sock 1)" -eq 1 ] || fail "the carried cwd brought the host's socket in: $(cat "$T/hits")"
 }
 
 # The attack: a root agent on a hybrid host writes to a cgroup v1 hierarchy
