@@ -86,20 +86,30 @@ test_attack_root_agent_cannot_leave_its_cgroup() {
 
 # The attack: the same root agent ends any of the host's services
 # (system.slice/cgroup.kill), another user's jail, or its own supervisor's
-# cgroup. A cgroup of the test's stands for them.
+# cgroup. A cgroup of the test's stands for them. Stopped: its view of
+# cgroup2 is its own jail's subtree, and /sys is read-only for it.
 test_attack_root_agent_cannot_kill_a_host_cgroup() {
 	netsim_up
-	local cg
+	local cg i
 	cg=$(cgroup_mount)
 	mkdir "$cg/ebpfjail-atk-victim.$$"
-	LEFT="$cg/ebpfjail-atk-victim.$$"
+	LEFT="$cg/ebpfjail-atk-victim.$$" CONTROL= VICTIM=
+	trap 'kill $CONTROL $VICTIM 2>/dev/null || true; netsim_down; sleep 0.1; rmdir "$LEFT"' EXIT
+	[ -e "$LEFT/cgroup.kill" ] || skip "kernel lacks cgroup.kill (Linux 5.14)"
+	# Not vacuous: the same write, unjailed, ends what is in the cgroup.
+	sleep 120 </dev/null >/dev/null 2>&1 &
+	CONTROL=$!
+	echo "$CONTROL" >"$LEFT/cgroup.procs"
+	sh -c "echo 1 >$LEFT/cgroup.kill"
+	for i in $(seq 1 100); do alive "$CONTROL" || break; sleep 0.02; done
+	! alive "$CONTROL" || fail "writing cgroup.kill ends nothing even unjailed"
 	sleep 120 </dev/null >/dev/null 2>&1 &
 	VICTIM=$!
 	echo "$VICTIM" >"$LEFT/cgroup.procs"
-	trap 'kill $VICTIM 2>/dev/null || true; netsim_down; sleep 0.1; rmdir "$LEFT"' EXIT
-	jail --user root -- sh -c "echo 1 >$LEFT/cgroup.kill"
+	jail --user root -- sh -c "echo 1 >$LEFT/cgroup.kill && echo wrote || echo refused"
 	sleep 0.2
 	alive "$VICTIM" || fail "a root agent killed a cgroup outside its jail"
+	expect_out refused
 }
 
 # The attack: in a user and mount namespace of its own the agent tries to
@@ -392,25 +402,42 @@ test_attack_carried_cwd_does_not_bring_a_socket_from_a_subdirectory() {
 	[ "$(hit_count host-sock 1)" -eq 1 ] || fail "the carried cwd brought the host's socket in: $(cat "$T/hits")"
 }
 
-# The attack: a root agent on a hybrid host writes to a cgroup v1 hierarchy
-# (/sys/fs/cgroup/*: cgroup.procs out of the jail, release_agent,
-# notify_on_release), or mounts cgroup2 afresh in a user and cgroup
-# namespace of its own and kills the cgroup above its jail. Stopped: /sys
-# is read-only for it and a new cgroup2 mount is rooted in its own cgroup.
+# The attack: a root agent on a hybrid host (cgroup v1 hierarchies beside
+# cgroup2) writes to a v1 hierarchy's root: cgroup.procs (out of the
+# jail), release_agent (a program the kernel runs as real root),
+# notify_on_release. Stopped: /sys is read-only for it.
+test_attack_root_agent_cannot_write_a_cgroup_v1_hierarchy() {
+	netsim_up
+	local v1 f
+	v1=$(mount_of cgroup)
+	[ -n "$v1" ] || skip "no cgroup v1 hierarchy here (a pure cgroup v2 host): nothing to write to"
+	# Not vacuous: each is there and root's to write, unjailed.
+	for f in cgroup.procs release_agent notify_on_release; do
+		[ -w "$v1/$f" ] || fail "$v1/$f is not root's to write even unjailed"
+	done
+	jail --user root -- sh -c "for f in $v1/cgroup.procs $v1/release_agent $v1/notify_on_release; do
+		echo \$\$ >\$f && echo wrote:\$f; done; true"
+	expect_rc 0
+	expect_no_out wrote:
+	for f in cgroup.procs release_agent notify_on_release; do expect_err "$v1/$f: Read-only file system"; done
+}
+
+# The attack: a root agent mounts cgroup2 afresh in a user and cgroup
+# namespace of its own, to see (and kill) the cgroups above its jail, or
+# cgroup v1's named hierarchy (name=systemd, no controller: mountable in a
+# user namespace) in a cgroup namespace rooted where the init stood in it,
+# the host's root: the host's whole tree, root's files. Stopped: a new
+# cgroup2 mount is rooted in its own cgroup, and in a user namespace of its
+# own it is not root (uid 0 of the host may not be mapped there).
 test_attack_root_agent_cannot_reach_the_host_cgroups_another_way() {
 	netsim_up
 	_atk
-	local v1
-	v1=$(mount_of cgroup)
-	jail --user root -- sh -c "
-		for f in $v1/cgroup.procs $v1/release_agent $v1/notify_on_release; do [ -e \$f ] && echo \$\$ >\$f 2>/dev/null && echo wrote:\$f; done
-		'$T/atk' cgroup-mount"
-	expect_no_out wrote:
-	expect_no_out "cgroup-kill-parent ok"
+	jail --user root -- "$T/atk" cgroup-mount
+	expect_rc 0
+	expect_out "cgroup2-mount ok" # the attack ran: a mount of its own, listed
 	expect_no_out "host-cgroup:"
-	# cgroup v1's named hierarchy (name=systemd, no controller: mountable
-	# in a user namespace) in a cgroup namespace rooted where the init
-	# stood in it, the host's root: the host's whole tree, root's files.
+	# mounted, then tried
+	! grep -q '^cgroup1-mount ok' "$T/out" || expect_out "v1-mkdir "
 	expect_no_out "v1-mkdir ok"
 	expect_no_out "v1-move ok"
 }
