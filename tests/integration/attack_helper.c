@@ -88,8 +88,9 @@ static int x32(void)
 }
 
 #include <sys/shm.h>
-/* shm-poke ID: attach the SysV segment ID and write "agent" into it */
-static int shm_poke(int id)
+/* shm-poke ID [TEXT]: attach the SysV segment ID and write TEXT (at most
+ * 6 bytes with its NUL; "agent" if not given) into it */
+static int shm_poke(int id, const char *text)
 {
 	char *p = shmat(id, NULL, 0);
 
@@ -97,7 +98,7 @@ static int shm_poke(int id)
 		printf("shm-poke %s\n", strerror(errno));
 		return 1;
 	}
-	memcpy(p, "agent", 6);
+	strncpy(p, text, 6);
 	printf("shm-poke ok\n");
 	return 0;
 }
@@ -186,8 +187,8 @@ int main(int argc, char **argv)
 		return cgroup_mount();
 	if (argc == 2 && !strcmp(argv[1], "sigqueue-init"))
 		return sigqueue_init();
-	if (argc == 3 && !strcmp(argv[1], "shm-poke"))
-		return shm_poke(atoi(argv[2]));
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "shm-poke"))
+		return shm_poke(atoi(argv[2]), argc == 4 ? argv[3] : "agent");
 	if (argc == 3 && !strcmp(argv[1], "shm-read"))
 		return shm_read(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "tty")) {
