@@ -231,14 +231,21 @@ for i in \$(seq 1 300); do [ -e $T/agent/go ] && break; sleep 0.1; done
 PROBE_RR=2000 $T/probe rr:127.0.0.1:7001
 EOF
 	jail_cmd --local-port 7001 -- sh "$T/agent.sh" >"$T/out" 2>"$T/err" &
-	local job=$! sup i calls
+	local job=$! sup i calls splices
 	sup=$(supervisor_pid)
-	strace -c -e trace=bpf -o "$T/strace.out" -p "$sup" 2>/dev/null &
+	# splice() counted beside bpf(): the relay's own calls prove strace
+	# attached to this supervisor and counted while the round trips ran.
+	strace -c -e trace=bpf,splice -o "$T/strace.out" -p "$sup" 2>"$T/strace.err" &
 	for i in $(seq 1 100); do [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$sup/status")" != 0 ] && break; sleep 0.05; done
+	[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$sup/status")" != 0 ] || fail "strace did not attach: $(cat "$T/strace.err")"
 	touch "$T/agent/go"
 	wait "$job" || fail "run failed: $(cat "$T/err")"
-	for i in $(seq 1 100); do [ -s "$T/strace.out" ] && break; sleep 0.05; done
+	# strace writes its table when the supervisor exits
+	for i in $(seq 1 100); do grep -q ' total$' "$T/strace.out" 2>/dev/null && break; sleep 0.05; done
+	grep -q ' total$' "$T/strace.out" || fail "strace wrote no table: $(cat "$T/strace.out" "$T/strace.err")"
 	grep -q '^rr:127.0.0.1:7001 [0-9]' "$T/out" || fail "no round trips: $(cat "$T/out")"
+	splices=$(awk '$NF == "splice" { print $4 }' "$T/strace.out")
+	[ "${splices:-0}" -ge 2000 ] || fail "strace counted ${splices:-no} splice() calls for 2000 relayed round trips: $(cat "$T/strace.out")"
 	calls=$(awk '$NF == "bpf" { print $4 }' "$T/strace.out")
 	# once a second (lost events, status) and at exit: a handful
 	[ "${calls:-0}" -lt 200 ] || fail "the supervisor made $calls bpf() calls for 2000 round trips"
