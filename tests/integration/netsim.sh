@@ -456,14 +456,26 @@ hit_count() {
 	grep -cx "$1" "$T/hits" || true
 }
 
+# _users_procs_of_this_test: uid 4242's running processes of this test:
+# below this run, or with $T in their environment (a dead jail's orphan is
+# pid 1's). Other suites run uid 4242 too, podman's containers among them.
+_users_procs_of_this_test() {
+	local p
+	for p in $(ps -u 4242 -o pid=,stat= | awk '$2 !~ /Z/ { print $1 }'); do
+		{ _this_run "$p" || grep -qzF "$T/" "/proc/$p/environ"; } 2>/dev/null &&
+			ps -o pid=,stat=,comm= -p "$p"
+	done
+	return 0
+}
+
 # Nothing of a jail may stay behind it: state, cgroup, pasta.
 expect_no_leftovers() {
 	local cg
 	cg=$(jails_cgroup)
 	[ -z "$(ls -A "$(jail_state)" 2>/dev/null)" ] || fail "left in $(jail_state): $(ls "$(jail_state)")"
 	# Rootless, no cgroup holds the jail: nothing of its user may run on.
-	! rootless || [ -z "$(ps -u 4242 -o stat= | grep -v Z)" ] ||
-		fail "processes of uid 4242 left: $(ps -u 4242 -o pid=,stat=,comm=)"
+	! rootless || [ -z "$(_users_procs_of_this_test)" ] ||
+		fail "processes of uid 4242 left: $(_users_procs_of_this_test)"
 	[ -z "$(find "$cg" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
 		fail "cgroups left: $(find "$cg" -mindepth 1 -maxdepth 1 -type d)"
 	[ -z "$(pasta_pids)" ] || fail "pasta left running: $(pasta_pids)"
