@@ -91,6 +91,17 @@ anyip_lan() {
 	lan_echo 0.0.0.0 7
 }
 
+# lan_listen_drops: the connection requests the LAN's listeners dropped so
+# far (TcpExtListenDrops of its namespace: a SYN that found its listen queue
+# full), so that a test can tell a loss in the simulated network from one
+# in the jail
+lan_listen_drops() {
+	in_ns "$LAN" awk '/^TcpExt:/ {
+		if (!head) { for (i = 2; i <= NF; i++) name[i] = $i; head = 1; next }
+		for (i = 2; i <= NF; i++) if (name[i] == "ListenDrops") print $i
+	}' /proc/net/netstat
+}
+
 # resolver_move ADDR: moving.lan.test answers ADDR from now on
 resolver_move() {
 	printf '%s moving.lan.test\n' "$1" >"$T/moving.hosts"
