@@ -23,6 +23,17 @@
 NETSIM_PIDS=()
 NETSIM_LISTENERS=()
 
+# The listen backlog of the simulated hosts' TCP servers: a real server's
+# (nginx's 511, SOMAXCONN for Go's and systemd's), not socat's default of 5.
+# socat accepts and forks one connection at a time, and clients that
+# connect and close at once (test_dns.sh's hammer) outrun it on a busy
+# machine: with 5 the LAN's kernel dropped their SYNs. Debian 12's pasta
+# then resets the agent's retransmitted SYN while its own connect is still
+# retrying (an RST without ACK, which a SYN_SENT socket ignores), so the
+# agent's connect waited for its 3 s retry: a loss in the simulated
+# network that looked like the jail's.
+LISTEN_BACKLOG=1024
+
 # _holder VAR: a new network namespace, held by a sleep whose pid goes in VAR
 _holder() {
 	unshare --net -- sleep 3600 </dev/null >/dev/null 2>&1 &
@@ -36,7 +47,7 @@ in_ns() { local pid=$1; shift; nsenter -t "$pid" -n -- "$@"; }
 _serve() {
 	local ns=$1 proto=$2 addr=$3 port=$4 name=$5 listen
 	case $proto in
-	tcp) listen="TCP-LISTEN:$port,bind=$addr,fork,reuseaddr" ;;
+	tcp) listen="TCP-LISTEN:$port,bind=$addr,fork,reuseaddr,backlog=$LISTEN_BACKLOG" ;;
 	udp) listen="UDP-RECVFROM:$port,bind=$addr,fork" ;;
 	esac
 	_expect_listener "$ns" "$proto" "$addr" "$port"
@@ -75,7 +86,8 @@ _resolver() {
 
 # lan_echo ADDR PORT: a TCP echo server on the LAN's ADDR:PORT, once bound
 lan_echo() {
-	nsenter -t "$LAN" -n -- socat TCP-LISTEN:"$2",bind="$1",fork,reuseaddr EXEC:cat \
+	nsenter -t "$LAN" -n -- socat TCP-LISTEN:"$2",bind="$1",fork,reuseaddr,backlog=$LISTEN_BACKLOG \
+		EXEC:cat \
 		</dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
 	_expect_listener "$LAN" tcp "$1" "$2"
@@ -89,6 +101,17 @@ anyip_lan() {
 	in_ns "$LAN" ip route add local 10.23.16.0/20 dev lo
 	in_ns "$HOST" ip route add 10.23.16.0/20 via 10.23.0.2
 	lan_echo 0.0.0.0 7
+}
+
+# lan_listen_drops: the connection requests the LAN's listeners dropped so
+# far (TcpExtListenDrops of its namespace: a SYN that found its listen queue
+# full), so that a test can tell a loss in the simulated network from one
+# in the jail
+lan_listen_drops() {
+	in_ns "$LAN" awk '/^TcpExt:/ {
+		if (!head) { for (i = 2; i <= NF; i++) name[i] = $i; head = 1; next }
+		for (i = 2; i <= NF; i++) if (name[i] == "ListenDrops") print $i
+	}' /proc/net/netstat
 }
 
 # resolver_move ADDR: moving.lan.test answers ADDR from now on

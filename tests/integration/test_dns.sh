@@ -181,6 +181,13 @@ test_a_name_that_moves_is_followed() {
 # 32 addresses each; four agents ask for the same new name at the same
 # moment, one name after another, each connecting to the answer's last
 # address (the last one put in) the moment the answer is in: never EPERM.
+# Nor a timeout: the TC program reads the trie connect4 read, so it drops
+# none of their packets. Its positive control, in the same log: a SYN the
+# socket hooks never see (a raw socket, root in the jail's namespace) to an
+# address of the same LAN that no answer gave is dropped and is a record
+# (tc; the rootless engine's output hook). A connect that fails all the
+# same says where its SYN went: the jail, or the simulated LAN (its echo
+# server's listen queue, lan_listen_drops).
 test_concurrent_answers_are_never_released_before_their_addresses() {
 	netsim_up
 	anyip_lan
@@ -193,10 +200,24 @@ for i in \$(seq 1 40); do "$T/probe" dnsconnect:h-\$i.hammer.lan.test:7; done
 HAMMER
 	# Exact names: a wildcard opens no private range.
 	for i in $(seq 1 40); do echo "allow-host = h-$i.hammer.lan.test"; done >>"$T/jail.conf"
-	jail -- sh -c "for k in 1 2 3 4; do sh $T/hammer.sh >$T/agent/h.\$k & done; wait"
-	expect_rc 0
+	jail_cmd -- sh -c "until [ -e $T/agent/go ]; do sleep 0.05; done
+		for k in 1 2 3 4; do sh $T/hammer.sh >$T/agent/h.\$k & done; wait" >"$T/out" 2>"$T/err" &
+	local job=$! hook=tc sent=sent ok drops others
+	# The output hook refuses a local packet at once, as a connect.
+	rootless && hook=output sent=EPERM
+	nsenter -t "$(agent_pid)" -n -- "$T/probe" rawsyn:10.23.31.1:7 >"$T/raw.out"
+	grep -q "^rawsyn:10.23.31.1:7 $sent " "$T/raw.out" || fail "probe: $(cat "$T/raw.out")"
+	touch "$T/agent/go"
+	wait "$job" || fail "the jail failed: $(cat "$T/err")"
+	grep -q '"daddr": "10.23.31.1", .*"hook": "'$hook'"' "$T/audit.jsonl" ||
+		fail "the raw SYN left no record: $(grep -v '"dns"' "$T/audit.jsonl")"
 	cat "$T"/agent/h.* >"$T/all"
-	[ "$(grep -c ' ok ' "$T/all")" -eq 160 ] || fail "not every connect was allowed: $(grep -v ' ok ' "$T/all" | head)"
+	ok=$(grep -c ' ok ' "$T/all" || true)
+	others=$(grep '"reason"' "$T/audit.jsonl" | grep -vc '"daddr": "10.23.31.1"' || true)
+	drops=$(lan_listen_drops)
+	[ "$ok" -eq 160 ] && [ "$others" -eq 0 ] && [ "$drops" -eq 0 ] ||
+		fail "$ok of 160 connects allowed; denials: $others; SYNs the LAN's echo server" \
+			"dropped (listen queue full): $drops; not allowed: $(grep -v ' ok ' "$T/all" | head)"
 	[ "$(grep -c '"dns": "h-[0-9]*.hammer.lan.test"' "$T/audit.jsonl")" -ge 40 ] || fail "insertions missing"
 	expect_no_leftovers
 }
