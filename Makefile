@@ -1,8 +1,10 @@
 # Makefile - build ebpfjail: BPF objects -> skeleton -> program, and its tests
 #
 #   make            build/ebpfjail
-#   make check      unit tests (Criterion), integration tests (with Debian 12's
-#                   pasta and with a current one), a bounded fuzz run
+#   make check      first scripts/deps.sh --check (a missing program fails at
+#                   once, naming its package), then unit tests (Criterion),
+#                   integration tests (with Debian 12's pasta and with a
+#                   current one), a bounded fuzz run
 #   make fuzz       build and run the config parser fuzzer (FUZZ_SECONDS=30)
 #   make demo       ebpfjail run with a demo agent in a simulated network (root)
 #   make bench      every benchmark, a table and JSON (root; not part of check;
@@ -190,10 +192,14 @@ bench-smoke: $(OUT)/bench/bench-connect $(OUT)/bench/bench-nft $(OUT)/ebpfjail $
 	$(Q)bench/run.sh --smoke --json $(OUT)/bench-smoke.json >$(OUT)/bench-smoke.txt; rc=$$?; \
 	sed 's/^/  bench    /' $(OUT)/bench-smoke.txt; exit $$rc
 
-# Unit tests first (Criterion's summary), then the fuzzer and the benchmark
-# smoke run, the container suite, then the integration suite, whose
+# First the dependency check (scripts/deps.list: a missing program fails
+# here, naming its package, not in the middle of a suite), then the build,
+# the unit tests (Criterion's summary), the fuzzer and the benchmark smoke
+# run, the container suite, then the integration suite, whose
 # "N passed, M failed" line ends the output.
-check: all
+check:
+	$(Q)scripts/deps.sh --check
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory bench-smoke
