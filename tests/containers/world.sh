@@ -45,7 +45,9 @@ base_rootfs() {
 		mkdir -p "$CACHE"
 		echo "# building the base image ($pkgs) with mmdebstrap" >&2
 		rm -f "$tar.partial.tar"
-		mmdebstrap --quiet --variant=minbase --include="$pkgs" bookworm "$tar.partial.tar" >&2 || return 1
+		# from the Debian archives the machine's apt uses
+		"$SRC/scripts/apt-sources.sh" |
+			mmdebstrap --quiet --variant=minbase --include="$pkgs" bookworm "$tar.partial.tar" - >&2 || return 1
 		mv "$tar.partial.tar" "$tar"
 	fi
 	echo "$tar"
