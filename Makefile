@@ -5,6 +5,9 @@
 #                   once, naming its package), then unit tests (Criterion),
 #                   integration tests (with Debian 12's pasta and with a
 #                   current one), a bounded fuzz run
+#   make check-fresh  `scripts/deps.sh && make check` in a fresh minimal
+#                   Debian 12 root (mmdebstrap; root; not part of check):
+#                   proves a new machine passes; prints the result and time
 #   make fuzz       build and run the config parser fuzzer (FUZZ_SECONDS=30)
 #   make demo       ebpfjail run with a demo agent in a simulated network (root)
 #   make bench      every benchmark, a table and JSON (root; not part of check;
@@ -84,7 +87,7 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: all check unit integration check-containers fuzz fuzz-build bench bench-smoke demo clean man install uninstall
+.PHONY: all check check-fresh unit integration check-containers fuzz fuzz-build bench bench-smoke demo clean man install uninstall
 all: $(OUT)/ebpfjail man
 
 $(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
@@ -205,6 +208,10 @@ check:
 	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory check-containers
 	$(Q)$(MAKE) --no-print-directory integration
+
+# A new machine, for real: scripts/check-fresh.sh says how.
+check-fresh:
+	$(Q)scripts/check-fresh.sh
 
 # Man pages: scdoc source in man/, roff in build/man/.
 MAN_SRCS := $(wildcard man/*.scd)
