@@ -26,7 +26,8 @@
 #   (what systemd mounts on a new machine; no debugfs or tracefs, which
 #   nothing uses), a /dev of its
 #   own (the host's null, zero, full, random, urandom, tty and net/tun
-#   nodes, a new devpts, /dev/shm), /run as tmpfs, then pivot_root: the
+#   nodes, a new devpts, /dev/shm), /run as tmpfs (with /run/user and
+#   /run/lock, as systemd-tmpfiles leaves it), then pivot_root: the
 #   host's file systems are gone from view. The network namespace is the
 #   machine's, for apt; the suites make their own for everything else.
 # - Fresh means fresh: /var/cache/ebpfjail inside is empty (the current
@@ -48,7 +49,12 @@
 #   (bpf_get_current_pid_tgid), so in a PID namespace of its own the unit
 #   tests' pid checks fail (sock::every_way_out, unix_hooks::*: a finding
 #   about running inside containers, not about a fresh machine).
-#   FRESH_PIDNS=1 runs it in one all the same.
+#   FRESH_PIDNS=1 runs it in one all the same (which also hides other
+#   runs' pasta and jails from this one's checks on a shared machine).
+#   The cgroup namespace is kept for the cleanup (every process the run
+#   starts, containers included, stays in its cgroup): to
+#   ebpfjail-entrypoint the run looks like a container with a cgroup
+#   namespace of its own.
 # - Cleanup, on every exit (trap): cgroup.kill on the run's cgroup ends
 #   every process of it, which ends the namespaces and with them every
 #   mount (none was ever visible here: private propagation); the cgroups
@@ -111,6 +117,10 @@ inner() {
 	ln -s /proc/self/fd/1 "$root/dev/stdout"
 	ln -s /proc/self/fd/2 "$root/dev/stderr"
 	mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$root/run"
+	# what systemd-tmpfiles makes there on a booted Debian 12 (tests bind
+	# mounts on /run/user, as a user's session directories live there)
+	mkdir -m 0755 "$root/run/user"
+	mkdir -m 1777 "$root/run/lock"
 	if [ "${FRESH_APT_CACHE:-1}" != 0 ] && [ -d /var/cache/apt/archives ]; then
 		mkdir -p "$R/apt/upper" "$R/apt/work" "$root/var/cache/apt/archives"
 		mount -t overlay overlay -o "lowerdir=/var/cache/apt/archives,upperdir=$R/apt/upper,workdir=$R/apt/work" \
