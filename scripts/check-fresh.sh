@@ -216,8 +216,8 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
+trap 'echo "check-fresh: FAILED: interrupted"; exit 130' INT
+trap 'echo "check-fresh: FAILED: terminated"; exit 143' TERM HUP
 
 tar=$(base_root) || { echo "check-fresh: FAILED: no Debian 12 root"; exit 1; }
 R=$(mktemp -d /var/tmp/ebpfjail-fresh.XXXXXX)
@@ -245,7 +245,10 @@ pidns=()
 [ "${FRESH_PIDNS:-0}" = 1 ] && pidns=(--pid --fork)
 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$sub" \
 	unshare --cgroup --mount --ipc --uts "${pidns[@]}" --propagation private -- \
-	bash "$here/check-fresh.sh" --inner "$R" </dev/null
+	bash "$here/check-fresh.sh" --inner "$R" </dev/null &
+# In the background: a signal interrupts `wait` (it would wait for a
+# foreground child to end first), and the trap ends the run's cgroup.
+wait $!
 rc=$?
 took=$(($(date +%s) - started))
 if [ "$rc" -eq 0 ]; then
