@@ -1,8 +1,13 @@
 # Makefile - build ebpfjail: BPF objects -> skeleton -> program, and its tests
 #
 #   make            build/ebpfjail
-#   make check      unit tests (Criterion), integration tests (with Debian 12's
-#                   pasta and with a current one), make fuzz
+#   make check      first scripts/deps.sh --check (a missing program fails at
+#                   once, naming its package), then unit tests (Criterion),
+#                   make fuzz, integration tests (with Debian 12's pasta and
+#                   with a current one)
+#   make check-fresh  `scripts/deps.sh && make check` in a fresh minimal
+#                   Debian 12 root (mmdebstrap; root; not part of check):
+#                   proves a new machine passes; prints the result and time
 #   make stress     the relays' stress test at full length (1000 sessions;
 #                   not part of check)
 #   make fuzz       every fuzz target, reproducibly: its seeds and past crash
@@ -89,7 +94,7 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: all check unit integration check-containers stress fuzz fuzz-long fuzz-build bench bench-smoke demo clean man install uninstall
+.PHONY: all check check-fresh unit integration check-containers stress fuzz fuzz-long fuzz-build bench bench-smoke demo clean man install uninstall
 all: $(OUT)/ebpfjail man
 
 $(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
@@ -228,15 +233,23 @@ bench-smoke: $(OUT)/bench/bench-connect $(OUT)/bench/bench-nft $(OUT)/ebpfjail $
 	$(Q)bench/run.sh --smoke --json $(OUT)/bench-smoke.json >$(OUT)/bench-smoke.txt; rc=$$?; \
 	sed 's/^/  bench    /' $(OUT)/bench-smoke.txt; exit $$rc
 
-# Unit tests first (Criterion's summary), then the fuzzer and the benchmark
-# smoke run, the container suite, then the integration suite, whose
+# First the dependency check (scripts/deps.list: a missing program fails
+# here, naming its package, not in the middle of a suite), then the build,
+# the unit tests (Criterion's summary), the fuzzer and the benchmark smoke
+# run, the container suite, then the integration suite, whose
 # "N passed, M failed" line ends the output.
-check: all
+check:
+	$(Q)scripts/deps.sh --check
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory check-containers
 	$(Q)$(MAKE) --no-print-directory integration
+
+# A new machine, for real: scripts/check-fresh.sh says how.
+check-fresh:
+	$(Q)scripts/check-fresh.sh
 
 # Man pages: scdoc source in man/, roff in build/man/.
 MAN_SRCS := $(wildcard man/*.scd)

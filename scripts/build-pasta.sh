@@ -11,7 +11,8 @@
 # binary package needs a newer glibc, but its source builds here in seconds:
 # apt fetches the source package from the mirror this machine already uses,
 # through a private apt state directory (the machine's sources and lists are
-# not touched). The .orig tarball is all the build needs.
+# not touched; its mirror is read by apt-sources.sh, deb.debian.org if it
+# names none). The .orig tarball is all the build needs.
 #
 # The result is cached in $PASTA_CACHE (default /var/cache/ebpfjail/pasta-
 # SUITE): a later run, a fresh clone in CI included, reuses it. Remove the
@@ -27,12 +28,13 @@ if [ -x "$cache/pasta" ] && [ -s "$cache/VERSION" ]; then
 	exit 0
 fi
 
+mirror=$("$(dirname "$0")/apt-sources.sh" --mirror 2>/dev/null) || mirror=http://deb.debian.org/debian
 work=$(mktemp -d /tmp/ebpfjail-pasta.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/sources" "$work/lists/partial" "$work/cache/archives/partial"
 cat >"$work/sources/$suite.sources" <<EOF
 Types: deb-src
-URIs: http://deb.debian.org/debian
+URIs: $mirror
 Suites: $suite
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg

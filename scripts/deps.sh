@@ -1,57 +1,65 @@
 #!/usr/bin/env bash
-# deps.sh - install every Debian 12 package ebpfjail needs to build, test and run.
+# deps.sh - install every Debian 12 package ebpfjail needs to build, test and run
 #
-# Idempotent: when everything is present it prints nothing and exits 0.
-# Only Debian's own archive is used; nothing is downloaded from anywhere else.
+# Usage: scripts/deps.sh           install what scripts/deps.list names (root)
+#        scripts/deps.sh --check   only check that all of it is there
+#
+# scripts/deps.list is the one list: each program (or file) the build, the
+# suites, the benchmarks and the product use, with its package. Installing
+# is idempotent: when every package is installed it prints nothing, and it
+# ends with the check, so a list whose package does not provide what the
+# line names fails here and not in the middle of a test. --check is the
+# first step of `make check`: "missing: slirp4netns (package slirp4netns)"
+# for each absent one, and exit 1. Only Debian's own archive is used.
 set -euo pipefail
+list=$(dirname "$0")/deps.list
+[ -r "$list" ] || { echo "deps.sh: cannot read $list" >&2; exit 1; }
 
-packages=(
-	# build
-	make clang llvm gcc pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
-	# netlink (routes, addresses, links) without hand-written message parsing
-	libmnl-dev
-	# the agent's seccomp filter (setns, io_uring, socket families, TIOCSTI)
-	libseccomp-dev
-	# the rootless engine: the policy as nftables rules in the jail's own
-	# user-owned network namespace (user/nftengine.c says why libnftables)
-	libnftables-dev
-	# unit tests and the libFuzzer target (clang's sanitizer and fuzzer runtimes)
-	libcriterion-dev libclang-rt-14-dev
-	# man pages (scdoc source -> roff), checked with man -l; bash completion
-	scdoc man-db bash-completion
-	# runtime: pasta backs the jail's network namespace
-	passt
-	# integration tests: namespaces, veth, real clients
-	iproute2 util-linux procps curl socat iperf3 hyperfine tmux
-	# the simulated host's resolver (dnsmasq) and a real DNS client (dig)
-	# for the forwarder's tests
-	dnsmasq-base bind9-dnsutils
-	# counting the supervisor's system calls (test_relay.sh)
-	strace
-	# bubblewrap inside the jail (Claude Code's own sandbox uses it)
-	bubblewrap
-	# the container suite: the runtimes the README's commands name (runc:
-	# crun cannot raise RLIMIT_MEMLOCK without CAP_SYS_RESOURCE), Podman's
-	# CNI bridge, and the image's root file system from the Debian mirror
-	podman docker.io runc containernetworking-plugins mmdebstrap
-	# scripts/build-pasta.sh (a current pasta from Debian 13's source, so
-	# the suite runs with both), and `strings` to read pasta's version
-	xz-utils binutils
-)
+# entries: "NAME PACKAGE" lines, one per name, from the list
+entries() {
+	sed -e 's/#.*//' "$list" | awk 'NF >= 2 { for (i = 1; i < NF; i++) print $i, $NF }'
+}
+
+# present NAME: a program on PATH (or in the sbin directories a non-root
+# PATH lacks), or an absolute path or glob that matches a file
+present() {
+	case $1 in
+	/*) compgen -G "$1" >/dev/null ;;
+	*) PATH="$PATH:/usr/sbin:/sbin" command -v "$1" >/dev/null ;;
+	esac
+}
+
+check() {
+	local name pkg missing=0
+	while read -r name pkg; do
+		present "$name" && continue
+		echo "missing: $name (package $pkg)" >&2
+		missing=$((missing + 1))
+	done < <(entries)
+	[ "$missing" -eq 0 ] && return 0
+	echo "deps.sh: $missing missing: scripts/deps.sh installs them (as root)" >&2
+	return 1
+}
+
+case ${1:-} in
+--check) check; exit ;;
+"") ;;
+*) echo "usage: scripts/deps.sh [--check]" >&2; exit 2 ;;
+esac
 
 missing=()
-for p in "${packages[@]}"; do
+for p in $(entries | awk '{ print $2 }' | sort -u); do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 		missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "deps.sh: missing packages: ${missing[*]}; run as root (sudo $0)" >&2
-	exit 1
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps.sh: missing packages: ${missing[*]}; run as root (sudo $0)" >&2
+		exit 1
+	fi
+	echo "deps.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-
-echo "deps.sh: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+check

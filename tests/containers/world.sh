@@ -45,7 +45,9 @@ base_rootfs() {
 		mkdir -p "$CACHE"
 		echo "# building the base image ($pkgs) with mmdebstrap" >&2
 		rm -f "$tar.partial.tar"
-		mmdebstrap --quiet --variant=minbase --include="$pkgs" bookworm "$tar.partial.tar" >&2 || return 1
+		# from the Debian archives the machine's apt uses
+		"$SRC/scripts/apt-sources.sh" |
+			mmdebstrap --quiet --variant=minbase --include="$pkgs" bookworm "$tar.partial.tar" - >&2 || return 1
 		mv "$tar.partial.tar" "$tar"
 	fi
 	echo "$tar"
@@ -173,6 +175,9 @@ _serve() {
 world_up() {
 	W=$(mktemp -d /var/tmp/ebpfjail-ctr.XXXXXX)
 	export W
+	# Not in the tree: rootless Podman (uid 4242) starts in the current
+	# directory, and a clone in root's 0700 home is out of its reach.
+	cd "$W"
 	if [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]; then
 		mount -t cgroup2 none /sys/fs/cgroup || return 1
 	fi

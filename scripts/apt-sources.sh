@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# apt-sources.sh - the Debian archives this machine's apt uses, one line each
+#
+# Usage: scripts/apt-sources.sh [--mirror]
+#
+# Prints "deb URI SUITE COMPONENT..." for every enabled binary source of
+# the machine's own release (/etc/os-release's codename, and its -updates
+# and -security suites) in /etc/apt/sources.list and sources.list.d, one-
+# line .list files and deb822 .sources files alike, that Debian's archive
+# keyring signs: a third party's source (a keyring of its own) is left
+# out. With --mirror, only the URI of the main archive (the first source of
+# the bare codename). make check-fresh builds its root from these, and
+# build-pasta.sh fetches Debian 13's source from the same mirror: no script
+# names a mirror of its own. APT_ETC=DIR reads DIR instead of /etc/apt.
+set -euo pipefail
+. /etc/os-release
+codename=${VERSION_CODENAME:?/etc/os-release names no codename}
+etc=${APT_ETC:-/etc/apt}
+
+# KEYRING URI SUITE COMPONENT... lines, "-" for no Signed-By
+all_sources() {
+	local f
+	# one-line format: deb [option=value ...] URI SUITE COMPONENT...
+	for f in "$etc/sources.list" "$etc"/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		sed -e 's/#.*//' "$f" | awk '$1 == "deb" {
+			keyring = "-"; sub(/^[ \t]*deb[ \t]+/, "")
+			if (match($0, /^\[[^]]*\]/)) {
+				opts = substr($0, 2, RLENGTH - 2); $0 = substr($0, RLENGTH + 1)
+				if (match(opts, /signed-by=[^ ]+/)) keyring = substr(opts, RSTART + 10, RLENGTH - 10)
+			}
+			$1 = $1; print keyring, $0
+		}'
+	done
+	# deb822: stanzas of "Field: value", a blank line between them
+	for f in "$etc"/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		sed -e '/^[ \t]*#/d' "$f" | awk '
+		function flush(   nu, ns, u, s, i, j) {
+			if (tolower(f["enabled"]) != "no" && (" " f["types"] " ") ~ / deb /) {
+				nu = split(f["uris"], u, " "); ns = split(f["suites"], s, " ")
+				for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++)
+					print (f["signed-by"] == "" ? "-" : f["signed-by"]), u[i], s[j], f["components"]
+			}
+			delete f
+		}
+		/^[ \t]*$/ { flush(); next }
+		/^[A-Za-z-]+:/ { k = tolower(substr($0, 1, index($0, ":") - 1)); v = substr($0, index($0, ":") + 1)
+			gsub(/^[ \t]+|[ \t]+$/, "", v); f[k] = v; next }
+		END { flush() }'
+	done
+}
+
+sources=$(all_sources | awk -v c="$codename" '($3 == c || index($3, c "-") == 1) &&
+	($1 == "-" || $1 ~ /debian-archive-keyring/) && !seen[$2 " " $3]++ { $1 = "deb"; print }')
+[ -n "$sources" ] || { echo "apt-sources.sh: no Debian source of $codename in $etc" >&2; exit 1; }
+if [ "${1:-}" = --mirror ]; then
+	awk -v c="$codename" '$3 == c { print $2; found = 1; exit } END { exit !found }' <<<"$sources" ||
+		{ echo "apt-sources.sh: no source of $codename itself in $etc" >&2; exit 1; }
+else
+	echo "$sources"
+fi
