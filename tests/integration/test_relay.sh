@@ -264,6 +264,9 @@ test_a_busy_relay_does_not_starve_the_supervisor() {
 	nsenter -t "$HOST" -n -- socat -u -b 131072 TCP-LISTEN:7005,bind=127.0.0.1,reuseaddr OPEN:/dev/null \
 		</dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
+	# Listening before the agent dials: a refused dial streams nothing.
+	_expect_listener "$HOST" tcp 127.0.0.1 7005
+	_wait_listening "$HOST"
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/agent.sh" <<EOF2
 socat -u -b 131072 /dev/zero TCP:127.0.0.1:7005 & s=\$!
