@@ -8,8 +8,8 @@
 #   start-up  the BPF share of a jail's start, median of 21 (one run)
 #   swaps     a 100,000-entry policy swapped in back to back, UDP connect()
 #             meanwhile vs. quiet: 3 rounds (compiling it takes seconds)
-#   rootless  a round: bare and default, N connects each, taking turns in
-#             10 blocks; large (a 20,000-entry ruleset) against bare in
+#   rootless  a round: bare and default, 2 N connects each, taking turns
+#             in 20 blocks; large (a 20,000-entry ruleset) against bare in
 #             rounds of its own, 3 of one block each (nft takes seconds to
 #             load so many interval elements, and a turn reloads them)
 # The connect figures are CPU time (bench_cpu_ns() in bench/benchutil.c says
@@ -19,9 +19,11 @@
 # section. BENCH_SMOKE=1: small N and policies, one round.
 source "$(dirname "$0")/lib.sh"
 if [ "${BENCH_SMOKE:-}" = 1 ]; then
-	n=200 blocks=2 startups=3 entries=1000 nft_large=100 slow=1
+	n=200 blocks=2 startups=3 entries=1000 nft_large=100 slow=1 nft_n=200 nft_blocks=2
 else
 	n=4000 blocks=10 startups=21 entries=100000 nft_large=10000 slow=3
+	# the rootless figures wander more: twice the connects, in shorter turns
+	nft_n=8000 nft_blocks=20
 fi
 
 want load "BPF load (loader_open)" ms -
@@ -67,7 +69,7 @@ swaps_round() {
 }
 
 nft_round() {
-	figures bench-nft "$BUILD/bench/bench-nft" "$n" 0 "$blocks" "$(order "$1" bare default | tr ' ' ,)" || return 1
+	figures bench-nft "$BUILD/bench/bench-nft" "$nft_n" 0 "$nft_blocks" "$(order "$1" bare default | tr ' ' ,)" || return 1
 	sample nft_default "${fig[tcp.default]:-}" "${fig[tcp.bare]:-}"
 }
 

@@ -17,7 +17,7 @@
 #               (once: a peak, not a comparison)
 # Prints lines for bench/run.sh. BENCH_SMOKE=1 makes each one short.
 source "$(dirname "$0")/lib.sh"
-if [ "${BENCH_SMOKE:-}" = 1 ]; then secs=1 runs=1 flood=80000 many=100; else secs=2 runs=3 flood=2000000 many=1000; fi
+if [ "${BENCH_SMOKE:-}" = 1 ]; then secs=1 runs=1 flood=80000 many=100; else secs=2 runs=5 flood=2000000 many=1000; fi
 
 want tap "tap throughput, TC filter vs none (MTU 65520)" Gbit/s ">=0.97"
 want startup "start-up, run -- true vs pasta" ms "<=1.2"

@@ -122,7 +122,8 @@ measure() {
 # MODE more: NOTE lines for the rows that need more rounds; Return: 0 if
 # another round is due. MODE rows: a ROW line per KEY: key, median value,
 # median baseline, median ratio, spread min and max, interval low and high,
-# rounds, result (pass, FAIL or -), uncertain (1 or 0).
+# rounds, result (pass, FAIL or -), uncertain (1 or 0), and the rounds'
+# ratios in the order they ran (comma-separated).
 bench_stats() {
 	local mode=$1 min=$2 max=$3
 	shift 3
@@ -181,9 +182,11 @@ bench_stats() {
 			}
 			judge(k); n = cnt[k]
 			if (mode == "rows") {
-				printf "ROW\t%s\t%.6g\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%s\t%d\n", k, middle(k, "v"),
+				all = ""
+				for (r = 1; r <= n; r++) all = all (r > 1 ? "," : "") sprintf("%.4g", ratio[k, r])
+				printf "ROW\t%s\t%.6g\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%s\t%d\t%s\n", k, middle(k, "v"),
 					base[k, 1] == "-" ? "-" : sprintf("%.6g", middle(k, "b")), med, smin, smax, lo, hi,
-					n, verdict, undecided
+					n, verdict, undecided, all
 				if (undecided)
 					printf "NOTE\t%s: still undecided after %d rounds (median %.4g, %.4g..%.4g holds the target %s): verdict uncertain\n",
 						name[k], n, med, lo, hi, target[k]

@@ -52,12 +52,12 @@ trap 'rm -f "$rows" "$errs"' EXIT
 # ended (EXIT: status, last words), so that the rows it declared and never
 # printed are printed failed with the reason
 bench() {
-	local name=$1 rc
-	[ "$smoke" = 1 ] || echo "bench/run.sh: $name ..." >&2
+	local name=$1 rc start=$SECONDS
 	"$top/bench/$name" 2>"$errs" </dev/null |
 		awk -v s="$name" '/^(WANT|ROW|FAILED|NOTE)\t/ { print s "\t" $0; fflush() }' >>"$rows"
 	rc=${PIPESTATUS[0]}
 	printf '%s\tEXIT\t%s\t%s\n' "$name" "$rc" "$(grep . "$errs" | tail -n 1)" >>"$rows"
+	[ "$smoke" = 1 ] || echo "bench/run.sh: $name took $((SECONDS - start)) s" >&2
 	if [ "$rc" -ne 0 ]; then
 		echo "bench/run.sh: $name failed (exit $rc): $(tail -n 3 "$errs" | tr '\n' ' ')" >&2
 		failed=1
@@ -73,10 +73,16 @@ awk -F'\t' -v smoke="$smoke" -v json="$json" -v expect=26 '
 function num(x) { return x == int(x) ? sprintf("%d", x) : x >= 1000 ? sprintf("%.0f", x) : sprintf("%.3f", x) }
 function str(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
 function jnum(x) { return x == "" || x == "-" ? "null" : x + 0 }
+function each_round(list,   a, i, n, out) {
+	n = split(list, a, ",")
+	for (i = 1; i <= n; i++) out = out (i > 1 ? ", " : "") (a[i] + 0)
+	return out
+}
 $2 == "WANT" { id = $1 SUBSEP $3; order[++n] = id; script[id] = $1; name[id] = $4; unit[id] = $5; tgt[id] = $6 }
 $2 == "ROW" {
 	id = $1 SUBSEP $3; got[id] = 1; val[id] = $4; base[id] = $5; ratio[id] = $6
 	smin[id] = $7; smax[id] = $8; lo[id] = $9; hi[id] = $10; rounds[id] = $11; res[id] = $12; unc[id] = $13
+	each[id] = $14
 }
 $2 == "FAILED" { id = $1 SUBSEP $3; got[id] = 1; res[id] = "failed"; why[id] = $4 }
 $2 == "NOTE" { note[++notes] = $3 }
@@ -118,9 +124,10 @@ END {
 		if (res[id] == "failed")
 			printf ", \"reason\": %s}", str(why[id]) > json
 		else
-			printf ", \"value\": %s, \"baseline\": %s, \"ratio\": %s, \"spread\": [%s, %s], \"interval\": [%s, %s], \"rounds\": %d, \"uncertain\": %s}",
+			printf ", \"value\": %s, \"baseline\": %s, \"ratio\": %s, \"spread\": [%s, %s], \"interval\": [%s, %s], \"rounds\": %d, \"uncertain\": %s, \"each_round\": [%s]}",
 				jnum(val[id]), jnum(base[id]), base[id] == "-" ? "null" : jnum(ratio[id]), jnum(smin[id]),
-				jnum(smax[id]), jnum(lo[id]), jnum(hi[id]), rounds[id], (unc[id] ? "true" : "false") > json
+				jnum(smax[id]), jnum(lo[id]), jnum(hi[id]), rounds[id], (unc[id] ? "true" : "false"),
+				each_round(each[id]) > json
 	}
 	printf "]}\n" > json
 	if (n < expect) { print "bench/run.sh: only " n " of " expect " rows were declared" > "/dev/stderr"; exit 1 }
