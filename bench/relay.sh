@@ -36,6 +36,8 @@ pasta_peer() {
 	shift
 	nsenter -t "$HOST" -n -- pasta --config-net --runas 0 -q -T "$port" -- "$@"
 }
+# on_host COMMAND...: COMMAND in the simulated host (not for &: $! would be
+# the function's subshell, and killing it would leave COMMAND running)
 on_host() { nsenter -t "$HOST" -n -- "$@"; }
 
 # tput VARIANT: one iperf3 run of VARIANT (direct, pasta, socat, relay);
@@ -43,7 +45,7 @@ on_host() { nsenter -t "$HOST" -n -- "$@"; }
 declare -A g
 tput() {
 	local client=(timeout $((secs + 30)) iperf3 -c 127.0.0.1 -p 5201 -t "$secs" -f g) server rc=0
-	on_host iperf3 -s -1 -B 127.0.0.1 -p 5201 >/dev/null 2>&1 &
+	nsenter -t "$HOST" -n -- iperf3 -s -1 -B 127.0.0.1 -p 5201 >/dev/null 2>&1 &
 	server=$!
 	sleep 0.3
 	case $1 in
@@ -66,12 +68,12 @@ tput_round() {
 		sample tput_socat "${g[relay]}" "${g[socat]}"
 }
 
-on_host socat TCP-LISTEN:5202,bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:5201 </dev/null >/dev/null 2>&1 &
+nsenter -t "$HOST" -n -- socat TCP-LISTEN:5202,bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:5201 </dev/null >/dev/null 2>&1 &
 NETSIM_PIDS+=($!)
 sleep 0.2
 measure tput_round tput_pasta tput_direct tput_socat
 
-on_host socat TCP-LISTEN:7001,bind=127.0.0.1,fork,reuseaddr,nodelay PIPE </dev/null >/dev/null 2>&1 &
+nsenter -t "$HOST" -n -- socat TCP-LISTEN:7001,bind=127.0.0.1,fork,reuseaddr,nodelay PIPE </dev/null >/dev/null 2>&1 &
 NETSIM_PIDS+=($!)
 # A request in two writes to a server that answers once it has it whole: a
 # forwarder that holds the second part until the first is acknowledged
