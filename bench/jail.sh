@@ -80,9 +80,15 @@ tap_run() {
 	fi
 	touch "$T/go.$tap_k"
 	for i in $(seq 1 $((secs * 40 + 1400))); do [ -e "$T/agent/done.$tap_k" ] && break; sleep 0.05; done
-	[ -e "$T/agent/done.$tap_k" ] || { echo "tap: the jail's run $tap_k did not end" >&2; return 1; }
+	if [ ! -e "$T/agent/done.$tap_k" ]; then
+		kill -0 "$tap_job" 2>/dev/null || { echo "tap: the jail ended: $(last_words "$T/tap.out")" >&2; return 1; }
+		echo "tap: the jail's run $tap_k did not end" >&2
+		return 1
+	fi
 	g[$1]=$(gbits <"$T/agent/run.$tap_k")
-	[ -n "${g[$1]}" ] || { echo "tap: the $1 run failed: $(last_words "$T/agent/run.$tap_k")" >&2; return 1; }
+	case ${g[$1]} in
+	'' | 0) echo "tap: the $1 run $tap_k moved nothing: $(iperf_says "$T/agent/run.$tap_k")" >&2; return 1 ;;
+	esac
 }
 
 tap_round() {

@@ -202,6 +202,10 @@ bench_stats() {
 	}' "$T/want" "$T/samples"
 }
 
+# iperf_says FILE: what to quote of iperf3's output for a run that moved
+# nothing: its receiver line, or its last words
+iperf_says() { grep receiver "$1" 2>/dev/null | tail -n 1 | grep . || last_words "$1"; }
+
 # gbits < OUTPUT: the receiver's Gbit/s from iperf3's text output, or
 # nothing (no receiver line: the run failed)
 gbits() { awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /bits\/sec/) { v = $i; u = $(i + 1) } }
@@ -216,9 +220,14 @@ ran() {
 	"$@" >"$T/out" 2>"$T/err" </dev/null
 	rc=$?
 	[ "$rc" = 0 ] && return 0
-	echo "$what failed (exit $rc): $(last_words "$T/err" "$T/out")" >&2
+	echo "$what failed (exit $rc$(exit_signal "$rc")): $(last_words "$T/err" "$T/out")" >&2
 	return 1
 }
+
+# exit_signal STATUS: ", SIGNAME" for a status above 128 (a shell's way of
+# saying the command was killed: 141 is iperf3 writing to a connection the
+# relay closed, 137 someone's SIGKILL)
+exit_signal() { [ "$1" -gt 128 ] && [ "$1" -lt 160 ] && echo ", SIG$(kill -l $(($1 - 128)))"; }
 
 # jailed WHAT [RUN-OPTIONS] -- COMMAND...: ran WHAT, in a jail (jail_cmd)
 jailed() {

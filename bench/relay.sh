@@ -58,7 +58,9 @@ tput() {
 	wait "$server" 2>/dev/null
 	[ "$rc" = 0 ] || return 1
 	g[$1]=$(gbits <"$T/out")
-	[ -n "${g[$1]}" ] || { echo "the $1 iperf3 run gave no figure: $(last_words "$T/out")" >&2; return 1; }
+	case ${g[$1]} in
+	'' | 0) echo "the $1 iperf3 run moved nothing: $(iperf_says "$T/out")" >&2; return 1 ;;
+	esac
 }
 
 tput_round() {
