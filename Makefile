@@ -16,7 +16,8 @@
 #                   seed (not part of check; says where a crash input went)
 #   make demo       ebpfjail run with a demo agent in a simulated network (root)
 #   make bench      every benchmark, a table and JSON (root; not part of check;
-#                   BENCH_JSON=FILE writes the JSON there)
+#                   BENCH_JSON=FILE writes the JSON there): each row from 5
+#                   to 15 interleaved rounds, bench/run.sh says how
 #   make install    the program, its man pages, bash completion, the example
 #                   config (never over an existing one) and the audit log
 #                   directory; PREFIX=/usr/local, DESTDIR for staging.
@@ -228,9 +229,11 @@ check-containers: $(OUT)/ebpfjail $(OUT)/probe
 demo: $(OUT)/ebpfjail $(OUT)/probe
 	$(Q)scripts/demo.sh
 
-# A few seconds of every benchmark, no verdicts: they cannot rot unseen.
+# The judge (bench/lib.sh) on made-up figures, then one short round of
+# every benchmark, no verdicts: they cannot rot unseen.
 bench-smoke: $(OUT)/bench/bench-connect $(OUT)/bench/bench-nft $(OUT)/ebpfjail $(OUT)/probe
-	$(Q)bench/run.sh --smoke --json $(OUT)/bench-smoke.json >$(OUT)/bench-smoke.txt; rc=$$?; \
+	$(Q){ bench/test_lib.sh && bench/run.sh --smoke --json $(OUT)/bench-smoke.json; } \
+		>$(OUT)/bench-smoke.txt; rc=$$?; \
 	sed 's/^/  bench    /' $(OUT)/bench-smoke.txt; exit $$rc
 
 # First the dependency check (scripts/deps.list: a missing program fails

@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* bench_nft.c - the cost of connect() with the rootless engine's rules
  *
- * As uid 65534 in a user and network namespace of its own (what the
- * rootless engine runs in), a client connects TCP sockets over a veth pair
- * to a listener in a second namespace (so every SYN passes the output
- * hook, as a jail's do on their way to the tap) and closes them, N times,
- * best of 7 rounds, the variants in turn: without rules, with the default
- * policy's, and with M allow-ip plus M block-cidr entries. Nothing leaves
- * the two namespaces. SPEC.md: <= 1.10x of the same namespace without
- * rules.
+ * One round per run, for bench/connect.sh, which runs it in rounds and
+ * leaves the judging to bench/lib.sh. As uid 65534 in a user and network
+ * namespace of its own (what the rootless engine runs in), a client
+ * connects TCP sockets over a veth pair to a listener in a second
+ * namespace (so every SYN passes the output hook, as a jail's do on their
+ * way to the tap) and closes them, N times in each variant of ORDER: bare
+ * (no rules), default (the default policy's) and large (M allow-ip plus M
+ * block-cidr entries), in BLOCKS blocks, the variants taking turns block
+ * by block (ABC CBA ...: each turn applies the variant's rules, outside
+ * the timing). Nothing leaves the two namespaces. The figure is the
+ * client's CPU time per connect (bench_cpu_ns()). SPEC.md: default <=
+ * 1.10x of bare.
  *
- * Usage: bench-nft [N [M]]   (root, to become uid 65534; default N = 20000,
- *                             M = 10000)
- * Output: ROW lines, as bench-connect's.
+ * Usage: bench-nft N M BLOCKS ORDER   (root, to become uid 65534; ORDER
+ *                                     comma-separated, "large,default,bare")
+ * Output: "FIG<TAB>tcp.VARIANT<TAB>ns" lines.
  */
 #include <errno.h>
 #include <sched.h>
@@ -67,7 +71,7 @@ static double connects(long n)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(8080) };
 	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
-	double t0 = bench_now_ns();
+	double t0 = bench_cpu_ns();
 	long i;
 
 	sin.sin_addr.s_addr = inet_addr("203.0.113.1");
@@ -81,30 +85,33 @@ static double connects(long n)
 			_exit(14);
 		close(fd);
 	}
-	return (bench_now_ns() - t0) / (double)n;
+	return (bench_cpu_ns() - t0) / (double)n;
 }
 
 #define VARIANTS 3
-#define ROUNDS 7
 
-/* measure() - in a child: the namespaces once, then rounds of each
- * variant in turn (no rules, @policies[1], @policies[2]), so that drift
- * falls on all alike; @best[v]: the best round's ns per connect.
- * Return: 0, or -1. */
-static int measure(const struct policy *const policies[VARIANTS], long n,
-		   double best[VARIANTS])
+static const char *const variant_names[VARIANTS] = { "bare", "default", "large" };
+
+/* measure() - in a child: the namespaces, a warm-up, then the variants of
+ * @order[0..@count-1] (bare: no rules; else @policies[v]) in turns of
+ * @n / @blocks connects, the order reversed from one turn to the next;
+ * @ns[v]: its ns per connect. Return: 0, or -1. */
+static int measure(const struct policy *const policies[VARIANTS], long n, long blocks,
+		   const int *order, int count, double ns[VARIANTS])
 {
-	int pipefd[2], status;
+	int pipefd[2];
+	int status;
 	pid_t pid;
 
 	if (pipe(pipefd))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		double got[VARIANTS] = { 1e18, 1e18, 1e18 };
+		double got[VARIANTS] = { 0 };
+		long b, per = n / blocks;
 		struct nftengine engine = { 0 };
 		char cmd[256], why[256], c;
-		int ready[2], round, v;
+		int ready[2], i, v;
 		pid_t far;
 
 		if (rootless_netns() || pipe(ready))
@@ -128,10 +135,9 @@ static int measure(const struct policy *const policies[VARIANTS], long n,
 		if (system(cmd) || read(ready[0], &c, 1) != 1 || c != 'r')
 			_exit(12);
 		connects(n); /* warm up */
-		for (round = 0; round < ROUNDS; round++) {
-			for (v = 0; v < VARIANTS; v++) {
-				double t;
-
+		for (b = 0; b < blocks; b++)
+			for (i = 0; i < count; i++) {
+				v = order[b % 2 ? count - 1 - i : i];
 				/* No rules: an empty policy's table would still
 				 * hook the output path; none at all is the base. */
 				if (v == 0 && nftengine_remove(&engine, why, sizeof(why)))
@@ -140,20 +146,18 @@ static int measure(const struct policy *const policies[VARIANTS], long n,
 					fprintf(stderr, "bench-nft: %s\n", why);
 					_exit(13);
 				}
-				t = connects(n);
-				if (t < got[v])
-					got[v] = t;
+				got[v] += connects(per) / (double)blocks;
 			}
-		}
 		kill(far, SIGKILL);
 		waitpid(far, NULL, 0);
 		_exit(write(pipefd[1], got, sizeof(got)) == sizeof(got) ? 0 : 15);
 	}
 	close(pipefd[1]);
-	status = read(pipefd[0], best, sizeof(double) * VARIANTS) ==
-		 (ssize_t)(sizeof(double) * VARIANTS) ? 0 : -1;
+	status = pid > 0 && read(pipefd[0], ns, sizeof(double) * VARIANTS) ==
+				    (ssize_t)(sizeof(double) * VARIANTS) ? 0 : -1;
 	close(pipefd[0]);
-	waitpid(pid, NULL, 0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
 	return status;
 }
 
@@ -162,14 +166,21 @@ int main(int argc, char **argv)
 	struct host_facts none = { 0 };
 	struct config plain, big;
 	struct policy pp = { 0 }, pb = { 0 };
-	long n = argc > 1 ? bench_count("N", argv[1], 1, 10000000) : 20000;
-	long big_n = argc > 2 ? bench_count("M", argv[2], 0, 64000) : 10000;
 	const struct policy *policies[VARIANTS] = { NULL, &pp, &pb };
-	double best[VARIANTS];
+	double ns[VARIANTS];
+	int order[VARIANTS], count, i, ret = 1;
 	char line[64];
-	int i, ret = 1;
+	long n, big_n, blocks;
 
-	if (n < 0 || big_n < 0)
+	if (argc != 5) {
+		fprintf(stderr, "usage: bench-nft N M BLOCKS ORDER\n");
+		return 2;
+	}
+	n = bench_count("N", argv[1], 1, 10000000);
+	big_n = bench_count("M", argv[2], 0, 64000);
+	blocks = n > 0 ? bench_count("BLOCKS", argv[3], 1, n) : -1;
+	count = bench_order(argv[4], variant_names, VARIANTS, order);
+	if (n < 0 || big_n < 0 || blocks < 0 || count < 0)
 		return 2;
 	config_init(&plain);
 	config_init(&big);
@@ -184,13 +195,14 @@ int main(int argc, char **argv)
 	if (!config_ok(&big) || policy_compile(&plain, &none, &pp) ||
 	    policy_compile(&big, &none, &pb))
 		goto out;
-	if (measure(policies, n, best)) {
+	if (measure(policies, n, blocks, order, count, ns)) {
 		fprintf(stderr, "bench-nft: the measuring child failed\n");
 		goto out;
 	}
-	bench_row("rootless engine: connect(), default policy", "ns", best[1], best[0], "<=1.10");
-	snprintf(line, sizeof(line), "rootless engine: connect(), %ld entries", 2 * big_n);
-	bench_row(line, "ns", best[2], best[0], "-");
+	for (i = 0; i < count; i++) {
+		snprintf(line, sizeof(line), "tcp.%s", variant_names[order[i]]);
+		bench_figure(line, ns[order[i]]);
+	}
 	ret = 0;
 out:
 	policy_free(&pp);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* benchutil.c - what the C benchmarks share: the clock, the ROW format */
+/* benchutil.c - what the C benchmarks share: the clock, the FIG format, arguments */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "benchutil.h"
@@ -15,10 +17,17 @@ double bench_now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-void bench_row(const char *name, const char *unit, double value, double baseline,
-	       const char *target)
+double bench_cpu_ns(void)
 {
-	printf("ROW\t%s\t%s\t%.3f\t%.3f\t%s\n", name, unit, value, baseline, target);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+void bench_figure(const char *key, double value)
+{
+	printf("FIG\t%s\t%.3f\n", key, value);
 	fflush(stdout);
 }
 
@@ -35,4 +44,34 @@ long bench_count(const char *what, const char *text, long min, long max)
 		return -1;
 	}
 	return v;
+}
+
+int bench_order(const char *text, const char *const names[], int n, int order[])
+{
+	bool seen[16] = { false };
+	const char *p = text;
+	int count = 0, v;
+
+	if (n > 16)
+		return -1;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		for (v = 0; v < n; v++)
+			if (strlen(names[v]) == len && !strncmp(p, names[v], len))
+				break;
+		if (v == n || seen[v]) {
+			fprintf(stderr, "bench: '%.*s' in '%s' is not a variant, or a second time\n",
+				(int)len, p, text);
+			return -1;
+		}
+		seen[v] = true;
+		order[count++] = v;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!count)
+		fprintf(stderr, "bench: no variants in '%s'\n", text);
+	return count ? count : -1;
 }
