@@ -20,16 +20,16 @@
 # - The machine around it: a cgroup of its own (below ours, on this host's
 #   cgroup2, found in mountinfo) entered with a cgroup namespace, so the
 #   run sees a cgroup tree of its own and nothing of other runs'; private
-#   mount, IPC and UTS namespaces. In them: a new /proc and sysfs,
+#   mount, PID, IPC and UTS namespaces. In them: a new /proc and sysfs,
 #   this host's cgroup layout mounted afresh (cgroup2 and v1 where mountinfo
 #   says it has them: a hybrid host's stays hybrid), bpffs on /sys/fs/bpf
 #   (what systemd mounts on a new machine; no debugfs or tracefs, which
-#   nothing uses), a /dev of its
-#   own (the host's null, zero, full, random, urandom, tty and net/tun
-#   nodes, a new devpts, /dev/shm), /run as tmpfs (with /run/user and
-#   /run/lock, as systemd-tmpfiles leaves it), then pivot_root: the
-#   host's file systems are gone from view. The network namespace is the
-#   machine's, for apt; the suites make their own for everything else.
+#   nothing uses), a /dev of its own (the host's null, zero, full,
+#   random, urandom, tty and net/tun nodes, a new devpts, /dev/shm), /run
+#   as tmpfs (with /run/user and /run/lock, as systemd-tmpfiles leaves
+#   it), then pivot_root: the host's file systems are gone from view. The
+#   network namespace is the machine's, for apt; the suites make their own
+#   for everything else.
 # - Fresh means fresh: /var/cache/ebpfjail inside is empty (the current
 #   pasta and the container suite's base image are built again). Two
 #   things come from the host: /etc/resolv.conf and /etc/hosts (copied,
@@ -44,17 +44,20 @@
 # - `scripts/deps.sh && make check` runs as root with CI=true, stdin from
 #   /dev/null, a clean environment; FRESH_CMD="make unit" runs that instead
 #   of `make check` (after deps.sh), to try the root out.
-# - The PID namespace is the machine's, as on a new machine: the jail's
-#   BPF programs report pids as the initial PID namespace numbers them
-#   (bpf_get_current_pid_tgid), so in a PID namespace of its own the unit
-#   tests' pid checks fail (sock::every_way_out, unix_hooks::*: a finding
-#   about running inside containers, not about a fresh machine).
-#   FRESH_PIDNS=1 runs it in one all the same (which also hides other
-#   runs' pasta and jails from this one's checks on a shared machine).
-#   The cgroup namespace is kept for the cleanup (every process the run
-#   starts, containers included, stays in its cgroup): to
-#   ebpfjail-entrypoint the run looks like a container with a cgroup
-#   namespace of its own.
+# - The PID namespace: the suites look for pasta, jails and uid 4242's
+#   processes machine-wide (pgrep, ps, lsns); on a machine others run
+#   tests on, a namespace of its own keeps theirs out of this run's
+#   checks, as a machine of its own would. It is not quite a new machine
+#   for the jail: its BPF programs report pids as the initial PID namespace
+#   numbers them (bpf_get_current_pid_tgid), and the unit tests that
+#   compare them (sock::every_way_out, unix_hooks::*) fail in one, as they
+#   would in a CI container. FRESH_PIDNS=0 runs in the machine's.
+# - The cgroup namespace is there for the cleanup: every process the run
+#   starts, the container engines' included, stays in its cgroup. To
+#   ebpfjail-entrypoint the run then looks like a container with a
+#   cgroup namespace of its own, which it may remount writable (so
+#   test_install's read-only cgroup case, which assumes the initial
+#   cgroup namespace, cannot refuse there).
 # - Cleanup, on every exit (trap): cgroup.kill on the run's cgroup ends
 #   every process of it, which ends the namespaces and with them every
 #   mount (none was ever visible here: private propagation); the cgroups
@@ -242,7 +245,7 @@ mkdir "$sub" || { echo "check-fresh: FAILED: cannot create the cgroup $sub"; exi
 echo "# check-fresh: $(git -C "$top" describe --always --dirty) in a fresh Debian 12 root ($R), cgroup $sub"
 
 pidns=()
-[ "${FRESH_PIDNS:-0}" = 1 ] && pidns=(--pid --fork)
+[ "${FRESH_PIDNS:-1}" = 1 ] && pidns=(--pid --fork)
 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$sub" \
 	unshare --cgroup --mount --ipc --uts "${pidns[@]}" --propagation private -- \
 	bash "$here/check-fresh.sh" --inner "$R" </dev/null &
