@@ -228,7 +228,7 @@ mkdir "$R/root"
 tar -xf "$tar" -C "$R/root" --numeric-owner || { echo "check-fresh: FAILED: cannot extract $tar"; exit 1; }
 mkdir -p "$R/root$dest"
 (cd "$top" && git ls-files -z | while IFS= read -r -d '' f; do
-	[ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"
+	if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
 done | tar --null -T - --owner=0 --group=0 -cf -) | tar -xf - -C "$R/root$dest" ||
 	{ echo "check-fresh: FAILED: cannot copy the tree"; exit 1; }
 cp -L /etc/resolv.conf "$R/root/etc/resolv.conf"

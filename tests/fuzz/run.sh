@@ -82,7 +82,7 @@ check)
 	# never mistaken for new ones.
 	rm -rf "$dir/replay"
 	mkdir -p "$dir/replay"
-	run "$dir/replay.log" -artifact_prefix="$dir/replay/" "${inputs[@]}" "${crashed[@]}" || exit 1
+	run "$dir/replay.log" -timeout=10 -artifact_prefix="$dir/replay/" "${inputs[@]}" "${crashed[@]}" || exit 1
 	s=${#inputs[@]} c=${#crashed[@]}
 	say "$s seed$([ "$s" = 1 ] || echo s) and $c crash input$([ "$c" = 1 ] || echo s) replayed as they are"
 
