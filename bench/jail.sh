@@ -42,7 +42,7 @@ k=1
 while :; do
 	for i in \$(seq 1 1200); do [ -e $T/go.\$k ] || [ -e $T/stop ] && break; sleep 0.05; done
 	[ -e $T/go.\$k ] || exit 0
-	timeout $((secs + 60)) iperf3 -c 198.51.100.7 -p 5201 -t $secs -O 1 -w 512K -f g >$T/agent/run.\$k 2>&1
+	timeout $((secs + 60)) iperf3 -c 198.51.100.7 -p 5201 -t $secs -O 1 -w 512K -f m >$T/agent/run.\$k 2>&1
 	touch $T/agent/done.\$k
 	k=\$((k + 1))
 done
