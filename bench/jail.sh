@@ -42,7 +42,7 @@ k=1
 while :; do
 	for i in \$(seq 1 1200); do [ -e $T/go.\$k ] || [ -e $T/stop ] && break; sleep 0.05; done
 	[ -e $T/go.\$k ] || exit 0
-	timeout $((secs + 60)) iperf3 -c 198.51.100.7 -p 5201 -t $secs -O 1 -w 512K -f g >$T/agent/run.\$k 2>&1
+	timeout $((secs + 60)) iperf3 -c 198.51.100.7 -p 5201 -t $secs -O 1 -w 512K -f m >$T/agent/run.\$k 2>&1
 	touch $T/agent/done.\$k
 	k=\$((k + 1))
 done
@@ -79,9 +79,22 @@ tap_run() {
 		tc_in_jail filter del dev jail0 egress
 	fi
 	touch "$T/go.$tap_k"
-	for i in $(seq 1 $((secs * 40 + 1400))); do [ -e "$T/agent/done.$tap_k" ] && break; sleep 0.05; done
+	for i in $(seq 1 $((secs * 40 + 1400))); do
+		[ -e "$T/agent/done.$tap_k" ] || ! kill -0 "$tap_job" 2>/dev/null && break
+		sleep 0.05
+	done
 	if [ ! -e "$T/agent/done.$tap_k" ]; then
-		kill -0 "$tap_job" 2>/dev/null || { echo "tap: the jail ended: $(last_words "$T/tap.out")" >&2; return 1; }
+		if ! kill -0 "$tap_job" 2>/dev/null; then
+			wait "$tap_job"
+			i=$?
+			tap_job=
+			if [ "$i" -gt 128 ]; then # what it printed last says nothing of why
+				echo "tap: the jail was killed (exit $i$(exit_signal "$i"))" >&2
+			else
+				echo "tap: the jail ended (exit $i): $(last_words "$T/tap.out")" >&2
+			fi
+			return 1
+		fi
 		echo "tap: the jail's run $tap_k did not end" >&2
 		return 1
 	fi

@@ -207,7 +207,9 @@ bench_stats() {
 iperf_says() { grep receiver "$1" 2>/dev/null | tail -n 1 | grep . || last_words "$1"; }
 
 # gbits < OUTPUT: the receiver's Gbit/s from iperf3's text output, or
-# nothing (no receiver line: the run failed)
+# nothing (no receiver line: the run failed). Run iperf3 with -f m: with
+# -f g a run that stalled (pasta's tap path can, for a second or more) is
+# "0.00 Gbits/sec", no figure to take a ratio of, where it is a bad round.
 gbits() { awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /bits\/sec/) { v = $i; u = $(i + 1) } }
 	END { if (u == "") exit; if (u ~ /^M/) v /= 1000; if (u ~ /^K/) v /= 1e6; print v + 0 }'; }
 

@@ -44,7 +44,7 @@ on_host() { nsenter -t "$HOST" -n -- "$@"; }
 # its Gbit/s in g[VARIANT]. Return: 1, with the reason on stderr.
 declare -A g
 tput() {
-	local client=(timeout $((secs + 30)) iperf3 -c 127.0.0.1 -p 5201 -t "$secs" -f g) server rc=0
+	local client=(timeout $((secs + 30)) iperf3 -c 127.0.0.1 -p 5201 -t "$secs" -f m) server rc=0
 	nsenter -t "$HOST" -n -- iperf3 -s -1 -B 127.0.0.1 -p 5201 >/dev/null 2>&1 &
 	server=$!
 	sleep 0.3
