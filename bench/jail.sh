@@ -165,24 +165,13 @@ PROBE_MANY=$many $T/probe many:127.0.0.1:7001 >$T/agent/many.out
 touch $T/agent/done
 for i in \$(seq 1 200); do [ -e $T/end ] && break; sleep 0.05; done
 EOF
-# supervisor_of PID: the topmost ebpfjail process at or below PID (others'
-# jails may run on this machine: the newest ebpfjail may be theirs)
-supervisor_of() {
-	local p queue=("$1")
-	while [ ${#queue[@]} -gt 0 ]; do
-		p=${queue[0]} queue=("${queue[@]:1}")
-		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = ebpfjail ] && { echo "$p"; return 0; }
-		queue+=($(ps -o pid= --ppid "$p"))
-	done
-	return 1
-}
 memory_round() {
 	local i job sup hwm rss
 	rm -f "$T/agent/done" "$T/end"
 	jail_cmd --local-port 7001 -- sh "$T/agent.sh" >"$T/mem.out" 2>&1 &
 	job=$!
 	for i in $(seq 1 1200); do [ -e "$T/agent/done" ] && break; sleep 0.05; done
-	sup=$(supervisor_of "$job")
+	sup=$(supervisor_pid)
 	hwm=$(awk '/VmHWM/ { print $2 / 1024 }' "/proc/$sup/status" 2>/dev/null)
 	rss=$(awk '/VmRSS/ { print $2 / 1024 }' "/proc/$sup/status" 2>/dev/null)
 	touch "$T/end"
