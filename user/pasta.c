@@ -173,9 +173,11 @@ int pasta_start(const struct pasta_opts *o, pid_t *pid)
 		sigset_t none;
 
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		/* pasta exits at start if SIGPIPE is ignored: give it a clean
-		 * signal state, and no terminal to scribble on. */
-		signal(SIGPIPE, SIG_DFL);
+		/* pasta exits at start if SIGPIPE is ignored, and the
+		 * supervisor ignores it (and SIGXFSZ): give it a clean signal
+		 * state, and no terminal to scribble on. */
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
 		signal(SIGINT, SIG_IGN); /* Ctrl-C is the agent's, not pasta's */
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);

@@ -322,10 +322,14 @@ void supervisor_block_signals(sigset_t *set)
 	 * that socket fails with EPIPE, and splice() has no MSG_NOSIGNAL:
 	 * the kernel raised SIGPIPE, the supervisor died of it and took the
 	 * jail, every relayed connection and the agent with it. Ignored,
-	 * the write fails with EPIPE and only that connection ends. The
-	 * agent and pasta set every signal back to its default (agent.c,
-	 * pasta.c). */
+	 * the write fails with EPIPE and only that connection ends.
+	 * SIGXFSZ likewise: under a small RLIMIT_FSIZE, an agent flooding
+	 * distinct denials grew the audit log past it, and the write's
+	 * signal killed the supervisor; ignored, the write fails with EFBIG
+	 * like any failed write of the log. The agent and pasta set every signal back to
+	 * its default before exec (agent.c, pasta.c). */
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 /* stop_agent() - the agent and everything it started, at once: its

@@ -11,7 +11,8 @@
 /**
  * supervisor_block_signals() - block what the event loop reads from its
  * signalfd (SIGCHLD, job control, the signals it forwards), and ignore
- * SIGPIPE (a relay's write to a reset peer must fail, not kill); call
+ * SIGPIPE and SIGXFSZ (a relay's write to a reset peer, an audit log at
+ * RLIMIT_FSIZE: the write must fail, not kill the supervisor); call
  * before any child starts, so none of their signals is missed
  * @set: filled with those signals, for supervise()
  */

@@ -258,8 +258,12 @@ test_attack_process_group_kill_does_not_reach_the_users_processes() {
 	job=$!
 	agent=$(agent_pid)
 	# In the victim's process group, only Landlock's signal scope stops it.
+	# Not a skip where the kernel has none (Debian 12's 6.1): SPEC wants a
+	# process group of the agent's own, which must hold without Landlock,
+	# and until it does the attack works there.
 	[ "$(ps -o pgid= -p "$agent")" != "$(ps -o pgid= -p "$VICTIM")" ] ||
-		need_landlock_scopes "the agent shares its caller's process group, and only Landlock's signal scope keeps a kill(0) in"
+		(need_landlock_scopes) >/dev/null ||
+		fail "the agent shares its caller's process group and this kernel has no Landlock signal scope: its kill(0) reaches the caller's processes"
 	touch "$T/go"
 	wait "$job" || fail "the jail failed: $(cat "$T/err")"
 	expect_out own-got
