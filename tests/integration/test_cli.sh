@@ -186,7 +186,7 @@ test_engine_is_chosen_said_and_refused_plainly() {
 	run "$EBPFJAIL" config --engine nftables
 	expect_out "engine = nftables                        # flag --engine"
 	run "$EBPFJAIL" config --engine foo
-	expect_err 'flag --engine: engine = "foo": engine must be auto, bpf or nftables'
+	expect_err 'flag --engine: engine = "foo": must be auto, bpf or nftables'
 	run setpriv --reuid 4242 --regid 4242 --clear-groups -- env HOME="$T" "$EBPFJAIL" run \
 		--engine bpf -- /bin/true
 	expect_rc 125
