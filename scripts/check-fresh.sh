@@ -44,14 +44,14 @@
 # - `scripts/deps.sh && make check` runs as root with CI=true, stdin from
 #   /dev/null, a clean environment; FRESH_CMD="make unit" runs that instead
 #   of `make check` (after deps.sh), to try the root out.
-# - The PID namespace: the suites look for pasta, jails and uid 4242's
-#   processes machine-wide (pgrep, ps, lsns); on a machine others run
-#   tests on, a namespace of its own keeps theirs out of this run's
-#   checks, as a machine of its own would. It is not quite a new machine
-#   for the jail: its BPF programs report pids as the initial PID namespace
-#   numbers them (bpf_get_current_pid_tgid), and the unit tests that
-#   compare them (sock::every_way_out, unix_hooks::*) fail in one, as they
-#   would in a CI container. FRESH_PIDNS=0 runs in the machine's.
+# - The PID namespace is the machine's: the jail's BPF programs report
+#   pids as the initial PID namespace numbers them
+#   (bpf_get_current_pid_tgid), and the unit tests that compare them
+#   (sock::every_way_out, unix_hooks::*) fail in a namespace of its own,
+#   as they would in a CI container. The suites' helpers look only at this
+#   run's jails, but the container suite's leftover checks (pasta, BPF
+#   programs, network namespaces) are machine-wide: run it on a quiet
+#   machine. FRESH_PIDNS=1 gives the run a PID namespace of its own.
 # - The cgroup namespace is there for the cleanup: every process the run
 #   starts, the container engines' included, stays in its cgroup. To
 #   ebpfjail-entrypoint the run then looks like a container with a
@@ -245,7 +245,7 @@ mkdir "$sub" || { echo "check-fresh: FAILED: cannot create the cgroup $sub"; exi
 echo "# check-fresh: $(git -C "$top" describe --always --dirty) in a fresh Debian 12 root ($R), cgroup $sub"
 
 pidns=()
-[ "${FRESH_PIDNS:-1}" = 1 ] && pidns=(--pid --fork)
+[ "${FRESH_PIDNS:-0}" = 1 ] && pidns=(--pid --fork)
 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$sub" \
 	unshare --cgroup --mount --ipc --uts "${pidns[@]}" --propagation private -- \
 	bash "$here/check-fresh.sh" --inner "$R" </dev/null &
