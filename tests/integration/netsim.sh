@@ -443,8 +443,17 @@ denial_counts() {
 	} END { if (f == "") print s + 0; else for (v in c) print v, c[v] }'
 }
 
-# lost_count < LOG: the denials its loss records count
-lost_count() { sed -n 's/.*"lost": \([0-9]*\)}/\1/p' | awk '{ s += $1 } END { print s + 0 }'; }
+# lost_count < LOG: the denials its loss records count. A loss record
+# names its reason after the count ({"time": ..., "lost": 587, "reason":
+# "connected"}): the number is taken wherever it stands in the line, and
+# a "lost" line whose count cannot be read fails the test rather than
+# counting as nothing lost.
+lost_count() {
+	awk '/"lost"/ {
+		if (!match($0, /"lost": [0-9]+/)) { print "unreadable loss record: " $0 > "/dev/stderr"; bad = 1; next }
+		s += substr($0, RSTART + 8, RLENGTH - 8)
+	} END { if (bad) exit 1; print s + 0 }'
+}
 
 # result SPEC: the result probe printed for SPEC
 result() { awk -v s="$1" '$1 == s { print $2 }' "$T/out"; }

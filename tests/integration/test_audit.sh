@@ -61,8 +61,13 @@ test_flood_rotates_and_every_denial_is_logged_or_counted() {
 	# it, so the log grows however loaded the machine (at most 400 floods).
 	# Whatever is lost is counted, and what the records count + lost must
 	# add up to what was sent.
+	# The positive control, first: one flood of 60,000 kinds at once, far
+	# more than the ring buffer (~3,300) and the denials map (8,192) hold
+	# before the supervisor's next read, so denials are certainly lost and
+	# the sum holds only if the loss records count them.
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/agent.sh" <<EOF
+PROBE_FLOOD=60000 PROBE_FLOOD_PORTS=60000 $T/probe flood:10.23.0.3:5000 >$T/agent/burst
 i=0
 while [ ! -e $T/audit.jsonl.1 ] && [ \$i -lt 400 ]; do
 	PROBE_FLOOD=2000 PROBE_FLOOD_PORTS=2000 $T/probe flood:10.23.0.2:5000
@@ -74,13 +79,16 @@ EOF
 	expect_rc 0
 	awk '$2 != 2000 { bad = 1 } END { exit bad }' "$T/agent/floods" ||
 		fail "not every send was refused: $(awk '$2 != 2000' "$T/agent/floods" | head -n 3)"
+	[ "$(awk '{ print $2 }' "$T/agent/burst")" = 60000 ] ||
+		fail "not every send of the burst was refused: $(cat "$T/agent/burst")"
 	local sent
-	sent=$((2000 * $(wc -l <"$T/agent/floods")))
+	sent=$((60000 + 2000 * $(wc -l <"$T/agent/floods")))
 	[ -e "$T/audit.jsonl.1" ] || fail "the log did not rotate ($(stat -c %s "$T/audit.jsonl") bytes)"
 	"$EBPFJAIL" audit --config "$T/jail.conf" --json >"$T/all.jsonl"
 	local logged lost
 	logged=$(grep '"reason": "connected"' "$T/all.jsonl" | denial_counts)
 	lost=$(lost_count <"$T/all.jsonl")
+	[ "$lost" -gt 0 ] || fail "the burst of 60,000 kinds lost nothing: the loss path did not run"
 	[ $((logged + lost)) -eq "$sent" ] || fail "$logged logged + $lost lost != $sent denials"
 	# Oldest first across the rotated files, nothing out of order. Events
 	# only: a loss or count record is written when its window closes,
