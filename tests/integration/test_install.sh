@@ -79,11 +79,16 @@ test_entrypoint_names_the_missing_flags() {
 	run "$SRC/scripts/ebpfjail-entrypoint"
 	expect_rc 125
 	expect_err "no command to run"
-	# a container whose /sys/fs/cgroup is mounted read-only (Docker's default)
+	# a container whose /sys/fs/cgroup is mounted read-only (Docker's
+	# default), without CAP_SYS_ADMIN to remount it (also the default):
+	# the same wherever the suite runs, in the host's cgroup namespace or
+	# in one of its own (make check-fresh), where the entrypoint would
+	# rightly make a mount rooted at its namespace writable.
 	local cg
 	cg=$(cgroup_mount)
 	run unshare --mount --propagation private -- sh -c \
-		'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$1" true' \
+		'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" &&
+		exec setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin -- "$1" true' \
 		"$cg" "$SRC/scripts/ebpfjail-entrypoint"
 	expect_rc 125
 	expect_err "is read-only"
