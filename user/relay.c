@@ -29,8 +29,13 @@
  *    ECONNRESET, never a hang).
  *  - open: data both ways. EOF on fd[d] with pipe[d] empty becomes
  *    shutdown(fd[!d], SHUT_WR): half-close passes through.
- *  - both directions shut: closed. A reset or error on either side resets
- *    the other (SO_LINGER 0) and closes: resets pass through too.
+ *  - both directions shut: closed.
+ *  - reset: a reset (or an error) on fd[s] ends direction !s at once (its
+ *    peer is gone), but what fd[s]'s peer sent before its reset still goes
+ *    on: what fd[s] still reads, what pipe[s] holds, and what fd[!s] has
+ *    yet to transmit. Only then is fd[!s] reset (SO_LINGER 0) and the
+ *    connection closed, so a reset passes through behind the data, as it
+ *    does without a relay (a reset does not take back what was delivered).
  * Only the named ports exist: a relay dials its own port and nothing else.
  *
  * Descriptors: each connection holds RELAY_FDS_PER_CONN, and the agent
@@ -48,7 +53,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "log.h"
@@ -97,6 +104,7 @@ struct conn {
 	size_t queued[2];
 	bool eof[2];
 	bool shut[2];
+	bool reset[2]; /* fd[i] was reset or failed: direction !i is over */
 	bool dialling;
 	bool closed; /* fds gone; freed after the current batch of events */
 	struct listener *listener; /* whose connection this is */
@@ -272,6 +280,33 @@ static int rearm(struct relays *r, struct conn *c, int side)
 	return epoll_ctl(r->epfd, EPOLL_CTL_MOD, c->fd[side], &ev) ? -errno : 0;
 }
 
+/* unsent() - bytes fd still has to transmit (queued, not yet sent) */
+static int unsent(int fd)
+{
+	int n = 0;
+
+	return ioctl(fd, SIOCOUTQNSD, &n) ? 0 : n;
+}
+
+/* reset_due() - fd[@s] was reset, and all its peer sent before has gone
+ * on through fd[!s], transmitted: the reset may follow. A reset discards
+ * what its socket has yet to transmit, so while fd[!s] holds some (its
+ * reader is slow), TCP_NOTSENT_LOWAT 1 makes it writable only once it has
+ * sent it all, and the re-poll has its EPOLLOUT report that moment (or
+ * now, if it already has). */
+static bool reset_due(struct relays *r, struct conn *c, int s)
+{
+	int one = 1;
+
+	if (!c->reset[s] || !c->eof[s] || c->queued[s])
+		return false;
+	if (!unsent(c->fd[!s]))
+		return true;
+	/* Without the wakeup it would wait for ever: reset now instead. */
+	return setsockopt(c->fd[!s], IPPROTO_TCP, TCP_NOTSENT_LOWAT, &one, sizeof(one)) ||
+	       rearm(r, c, !s);
+}
+
 /* move() - carry direction @d (fd[d] -> pipe[d] -> fd[!d]) until reading
  * would block with nothing queued, writing would block (EPOLLOUT on
  * fd[!d] resumes it), or the turn is over.
@@ -280,7 +315,8 @@ static bool move(struct relays *r, struct conn *c, int d)
 {
 	size_t turn = 0;
 
-	while (turn < RELAY_TURN_BYTES) {
+	/* fd[!d] was reset: what goes its way has nowhere to go. */
+	while (!c->reset[!d] && turn < RELAY_TURN_BYTES) {
 		unsigned int more = 0;
 		bool drained = c->eof[d];
 		ssize_t n;
@@ -305,16 +341,25 @@ static bool move(struct relays *r, struct conn *c, int d)
 			} else if (errno == EAGAIN) {
 				drained = !c->queued[d];
 			} else {
-				conn_close(r, c, true);
-				return false;
+				/* A read reaches a reset only after the data
+				 * before it: that data still goes on. */
+				c->eof[d] = drained = true;
+				c->reset[d] = true;
 			}
 		}
 		if (c->queued[d]) {
 			n = splice(c->pipe[d][0], NULL, c->fd[!d], NULL, c->queued[d],
 				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK | more);
 			if (n < 0 && errno != EAGAIN) {
-				conn_close(r, c, true);
-				return false;
+				/* fd[!d]'s peer is gone, but what it sent
+				 * before its reset may still wait in fd[!d]:
+				 * have its direction look once more. */
+				c->reset[!d] = true;
+				if (rearm(r, c, !d)) {
+					conn_close(r, c, true);
+					return false;
+				}
+				break;
 			}
 			if (n > 0)
 				c->queued[d] -= (size_t)n;
@@ -324,7 +369,11 @@ static bool move(struct relays *r, struct conn *c, int d)
 		if (drained)
 			break;
 	}
-	if (c->eof[d] && !c->queued[d] && !c->shut[d]) {
+	if ((c->reset[0] && c->reset[1]) || reset_due(r, c, 0) || reset_due(r, c, 1)) {
+		conn_close(r, c, true);
+		return false;
+	}
+	if (c->eof[d] && !c->queued[d] && !c->shut[d] && !c->reset[d] && !c->reset[!d]) {
 		/* Half-close, only after all that was read is written. */
 		shutdown(c->fd[!d], SHUT_WR);
 		c->shut[d] = true;
@@ -355,13 +404,13 @@ static bool move_both(struct relays *r, struct conn *c)
 static void on_event(struct relays *r, struct conn *c, int side, uint32_t events)
 {
 	/* A reset: what fd[side] received before it still goes on (its read
-	 * reaches the error after the data, and resets the other side then).
-	 * After its EOF nothing reads it again, so the reset passes on now. */
-	if ((events & EPOLLERR) && c->eof[side]) {
-		conn_close(r, c, true);
-		return;
-	}
-	if ((events & EPOLLOUT) && c->queued[!side] && !move(r, c, !side))
+	 * reaches the error after the data); the reset passes on behind it
+	 * (move(), reset_due()). */
+	if (events & EPOLLERR)
+		c->reset[side] = true;
+	/* EPOLLOUT: room for what waits in pipe[!side], or a reset due once
+	 * fd[side] has sent all it holds. */
+	if ((events & EPOLLOUT) && (c->queued[!side] || c->reset[!side]) && !move(r, c, !side))
 		return;
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 		move(r, c, side);

@@ -8,11 +8,12 @@
  * session) and, beside it, opens SESSIONS short data connections one after
  * another. Each data connection carries checksummed bytes both ways at once:
  * the client sends its stream while the server sends its own, and the way
- * a session ends turns over four modes (enum session_mode): the client
+ * a session ends turns over five modes (enum session_mode): the client
  * half-closes first; the server does; the server resets; the server
  * half-closes and then closes with bytes unread, so a reset follows its
- * FIN. Every byte must arrive, in order, each side must see EOF only after
- * the last byte, and a reset must arrive as one. Around
+ * FIN; the server answers and then resets. Every byte must arrive, in
+ * order, each side must see EOF only after the last byte, and a reset
+ * must arrive as one, after every byte its sender had sent. Around
  * each session the control connection carries a ping and must answer it: a
  * relay that cuts the long connection when a short one ends (what cut
  * iperf3's control connection) breaks the very next ping.
@@ -35,6 +36,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -68,6 +71,14 @@ enum session_mode {
 	 * client may see the reset or, if all it sent was in flight
 	 * already, a clean end. */
 	SERVER_SHUTS_THEN_CLOSES,
+	/* The server writes its whole answer, waits until the peer's kernel
+	 * has acknowledged every byte of it, and resets. Straight over
+	 * loopback the client then reads the whole answer and only then
+	 * ECONNRESET (a reset does not take back what was delivered): a
+	 * relay, which acknowledged the answer, must deliver it before it
+	 * passes the reset on. The client waits before it reads, so the
+	 * answer is still in the relay when the reset comes. */
+	SERVER_ANSWERS_THEN_RESETS,
 	SESSION_MODES
 };
 
@@ -154,7 +165,7 @@ static int read_full(int fd, void *buf, size_t len)
  * both would block). @shut_first: half-close as soon as all is sent, before
  * the peer's EOF; otherwise only after it. Return: 0, or a short reason. */
 static const char *exchange(int fd, uint32_t send_seed, uint64_t send_len, uint32_t recv_seed,
-			    uint64_t recv_len, bool shut_first)
+			    uint64_t recv_len, bool shut_first, uint64_t *got_out)
 {
 	static char why[96];
 	uint64_t sent = 0, got = 0;
@@ -165,6 +176,8 @@ static const char *exchange(int fd, uint32_t send_seed, uint64_t send_len, uint3
 		struct pollfd pfd = { .fd = fd, .events = 0 };
 		int r;
 
+		if (got_out)
+			*got_out = got;
 		if (sent == send_len && !shut && (shut_first || eof)) {
 			if (shutdown(fd, SHUT_WR)) {
 				snprintf(why, sizeof(why), "shutdown: %s", strerror(errno));
@@ -211,6 +224,8 @@ static const char *exchange(int fd, uint32_t send_seed, uint64_t send_len, uint3
 						 (unsigned long long)got);
 					return why;
 				}
+			if (got_out)
+				*got_out = got;
 		}
 		if ((pfd.revents & POLLOUT) && sent < send_len) {
 			size_t k = send_len - sent < sizeof(buf) ? (size_t)(send_len - sent) : sizeof(buf);
@@ -245,6 +260,32 @@ static void serve_control(int fd)
 		shutdown(fd, SHUT_WR);
 }
 
+/* answer_then_reset() - SERVER_ANSWERS_THEN_RESETS: @len bytes of @seed's
+ * stream, then, once the peer's kernel has acknowledged all of them
+ * (SIOCOUTQ: nothing left unacknowledged; at most STALL_MS), a reset */
+static void answer_then_reset(int fd, uint32_t seed, uint32_t len)
+{
+	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
+	uint8_t buf[16384];
+	uint32_t sent = 0;
+	int i, unacked = 1;
+
+	while (sent < len) {
+		uint32_t k = len - sent < sizeof(buf) ? len - sent : (uint32_t)sizeof(buf);
+
+		for (uint32_t j = 0; j < k; j++)
+			buf[j] = stream_byte(seed, sent + j);
+		if (write_all(fd, buf, k))
+			return;
+		sent += k;
+	}
+	for (i = 0; i < STALL_MS && !ioctl(fd, SIOCOUTQ, &unacked) && unacked; i++)
+		usleep(1000);
+	if (unacked)
+		fprintf(stderr, "relaystress serve: %d bytes never acknowledged\n", unacked);
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
+}
+
 /* serve_data() - one session: the header, then both streams at once. A
  * wrong byte resets the connection, so the client counts the session. */
 static void serve_data(int fd)
@@ -255,6 +296,10 @@ static void serve_data(int fd)
 
 	if (read_full(fd, &h, sizeof(h)))
 		return;
+	if (ntohl(h.mode) == SERVER_ANSWERS_THEN_RESETS) {
+		answer_then_reset(fd, ntohl(h.seed) ^ 0x5a5a5a5a, ntohl(h.down_len));
+		return;
+	}
 	if (ntohl(h.mode) == SERVER_RESETS || ntohl(h.mode) == SERVER_SHUTS_THEN_CLOSES) {
 		uint8_t *half = malloc(ntohl(h.up_len) / 2);
 
@@ -268,7 +313,7 @@ static void serve_data(int fd)
 		return;
 	}
 	why = exchange(fd, ntohl(h.seed) ^ 0x5a5a5a5a, ntohl(h.down_len), ntohl(h.seed),
-		       ntohl(h.up_len), ntohl(h.mode) == SERVER_SHUTS_FIRST);
+		       ntohl(h.up_len), ntohl(h.mode) == SERVER_SHUTS_FIRST, NULL);
 	if (why) {
 		fprintf(stderr, "relaystress serve: %s\n", why);
 		setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
@@ -365,6 +410,7 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 		enum session_mode mode = k % SESSION_MODES;
 		struct session_hdr h;
 		uint32_t up, down;
+		uint64_t got = 0;
 		int fd;
 
 		why = ping(ctl, 2 * k);
@@ -380,8 +426,13 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 		h.seed = htonl(xorshift32(&seed));
 		if (mode == SERVER_RESETS || mode == SERVER_SHUTS_THEN_CLOSES)
 			up = 4 * MAX_PAYLOAD, down = 0;
+		/* More than the client's socket holds while it waits: the
+		 * rest is in the relay (its pipe, its socket's send queue)
+		 * when the reset arrives. */
+		if (mode == SERVER_ANSWERS_THEN_RESETS)
+			up = 0, down = 4 * MAX_PAYLOAD;
 		h.up_len = htonl(k % 7 == 3 && up <= MAX_PAYLOAD ? 0 : up);
-		h.down_len = htonl(k % 11 == 5 ? 0 : down);
+		h.down_len = htonl(k % 11 == 5 && mode != SERVER_ANSWERS_THEN_RESETS ? 0 : down);
 		h.mode = htonl(mode);
 		fd = dial(sin, KIND_DATA);
 		if (fd < 0) {
@@ -389,10 +440,29 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 			broken++;
 			continue;
 		}
-		why = write_all(fd, &h, sizeof(h)) ? "header not sent" :
-			exchange(fd, ntohl(h.seed), ntohl(h.up_len), ntohl(h.seed) ^ 0x5a5a5a5a,
-				 ntohl(h.down_len),
-				 mode == CLIENT_SHUTS_FIRST || mode == SERVER_RESETS);
+		why = write_all(fd, &h, sizeof(h)) ? "header not sent" : NULL;
+		if (!why && mode == SERVER_ANSWERS_THEN_RESETS)
+			usleep(50000); /* the answer fills what the client holds */
+		if (!why)
+			why = exchange(fd, ntohl(h.seed), ntohl(h.up_len), ntohl(h.seed) ^ 0x5a5a5a5a,
+				       ntohl(h.down_len),
+				       mode == CLIENT_SHUTS_FIRST || mode == SERVER_RESETS ||
+					       mode == SERVER_ANSWERS_THEN_RESETS,
+				       &got);
+		/* The whole answer, and then the reset as the call after it. */
+		if (mode == SERVER_ANSWERS_THEN_RESETS) {
+			static char cut[96];
+
+			if (!why) {
+				why = "the server's reset did not pass through";
+			} else if (got != ntohl(h.down_len)) {
+				snprintf(cut, sizeof(cut), "the reset cut the answer: %llu of %u bytes (%s)",
+					 (unsigned long long)got, ntohl(h.down_len), why);
+				why = cut;
+			} else if (strstr(why, strerror(ECONNRESET))) {
+				why = NULL;
+			}
+		}
 		/* A reset shows as whichever call meets it first. */
 		if (mode == SERVER_RESETS || mode == SERVER_SHUTS_THEN_CLOSES) {
 			bool reset = why && (strstr(why, strerror(ECONNRESET)) ||
@@ -412,7 +482,8 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 		if (why) {
 			static const char *const names[] = {
 				"client shuts first", "server shuts first", "server resets",
-				"server shuts, then closes with bytes unread"
+				"server shuts, then closes with bytes unread",
+				"server answers, then resets"
 			};
 
 			fprintf(stderr, "relaystress: session %u (up %u, down %u, %s): %s\n", k,
