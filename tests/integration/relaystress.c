@@ -103,18 +103,31 @@ static uint32_t xorshift32(uint32_t *s)
 	return *s;
 }
 
+/* parse_number() - all of @s as a decimal number from 1 to @max. Return:
+ * 0, or -1 if it is not one. */
+static int parse_number(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return errno || end == s || *end || *out < 1 || *out > max ? -1 : 0;
+}
+
+/* parse_addr() - ADDR:PORT into @sin. Return: 0, or -1 if it is not one. */
 static int parse_addr(const char *spec, struct sockaddr_in *sin)
 {
 	char host[64];
 	const char *colon = strrchr(spec, ':');
+	unsigned long port;
 
-	if (!colon || (size_t)(colon - spec) >= sizeof(host))
+	if (!colon || (size_t)(colon - spec) >= sizeof(host) || parse_number(colon + 1, 65535, &port))
 		return -1;
 	memcpy(host, spec, (size_t)(colon - spec));
 	host[colon - spec] = '\0';
 	memset(sin, 0, sizeof(*sin));
 	sin->sin_family = AF_INET;
-	sin->sin_port = htons((uint16_t)atoi(colon + 1));
+	sin->sin_port = htons((uint16_t)port);
 	return inet_pton(AF_INET, host, &sin->sin_addr) == 1 ? 0 : -1;
 }
 
@@ -159,27 +172,39 @@ static int read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
+/* How an exchange() ended: the bytes it read, and the errno of the call
+ * that failed (0: none did). */
+struct exchange_end {
+	uint64_t got;
+	int err;
+};
+
 /* exchange() - send @send_len bytes of stream @send_seed while reading
  * @recv_len bytes of stream @recv_seed and then EOF, both at once (neither
  * side may wait for the other to read first: the buffers would fill and
  * both would block). @shut_first: half-close as soon as all is sent, before
- * the peer's EOF; otherwise only after it. Return: 0, or a short reason. */
+ * the peer's EOF; otherwise only after it. @end: where it ended, or NULL.
+ * Return: NULL, or a short reason. */
 static const char *exchange(int fd, uint32_t send_seed, uint64_t send_len, uint32_t recv_seed,
-			    uint64_t recv_len, bool shut_first, uint64_t *got_out)
+			    uint64_t recv_len, bool shut_first, struct exchange_end *end)
 {
 	static char why[96];
+	struct exchange_end none;
 	uint64_t sent = 0, got = 0;
 	bool eof = false, shut = false;
 	uint8_t buf[16384];
 
+	if (!end)
+		end = &none;
+	end->got = 0;
+	end->err = 0;
 	while (!eof || !shut) {
 		struct pollfd pfd = { .fd = fd, .events = 0 };
 		int r;
 
-		if (got_out)
-			*got_out = got;
 		if (sent == send_len && !shut && (shut_first || eof)) {
 			if (shutdown(fd, SHUT_WR)) {
+				end->err = errno;
 				snprintf(why, sizeof(why), "shutdown: %s", strerror(errno));
 				return why;
 			}
@@ -194,6 +219,7 @@ static const char *exchange(int fd, uint32_t send_seed, uint64_t send_len, uint3
 			continue;
 		r = poll(&pfd, 1, STALL_MS);
 		if (r == 0) {
+			end->err = ETIMEDOUT;
 			snprintf(why, sizeof(why), "stall: sent %llu/%llu, got %llu/%llu",
 				 (unsigned long long)sent, (unsigned long long)send_len,
 				 (unsigned long long)got, (unsigned long long)recv_len);
@@ -213,6 +239,7 @@ static const char *exchange(int fd, uint32_t send_seed, uint64_t send_len, uint3
 				}
 				eof = true;
 			} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				end->err = errno;
 				snprintf(why, sizeof(why), "read: %s after %llu of %llu bytes",
 					 strerror(errno), (unsigned long long)got,
 					 (unsigned long long)recv_len);
@@ -224,8 +251,7 @@ static const char *exchange(int fd, uint32_t send_seed, uint64_t send_len, uint3
 						 (unsigned long long)got);
 					return why;
 				}
-			if (got_out)
-				*got_out = got;
+			end->got = got;
 		}
 		if ((pfd.revents & POLLOUT) && sent < send_len) {
 			size_t k = send_len - sent < sizeof(buf) ? (size_t)(send_len - sent) : sizeof(buf);
@@ -235,6 +261,7 @@ static const char *exchange(int fd, uint32_t send_seed, uint64_t send_len, uint3
 				buf[i] = stream_byte(send_seed, sent + i);
 			n = send(fd, buf, k, MSG_DONTWAIT | MSG_NOSIGNAL);
 			if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				end->err = errno;
 				snprintf(why, sizeof(why), "write: %s after %llu of %llu bytes",
 					 strerror(errno), (unsigned long long)sent,
 					 (unsigned long long)send_len);
@@ -320,6 +347,8 @@ static void serve_data(int fd)
 	}
 }
 
+/* serve() - accept on @sin for ever, a child per connection. Return: 1 if
+ * it cannot listen or accept. */
 static int serve(const struct sockaddr_in *sin)
 {
 	int one = 1, lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -357,13 +386,16 @@ static int serve(const struct sockaddr_in *sin)
 	}
 }
 
+/* dial() - a connection of @kind to @sin, its connect() bounded by
+ * STALL_MS (SO_SNDTIMEO), then its kind byte. Return: the fd, or -errno. */
 static int dial(const struct sockaddr_in *sin, char kind)
 {
+	struct timeval stall = { .tv_sec = STALL_MS / 1000 };
 	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (const struct sockaddr *)sin, sizeof(*sin))) {
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stall, sizeof(stall)) || connect(fd, (const struct sockaddr *)sin, sizeof(*sin))) {
 		int err = -errno;
 
 		close(fd);
@@ -394,6 +426,8 @@ static const char *ping(int ctl, unsigned int k)
 	return memcmp(in, out, (size_t)len) ? "control connection: wrong answer" : NULL;
 }
 
+/* client() - the control connection and @sessions data sessions beside it,
+ * lengths and streams from @seed. Return: 0 if every one held, else 1. */
 static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t seed)
 {
 	unsigned int k, ok = 0, broken = 0;
@@ -410,7 +444,7 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 		enum session_mode mode = k % SESSION_MODES;
 		struct session_hdr h;
 		uint32_t up, down;
-		uint64_t got = 0;
+		struct exchange_end end = { 0 };
 		int fd;
 
 		why = ping(ctl, 2 * k);
@@ -448,26 +482,25 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 				       ntohl(h.down_len),
 				       mode == CLIENT_SHUTS_FIRST || mode == SERVER_RESETS ||
 					       mode == SERVER_ANSWERS_THEN_RESETS,
-				       &got);
+				       &end);
 		/* The whole answer, and then the reset as the call after it. */
 		if (mode == SERVER_ANSWERS_THEN_RESETS) {
 			static char cut[96];
 
 			if (!why) {
 				why = "the server's reset did not pass through";
-			} else if (got != ntohl(h.down_len)) {
+			} else if (end.got != ntohl(h.down_len)) {
 				snprintf(cut, sizeof(cut), "the reset cut the answer: %llu of %u bytes (%s)",
-					 (unsigned long long)got, ntohl(h.down_len), why);
+					 (unsigned long long)end.got, ntohl(h.down_len), why);
 				why = cut;
-			} else if (strstr(why, strerror(ECONNRESET))) {
+			} else if (end.err == ECONNRESET) {
 				why = NULL;
 			}
 		}
 		/* A reset shows as whichever call meets it first. */
 		if (mode == SERVER_RESETS || mode == SERVER_SHUTS_THEN_CLOSES) {
-			bool reset = why && (strstr(why, strerror(ECONNRESET)) ||
-					     strstr(why, strerror(EPIPE)) ||
-					     strstr(why, strerror(ENOTCONN)));
+			bool reset = why && (end.err == ECONNRESET || end.err == EPIPE ||
+					     end.err == ENOTCONN);
 
 			if (reset || (!why && mode == SERVER_SHUTS_THEN_CLOSES))
 				why = NULL;
@@ -508,13 +541,15 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 
 int main(int argc, char **argv)
 {
+	unsigned long sessions, seed = 0x2545f491u;
 	struct sockaddr_in sin;
 
-	if (argc >= 3 && !strcmp(argv[1], "serve") && !parse_addr(argv[2], &sin))
+	if (argc == 3 && !strcmp(argv[1], "serve") && !parse_addr(argv[2], &sin))
 		return serve(&sin);
-	if (argc >= 4 && !strcmp(argv[1], "client") && !parse_addr(argv[2], &sin))
-		return client(&sin, (unsigned int)atoi(argv[3]),
-			      argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 0) : 0x2545f491u);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "client") && !parse_addr(argv[2], &sin) &&
+	    !parse_number(argv[3], 1000000, &sessions) &&
+	    (argc == 4 || !parse_number(argv[4], UINT32_MAX, &seed)))
+		return client(&sin, (unsigned int)sessions, (uint32_t)seed);
 	fprintf(stderr, "usage: relaystress serve ADDR:PORT | client ADDR:PORT SESSIONS [SEED]\n");
 	return 2;
 }
