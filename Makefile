@@ -190,16 +190,14 @@ $(OUT)/bench/bench-nft: bench/bench_nft.c bench/benchutil.c tests/unit/rootlessn
 	$(Q)$(CC) $(USER_CFLAGS) -Itests/unit $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
 bench: $(OUT)/bench/bench-connect $(OUT)/bench/bench-nft $(OUT)/ebpfjail $(OUT)/probe
+	$(Q)scripts/deps.sh --check
 	$(Q)bench/run.sh $(if $(BENCH_JSON),--json $(BENCH_JSON))
 
 unit: $(OUT)/unit-tests
 	$(Q)tests/unit/run.sh $(OUT)/unit-tests
 
-$(OUT)/probe: tests/integration/probe.c | $(OUT)
-	$(call msg,CC,$@)
-	$(Q)$(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE $(OPT) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
-
-$(OUT)/relaystress: tests/integration/relaystress.c | $(OUT)
+# The suites' own clients and servers, one C file each.
+$(OUT)/probe $(OUT)/relaystress: $(OUT)/%: tests/integration/%.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE $(OPT) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
 
@@ -227,6 +225,7 @@ check-containers: $(OUT)/ebpfjail $(OUT)/probe
 
 # The main job: `ebpfjail run` in the simulated network, with a demo agent.
 demo: $(OUT)/ebpfjail $(OUT)/probe
+	$(Q)scripts/deps.sh --check
 	$(Q)scripts/demo.sh
 
 # The judge (bench/lib.sh) on made-up figures, then one short round of
