@@ -162,6 +162,10 @@ bench_stats() {
 			if (op == "<") verdict = med < x ? "pass" : "FAIL"
 			undecided = lo < x && x < hi
 		}
+		# A median whose 90% interval still holds the target at the
+		# bound is on either side of it by chance: its verdict says so,
+		# the same from run to run, not the side the median fell on.
+		if (undecided) verdict = "uncertain"
 		if (smoke == 1) { verdict = "-"; undecided = 0 }
 	}
 	function middle(k, what,   a, i) {

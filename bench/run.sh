@@ -20,9 +20,10 @@
 #     confidence interval (at 5 rounds that interval is the spread: the
 #     spread straddles the target, wider than the distance from the median
 #     to it), one more round at a time, up to 15: the stated bound. A row
-#     still undecided at 15 gets its verdict from the median, marked
-#     "uncertain". A note under the table names each row that took more
-#     rounds, and why.
+#     still undecided at 15 is "uncertain": its median is as likely on
+#     the other side of the target, so it gets no pass or FAIL that the
+#     next run could turn over. A note under the table names each row
+#     that took more rounds, and why.
 #   - Rows without a target stop at 5 rounds; three costly ones run 3
 #     (policy swaps, the 20,000-entry nft ruleset), and one-off figures (a
 #     peak RSS, the BPF load, a median of 21 already) run once.
@@ -110,7 +111,7 @@ END {
 		spread = absolute ? num(smin[id]) ".." num(smax[id]) : sprintf("%.3f..%.3f", smin[id], smax[id])
 		printf "%-52s %-8s %11.2f %11s %7s %-17s %6d %9s %s%s\n", name[id], unit[id], val[id],
 			absolute ? "-" : sprintf("%.2f", base[id]), absolute ? "-" : sprintf("%.3f", ratio[id]),
-			spread, rounds[id], tgt[id], res[id], unc[id] ? " (uncertain)" : ""
+			spread, rounds[id], tgt[id], res[id], ""
 	}
 	for (i = 1; i <= notes; i++) print "note: " note[i]
 	if (smoke) print "smoke run: one round of each, no verdicts"
