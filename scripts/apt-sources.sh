@@ -8,7 +8,7 @@
 # and -security suites) in /etc/apt/sources.list and sources.list.d, one-
 # line .list files and deb822 .sources files alike, that Debian's archive
 # keyring signs: a third party's source (a keyring of its own) is left
-# out. With --mirror, only the URI of the main archive (the first source of
+# out, and so is one apt takes unsigned (trusted=yes). With --mirror, only the URI of the main archive (the first source of
 # the bare codename). make check-fresh builds its root from these, and
 # build-pasta.sh fetches Debian 13's source from the same mirror: no script
 # names a mirror of its own. APT_ETC=DIR reads DIR instead of /etc/apt.
@@ -28,6 +28,7 @@ all_sources() {
 			if (match($0, /^\[[^]]*\]/)) {
 				opts = substr($0, 2, RLENGTH - 2); $0 = substr($0, RLENGTH + 1)
 				if (match(opts, /signed-by=[^ ]+/)) keyring = substr(opts, RSTART + 10, RLENGTH - 10)
+				if (opts ~ /(^|[ \t])trusted=yes/) keyring = "unsigned"
 			}
 			$1 = $1; print keyring, $0
 		}'
@@ -40,7 +41,8 @@ all_sources() {
 			if (tolower(f["enabled"]) != "no" && (" " f["types"] " ") ~ / deb /) {
 				nu = split(f["uris"], u, " "); ns = split(f["suites"], s, " ")
 				for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++)
-					print (f["signed-by"] == "" ? "-" : f["signed-by"]), u[i], s[j], f["components"]
+					print (tolower(f["trusted"]) == "yes" ? "unsigned" : f["signed-by"] == "" ? "-" : f["signed-by"]),
+						u[i], s[j], f["components"]
 			}
 			delete f
 		}
