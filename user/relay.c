@@ -30,12 +30,17 @@
  *  - open: data both ways. EOF on fd[d] with pipe[d] empty becomes
  *    shutdown(fd[!d], SHUT_WR): half-close passes through.
  *  - both directions shut: closed.
- *  - reset: a reset (or an error) on fd[s] ends direction !s at once (its
- *    peer is gone), but what fd[s]'s peer sent before its reset still goes
- *    on: what fd[s] still reads, what pipe[s] holds, and what fd[!s] has
- *    yet to transmit. Only then is fd[!s] reset (SO_LINGER 0) and the
- *    connection closed, so a reset passes through behind the data, as it
- *    does without a relay (a reset does not take back what was delivered).
+ *  - draining: a reset (or an error) on fd[s] ends direction !s at once
+ *    (its peer is gone), but what fd[s]'s peer sent before its reset still
+ *    goes on: what fd[s] still reads and what pipe[s] holds. Once that is
+ *    all written, nothing is read or written any more (quiet), and fd[!s]
+ *    is reset (SO_LINGER 0) and closed when its peer has acknowledged all
+ *    it was sent (a reset throws away what its socket still holds). So a
+ *    reset passes through behind the data, as it does without a relay (a
+ *    reset does not take back what was delivered). The relays' drain timer
+ *    looks every RELAY_DRAIN_CHECK_MS while a connection drains; a peer
+ *    that takes nothing of what is left for RELAY_DRAIN_STALL_MS gets the
+ *    reset all the same.
  * Only the named ports exist: a relay dials its own port and nothing else.
  *
  * Descriptors: each connection holds RELAY_FDS_PER_CONN, and the agent
@@ -47,8 +52,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -57,6 +64,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 
 #include "log.h"
 #include "netns.h"
@@ -78,6 +86,13 @@
  * cost before the supervisor looks at its other work again. */
 #define RELAY_BATCH 64
 #define CONN_EVENTS (EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET)
+/* A draining connection whose peer has taken none of what is left for
+ * this long is reset: a peer that never reads (or is blocked writing to
+ * us) must still see the reset, as it would at once without a relay. */
+#define RELAY_DRAIN_STALL_MS 5000
+/* How often the drain timer looks while a connection drains: no event
+ * says "acknowledged", and a loopback ACK takes microseconds. */
+#define RELAY_DRAIN_CHECK_MS 10
 
 struct conn;
 struct listener;
@@ -104,7 +119,12 @@ struct conn {
 	size_t queued[2];
 	bool eof[2];
 	bool shut[2];
-	bool reset[2]; /* fd[i] was reset or failed: direction !i is over */
+	bool reset[2];  /* fd[i] was reset or failed: direction !i is over */
+	bool draining;  /* a reset waits behind data: see "draining" above */
+	bool quiet;     /* ... all of it written, the sockets silenced */
+	int drain_from; /* ... the side that was reset */
+	size_t left;    /* ... what was still to deliver at its last progress */
+	uint64_t progress_ms; /* ... and when (CLOCK_MONOTONIC) */
 	bool dialling;
 	bool closed; /* fds gone; freed after the current batch of events */
 	struct listener *listener; /* whose connection this is */
@@ -113,6 +133,9 @@ struct conn {
 
 struct relays {
 	int epfd;
+	int timer_fd;           /* the drain timer, armed while any drains */
+	struct endpoint timer;  /* its endpoint: neither listener nor conn */
+	unsigned int draining;  /* connections draining */
 	int host_ns, jail_ns;
 	struct listener *listeners[64];
 	unsigned int n_listeners;
@@ -124,6 +147,7 @@ struct relays {
 
 struct relays *relays_new(int host_ns, int jail_ns)
 {
+	struct epoll_event ev = { .events = EPOLLIN };
 	struct relays *r = calloc(1, sizeof(*r));
 
 	if (!r)
@@ -132,11 +156,29 @@ struct relays *relays_new(int host_ns, int jail_ns)
 	r->jail_ns = jail_ns;
 	r->max_conns = RELAY_MAX_CONNS;
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (r->epfd < 0) {
+	r->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	ev.data.ptr = &r->timer;
+	if (r->epfd < 0 || r->timer_fd < 0 || epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->timer_fd, &ev)) {
+		if (r->epfd >= 0)
+			close(r->epfd);
+		if (r->timer_fd >= 0)
+			close(r->timer_fd);
 		free(r);
 		return NULL;
 	}
 	return r;
+}
+
+/* drain_timer() - the drain timer on (every RELAY_DRAIN_CHECK_MS) or off */
+static void drain_timer(struct relays *r, bool on)
+{
+	struct itimerspec t = { 0 };
+
+	if (on) {
+		t.it_interval.tv_nsec = RELAY_DRAIN_CHECK_MS * 1000000L;
+		t.it_value = t.it_interval;
+	}
+	timerfd_settime(r->timer_fd, 0, &t, NULL);
 }
 
 unsigned int relay_conn_cap(uint64_t nofile, unsigned int in_use, unsigned int reserve)
@@ -251,6 +293,8 @@ static void conn_close(struct relays *r, struct conn *c, bool reset)
 		c->next->prev = c->prev;
 	r->open--;
 	c->listener->open--;
+	if (c->draining && --r->draining == 0)
+		drain_timer(r, false);
 	/* Events for the other socket may still wait in this batch: keep the
 	 * memory until the batch is done. */
 	c->closed = true;
@@ -280,31 +324,87 @@ static int rearm(struct relays *r, struct conn *c, int side)
 	return epoll_ctl(r->epfd, EPOLL_CTL_MOD, c->fd[side], &ev) ? -errno : 0;
 }
 
-/* unsent() - bytes fd still has to transmit (queued, not yet sent) */
-static int unsent(int fd)
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* unacked() - bytes @fd's peer has yet to acknowledge (sent or not) */
+static int unacked(int fd)
 {
 	int n = 0;
 
-	return ioctl(fd, SIOCOUTQNSD, &n) ? 0 : n;
+	return ioctl(fd, SIOCOUTQ, &n) ? 0 : n;
 }
 
-/* reset_due() - fd[@s] was reset, and all its peer sent before has gone
- * on through fd[!s], transmitted: the reset may follow. A reset discards
- * what its socket has yet to transmit, so while fd[!s] holds some (its
- * reader is slow), TCP_NOTSENT_LOWAT 1 makes it writable only once it has
- * sent it all, and the re-poll has its EPOLLOUT report that moment (or
- * now, if it already has). */
-static bool reset_due(struct relays *r, struct conn *c, int s)
+/* drain_done() - whether @c's drain is over: what fd[s]'s peer sent has
+ * all been read, written and acknowledged, or none of what is left has
+ * moved for RELAY_DRAIN_STALL_MS */
+static bool drain_done(struct conn *c)
 {
-	int one = 1;
+	int s = c->drain_from;
+	size_t left = c->queued[s] + (size_t)unacked(c->fd[!s]);
+	uint64_t now = now_ms();
 
-	if (!c->reset[s] || !c->eof[s] || c->queued[s])
-		return false;
-	if (!unsent(c->fd[!s]))
+	if (c->eof[s] && !left)
 		return true;
-	/* Without the wakeup it would wait for ever: reset now instead. */
-	return setsockopt(c->fd[!s], IPPROTO_TCP, TCP_NOTSENT_LOWAT, &one, sizeof(one)) ||
-	       rearm(r, c, !s);
+	if (left < c->left) {
+		c->left = left;
+		c->progress_ms = now;
+	}
+	return now - c->progress_ms >= RELAY_DRAIN_STALL_MS;
+}
+
+/* start_drain() - fd[@s] was reset or failed: direction !s is over, and
+ * the reset waits behind what fd[s]'s peer sent before it */
+static void start_drain(struct relays *r, struct conn *c, int s)
+{
+	c->reset[s] = true;
+	if (c->draining)
+		return;
+	c->draining = true;
+	c->drain_from = s;
+	c->left = SIZE_MAX;
+	c->progress_ms = now_ms();
+	if (r->draining++ == 0)
+		drain_timer(r, true);
+}
+
+/* quieten() - a draining @c has written all it will: from now on neither
+ * socket reports anything but an error or a hang-up. Return: 0, or -errno. */
+static int quieten(struct relays *r, struct conn *c)
+{
+	struct epoll_event none = { .events = EPOLLET };
+	int i;
+
+	/* The attack: a client that half-closes, sends bytes nobody reads
+	 * and holds still kept its socket ready (data, a FIN; one shut for
+	 * writing is always writable), and a re-arm per turn made an event
+	 * loop that spun the supervisor for as long as the client liked.
+	 * Quiet, the drain timer does the looking. */
+	for (i = 0; i < 2; i++) {
+		none.data.ptr = &c->ep[i];
+		if (epoll_ctl(r->epfd, EPOLL_CTL_MOD, c->fd[i], &none))
+			return -errno;
+	}
+	c->quiet = true;
+	return 0;
+}
+
+/* reset_due() - whether @c's reset passes on now: both sides were reset,
+ * or one was and its drain is over (or cannot be waited for) */
+static bool reset_due(struct relays *r, struct conn *c)
+{
+	if (c->reset[0] && c->reset[1])
+		return true;
+	if (!c->draining)
+		return false;
+	if (drain_done(c))
+		return true;
+	return !c->quiet && c->eof[c->drain_from] && !c->queued[c->drain_from] && quieten(r, c);
 }
 
 /* move() - carry direction @d (fd[d] -> pipe[d] -> fd[!d]) until reading
@@ -344,7 +444,7 @@ static bool move(struct relays *r, struct conn *c, int d)
 				/* A read reaches a reset only after the data
 				 * before it: that data still goes on. */
 				c->eof[d] = drained = true;
-				c->reset[d] = true;
+				start_drain(r, c, d);
 			}
 		}
 		if (c->queued[d]) {
@@ -354,7 +454,7 @@ static bool move(struct relays *r, struct conn *c, int d)
 				/* fd[!d]'s peer is gone, but what it sent
 				 * before its reset may still wait in fd[!d]:
 				 * have its direction look once more. */
-				c->reset[!d] = true;
+				start_drain(r, c, !d);
 				if (rearm(r, c, !d)) {
 					conn_close(r, c, true);
 					return false;
@@ -369,11 +469,11 @@ static bool move(struct relays *r, struct conn *c, int d)
 		if (drained)
 			break;
 	}
-	if ((c->reset[0] && c->reset[1]) || reset_due(r, c, 0) || reset_due(r, c, 1)) {
+	if (reset_due(r, c)) {
 		conn_close(r, c, true);
 		return false;
 	}
-	if (c->eof[d] && !c->queued[d] && !c->shut[d] && !c->reset[d] && !c->reset[!d]) {
+	if (c->eof[d] && !c->queued[d] && !c->shut[d] && !c->draining) {
 		/* Half-close, only after all that was read is written. */
 		shutdown(c->fd[!d], SHUT_WR);
 		c->shut[d] = true;
@@ -403,11 +503,17 @@ static bool move_both(struct relays *r, struct conn *c)
  * and what waits in the pipe towards it once it is writable again */
 static void on_event(struct relays *r, struct conn *c, int side, uint32_t events)
 {
+	/* Quiet: nothing moves any more, only the reset waits. */
+	if (c->quiet) {
+		if (drain_done(c))
+			conn_close(r, c, true);
+		return;
+	}
 	/* A reset: what fd[side] received before it still goes on (its read
 	 * reaches the error after the data); the reset passes on behind it
 	 * (move(), reset_due()). */
 	if (events & EPOLLERR)
-		c->reset[side] = true;
+		start_drain(r, c, side);
 	/* EPOLLOUT: room for what waits in pipe[!side], or a reset due once
 	 * fd[side] has sent all it holds. */
 	if ((events & EPOLLOUT) && (c->queued[!side] || c->reset[!side]) && !move(r, c, !side))
@@ -512,6 +618,21 @@ static void on_dial(struct relays *r, struct conn *c)
 	move_both(r, c);
 }
 
+/* on_drain_timer() - every draining connection whose drain is over: reset */
+static void on_drain_timer(struct relays *r)
+{
+	struct conn *c, *next;
+	uint64_t ticks;
+
+	if (read(r->timer_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return;
+	for (c = r->conns; c && r->draining; c = next) {
+		next = c->next;
+		if (c->draining && reset_due(r, c))
+			conn_close(r, c, true);
+	}
+}
+
 void relays_dispatch(struct relays *r)
 {
 	struct epoll_event events[RELAY_BATCH];
@@ -523,6 +644,10 @@ void relays_dispatch(struct relays *r)
 	for (i = 0; i < n; i++) {
 		struct endpoint *ep = events[i].data.ptr;
 
+		if (ep == &r->timer) {
+			on_drain_timer(r);
+			continue;
+		}
 		if (ep->listener) {
 			int fd, k;
 
@@ -581,6 +706,7 @@ void relays_free(struct relays *r)
 		close(r->listeners[i]->fd);
 		free(r->listeners[i]);
 	}
+	close(r->timer_fd);
 	close(r->epfd);
 	free(r);
 }

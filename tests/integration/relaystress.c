@@ -3,6 +3,8 @@
  *
  * Usage: relaystress serve ADDR:PORT
  *        relaystress client ADDR:PORT SESSIONS [SEED]
+ *        relaystress hold ADDR:PORT MS FILE
+ *        relaystress upload-reset ADDR:PORT
  *
  * The client holds one long-lived control connection (iperf3's, a database
  * session) and, beside it, opens SESSIONS short data connections one after
@@ -23,8 +25,21 @@
  * "sessions:N ok:K broken:B", each broken session's reason on stderr, and
  * exits 0 only when every session and the control connection held.
  * Every wait is bounded (10 s without progress is a stall).
+ *
+ * Two single sessions for a reset that must wait in the relay:
+ *  - hold: a reader with a 2 KiB receive buffer asks for a 64 KiB answer
+ *    that the server follows with a reset (SERVER_ANSWERS_THEN_RESETS),
+ *    half-closes, creates FILE and holds still for MS before it reads: the
+ *    reset waits
+ *    in the relay behind what the reader has not taken. Then it must read
+ *    the whole answer and ECONNRESET ("hold: ok").
+ *  - upload-reset: the server writes and never reads
+ *    (SERVER_WRITES_UNTIL_ERROR); the client sends until nothing more goes
+ *    (the server's window is 0) and resets. The server's child prints "writer: ERRNO after N ms" when its
+ *    write fails, or "writer: still writing after N ms" (15 s).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -32,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -79,7 +95,9 @@ enum session_mode {
 	 * passes the reset on. The client waits before it reads, so the
 	 * answer is still in the relay when the reset comes. */
 	SERVER_ANSWERS_THEN_RESETS,
-	SESSION_MODES
+	SESSION_MODES,
+	/* Not in the rotation: upload-reset's. */
+	SERVER_WRITES_UNTIL_ERROR = SESSION_MODES
 };
 
 /* stream_byte() - byte @i of the stream @seed names: both ends compute it,
@@ -313,6 +331,35 @@ static void answer_then_reset(int fd, uint32_t seed, uint32_t len)
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
 }
 
+/* write_until_error() - SERVER_WRITES_UNTIL_ERROR: write, never read,
+ * until a write fails or 15 s have passed; say which on stdout */
+static void write_until_error(int fd)
+{
+	struct timespec t0, t;
+	uint8_t buf[16384] = { 0 };
+	long ms = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= 15000) {
+			printf("writer: still writing after %ld ms\n", ms);
+			break;
+		}
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		if (send(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
+		    errno != EAGAIN && errno != EINTR) {
+			printf("writer: %s after %ld ms\n", strerrorname_np(errno), ms);
+			break;
+		}
+	}
+	fflush(stdout);
+}
+
 /* serve_data() - one session: the header, then both streams at once. A
  * wrong byte resets the connection, so the client counts the session. */
 static void serve_data(int fd)
@@ -325,6 +372,10 @@ static void serve_data(int fd)
 		return;
 	if (ntohl(h.mode) == SERVER_ANSWERS_THEN_RESETS) {
 		answer_then_reset(fd, ntohl(h.seed) ^ 0x5a5a5a5a, ntohl(h.down_len));
+		return;
+	}
+	if (ntohl(h.mode) == SERVER_WRITES_UNTIL_ERROR) {
+		write_until_error(fd);
 		return;
 	}
 	if (ntohl(h.mode) == SERVER_RESETS || ntohl(h.mode) == SERVER_SHUTS_THEN_CLOSES) {
@@ -387,15 +438,17 @@ static int serve(const struct sockaddr_in *sin)
 }
 
 /* dial() - a connection of @kind to @sin, its connect() bounded by
- * STALL_MS (SO_SNDTIMEO), then its kind byte. Return: the fd, or -errno. */
-static int dial(const struct sockaddr_in *sin, char kind)
+ * STALL_MS (SO_SNDTIMEO), then its kind byte. @rcvbuf: SO_RCVBUF before
+ * the connect (its window follows it), or 0. Return: the fd, or -errno. */
+static int dial(const struct sockaddr_in *sin, char kind, int rcvbuf)
 {
 	struct timeval stall = { .tv_sec = STALL_MS / 1000 };
 	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return -errno;
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stall, sizeof(stall)) || connect(fd, (const struct sockaddr *)sin, sizeof(*sin))) {
+	if ((rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stall, sizeof(stall)) || connect(fd, (const struct sockaddr *)sin, sizeof(*sin))) {
 		int err = -errno;
 
 		close(fd);
@@ -435,7 +488,7 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 	int ctl, err;
 	char c;
 
-	ctl = dial(sin, KIND_CONTROL);
+	ctl = dial(sin, KIND_CONTROL, 0);
 	if (ctl < 0) {
 		fprintf(stderr, "relaystress: control connection: %s\n", strerror(-ctl));
 		return 1;
@@ -468,7 +521,7 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 		h.up_len = htonl(k % 7 == 3 && up <= MAX_PAYLOAD ? 0 : up);
 		h.down_len = htonl(k % 11 == 5 && mode != SERVER_ANSWERS_THEN_RESETS ? 0 : down);
 		h.mode = htonl(mode);
-		fd = dial(sin, KIND_DATA);
+		fd = dial(sin, KIND_DATA, 0);
 		if (fd < 0) {
 			fprintf(stderr, "relaystress: session %u: connect: %s\n", k, strerror(-fd));
 			broken++;
@@ -539,9 +592,94 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 	return broken ? 1 : 0;
 }
 
+/* data_session() - a data connection to @sin with header @mode, @down
+ * bytes asked for. Return: the fd, or -1 after saying why. */
+static int data_session(const struct sockaddr_in *sin, enum session_mode mode, uint32_t down,
+			int rcvbuf)
+{
+	struct session_hdr h = { .seed = htonl(0x1234567), .down_len = htonl(down),
+				 .mode = htonl(mode) };
+	int fd = dial(sin, KIND_DATA, rcvbuf);
+
+	if (fd < 0) {
+		fprintf(stderr, "relaystress: connect: %s\n", strerror(-fd));
+		return -1;
+	}
+	if (write_all(fd, &h, sizeof(h))) {
+		fprintf(stderr, "relaystress: header not sent\n");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* hold() - see the top of the file. Return: 0 if the whole answer came,
+ * then ECONNRESET; else 1. */
+static int hold(const struct sockaddr_in *sin, unsigned long ms, const char *file)
+{
+	const uint32_t down = 64 * 1024;
+	struct exchange_end end;
+	const char *why;
+	int fd = data_session(sin, SERVER_ANSWERS_THEN_RESETS, down, 2048), mark;
+
+	if (fd < 0)
+		return 1;
+	mark = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (mark < 0) {
+		perror(file);
+		close(fd);
+		return 1;
+	}
+	close(mark);
+	/* Asked, half-closed (a request-and-wait client): the FIN leaves the
+	 * relay's socket readable all the while it waits. */
+	shutdown(fd, SHUT_WR);
+	usleep((useconds_t)ms * 1000);
+	why = exchange(fd, 0, 0, 0x1234567 ^ 0x5a5a5a5a, down, false, &end);
+	close(fd);
+	if (!why) {
+		fprintf(stderr, "relaystress hold: the reset did not pass through\n");
+		return 1;
+	}
+	if (end.got != down || end.err != ECONNRESET) {
+		fprintf(stderr, "relaystress hold: %llu of %u bytes, then %s\n",
+			(unsigned long long)end.got, down, why);
+		return 1;
+	}
+	printf("hold: ok\n");
+	return 0;
+}
+
+/* upload_reset() - see the top of the file. Return: 0 once it has reset. */
+static int upload_reset(const struct sockaddr_in *sin)
+{
+	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
+	uint8_t buf[16384] = { 0 };
+	int fd = data_session(sin, SERVER_WRITES_UNTIL_ERROR, 0, 0), i;
+
+	if (fd < 0)
+		return 1;
+	/* Until the way is full: nothing more goes for 300 ms (at most 64
+	 * MiB): the server's window is 0, and the relay holds what is left. */
+	for (i = 0; i < 4096;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+		if (poll(&pfd, 1, 300) <= 0)
+			break;
+		if (send(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_NOSIGNAL) > 0)
+			i++;
+		else if (errno != EAGAIN && errno != EINTR)
+			break;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
+	close(fd);
+	printf("upload-reset: reset after %d KiB\n", i * 16);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long sessions, seed = 0x2545f491u;
+	unsigned long sessions, seed = 0x2545f491u, ms;
 	struct sockaddr_in sin;
 
 	if (argc == 3 && !strcmp(argv[1], "serve") && !parse_addr(argv[2], &sin))
@@ -550,6 +688,12 @@ int main(int argc, char **argv)
 	    !parse_number(argv[3], 1000000, &sessions) &&
 	    (argc == 4 || !parse_number(argv[4], UINT32_MAX, &seed)))
 		return client(&sin, (unsigned int)sessions, (uint32_t)seed);
-	fprintf(stderr, "usage: relaystress serve ADDR:PORT | client ADDR:PORT SESSIONS [SEED]\n");
+	if (argc == 5 && !strcmp(argv[1], "hold") && !parse_addr(argv[2], &sin) &&
+	    !parse_number(argv[3], 60000, &ms))
+		return hold(&sin, ms, argv[4]);
+	if (argc == 3 && !strcmp(argv[1], "upload-reset") && !parse_addr(argv[2], &sin))
+		return upload_reset(&sin);
+	fprintf(stderr, "usage: relaystress serve ADDR:PORT | client ADDR:PORT SESSIONS [SEED] |\n"
+			"       hold ADDR:PORT MS FILE | upload-reset ADDR:PORT\n");
 	return 2;
 }

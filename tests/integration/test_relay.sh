@@ -390,3 +390,66 @@ AGENT
 test_iperf3_pattern_through_both_relays_under_load() {
 	relay_stress "${RELAY_STRESS_SESSIONS:-100}"
 }
+
+# The attacks (a hostile review's, on the relay that holds a reset back
+# behind its data): a reader that holds still behind a reset kept its
+# socket ready (its FIN, a socket shut for writing), and every turn re-armed
+# it: the supervisor spun at 100% for as long as the reader liked (270,000
+# dispatches a second, every other connection's round trip 20 times
+# slower). And a reset towards a peer blocked writing to us waited for
+# ever, where without a relay it arrives at once. Straight over loopback
+# first (the control: both sessions end as they must), then through the
+# local-port relay: while the reader holds still for 2 s the supervisor's
+# CPU time stays small, then the whole answer arrives and the reset; the
+# writer gets its reset (the relay's drain gives up after 5 s of no
+# progress).
+test_a_reset_waiting_in_the_relay_costs_nothing_and_still_arrives() {
+	local sup cpu0 cpu1 used i
+	netsim_up
+	cp "$BUILD/relaystress" "$T/relaystress" && chmod 755 "$T/relaystress"
+	# Appending: the file is emptied between the two halves.
+	nsenter -t "$HOST" -n -- "$T/relaystress" serve 127.0.0.1:7400 >>"$T/serve.out" 2>"$T/serve.err" &
+	NETSIM_PIDS+=($!)
+	_expect_listener "$HOST" tcp 127.0.0.1 7400
+	_wait_listening "$HOST"
+	run in_ns "$HOST" "$T/relaystress" hold 127.0.0.1:7400 300 "$T/held"
+	expect_rc 0
+	expect_out "hold: ok"
+	run in_ns "$HOST" "$T/relaystress" upload-reset 127.0.0.1:7400
+	expect_rc 0
+	for i in $(seq 1 200); do grep -q "^writer:" "$T/serve.out" && break; sleep 0.1; done
+	grep -Eq "^writer: (ECONNRESET|EPIPE) after" "$T/serve.out" ||
+		fail "straight over loopback the writer did not get the reset: $(cat "$T/serve.out")"
+	: >"$T/serve.out"
+
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	cat >"$T/agent.sh" <<AGENT
+$T/relaystress hold 127.0.0.1:7400 2000 $T/agent/holding >$T/agent/hold.out 2>&1
+$T/relaystress upload-reset 127.0.0.1:7400 >$T/agent/upload.out 2>&1
+# The jail stays until the writer has had its answer: its end would reset
+# every relayed connection anyway.
+for i in \$(seq 1 300); do [ -e $T/agent/done ] && break; sleep 0.05; done
+AGENT
+	jail_cmd --local-port 7400 -- sh "$T/agent.sh" >"$T/jail.out" 2>"$T/jail.err" &
+	local job=$!
+	NETSIM_PIDS+=("$job")
+	for i in $(seq 1 200); do [ -e "$T/agent/holding" ] && break; sleep 0.05; done
+	[ -e "$T/agent/holding" ] || fail "the agent's reader never held: $(cat "$T/jail.err" "$T/agent/hold.out" 2>/dev/null)"
+	sup=$(supervisor_pid)
+	# The answer and its reset reach the relay within a few milliseconds
+	# of the hold; then a second of it is measured.
+	sleep 0.3
+	cpu0=$(awk '{ print $14 + $15 }' "/proc/$sup/stat")
+	sleep 1
+	cpu1=$(awk '{ print $14 + $15 }' "/proc/$sup/stat")
+	used=$(( (cpu1 - cpu0) * 1000 / $(getconf CLK_TCK) ))
+	# A spinning supervisor takes ~1000 ms of the second; idle, ~0.
+	[ "$used" -lt 300 ] || fail "the supervisor used $used ms of CPU in 1 s while a reset waited behind a reader"
+	for i in $(seq 1 200); do grep -q "^writer:" "$T/serve.out" && break; sleep 0.1; done
+	touch "$T/agent/done"
+	wait "$job" || fail "the jail exited with $?: $(cat "$T/jail.err")"
+	grep -q "hold: ok" "$T/agent/hold.out" || fail "through the relay: $(cat "$T/agent/hold.out")"
+	grep -Eq "^writer: (ECONNRESET|EPIPE) after" "$T/serve.out" ||
+		fail "through the relay the writer did not get the reset: $(cat "$T/serve.out") $(cat "$T/agent/upload.out")"
+	echo "supervisor CPU while a reset waited behind a reader: $used ms in 1 s; $(cat "$T/serve.out")"
+}
