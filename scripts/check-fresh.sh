@@ -55,9 +55,9 @@
 # - The cgroup namespace is there for the cleanup: every process the run
 #   starts, the container engines' included, stays in its cgroup. To
 #   ebpfjail-entrypoint the run then looks like a container with a
-#   cgroup namespace of its own, which it may remount writable (so
-#   test_install's read-only cgroup case, which assumes the initial
-#   cgroup namespace, cannot refuse there).
+#   cgroup namespace of its own, which it may remount writable: so
+#   test_install's read-only cgroup case also drops CAP_SYS_ADMIN, as
+#   Docker's default does.
 # - Cleanup, on every exit (trap): cgroup.kill on the run's cgroup ends
 #   every process of it, which ends the namespaces and with them every
 #   mount (none was ever visible here: private propagation); the cgroups
