@@ -25,8 +25,9 @@
 #     between ranks that move inwards as rounds come, does
 #   - rounds: BENCH_MIN_ROUNDS (5), then one more at a time while a row of
 #     the group is undecided, up to BENCH_MAX_ROUNDS (15, the stated bound);
-#     a row still undecided then gets its verdict from the median, marked
-#     uncertain. A NOTE line says which rows took more rounds and why
+#     a row still undecided then is "uncertain" (its median is on either
+#     side of the target by chance: no pass or FAIL the next run could
+#     turn over). A NOTE line says which rows took more rounds and why
 #   - a "==" target (an exact count) is not statistical: it must hold in
 #     every round
 #   - BENCH_SMOKE=1: one round, no verdicts
@@ -122,7 +123,7 @@ measure() {
 # MODE more: NOTE lines for the rows that need more rounds; Return: 0 if
 # another round is due. MODE rows: a ROW line per KEY: key, median value,
 # median baseline, median ratio, spread min and max, interval low and high,
-# rounds, result (pass, FAIL or -), uncertain (1 or 0), and the rounds'
+# rounds, result (pass, FAIL, uncertain or -), uncertain (1 or 0), and the rounds'
 # ratios in the order they ran (comma-separated).
 bench_stats() {
 	local mode=$1 min=$2 max=$3

@@ -109,9 +109,9 @@ END {
 		}
 		absolute = base[id] == "-"
 		spread = absolute ? num(smin[id]) ".." num(smax[id]) : sprintf("%.3f..%.3f", smin[id], smax[id])
-		printf "%-52s %-8s %11.2f %11s %7s %-17s %6d %9s %s%s\n", name[id], unit[id], val[id],
+		printf "%-52s %-8s %11.2f %11s %7s %-17s %6d %9s %s\n", name[id], unit[id], val[id],
 			absolute ? "-" : sprintf("%.2f", base[id]), absolute ? "-" : sprintf("%.3f", ratio[id]),
-			spread, rounds[id], tgt[id], res[id], ""
+			spread, rounds[id], tgt[id], res[id]
 	}
 	for (i = 1; i <= notes; i++) print "note: " note[i]
 	if (smoke) print "smoke run: one round of each, no verdicts"

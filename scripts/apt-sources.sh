@@ -8,7 +8,8 @@
 # and -security suites) in /etc/apt/sources.list and sources.list.d, one-
 # line .list files and deb822 .sources files alike, that Debian's archive
 # keyring signs: a third party's source (a keyring of its own) is left
-# out, and so is one apt takes unsigned (trusted=yes). With --mirror, only the URI of the main archive (the first source of
+# out, and so is one apt takes unsigned (trusted=yes): its packages, which
+# anyone on the way could alter, would land in check-fresh's root. With --mirror, only the URI of the main archive (the first source of
 # the bare codename). make check-fresh builds its root from these, and
 # build-pasta.sh fetches Debian 13's source from the same mirror: no script
 # names a mirror of its own. APT_ETC=DIR reads DIR instead of /etc/apt.
@@ -28,7 +29,8 @@ all_sources() {
 			if (match($0, /^\[[^]]*\]/)) {
 				opts = substr($0, 2, RLENGTH - 2); $0 = substr($0, RLENGTH + 1)
 				if (match(opts, /signed-by=[^ ]+/)) keyring = substr(opts, RSTART + 10, RLENGTH - 10)
-				if (opts ~ /(^|[ \t])trusted=yes/) keyring = "unsigned"
+				# apt reads yes, true, with, on and enable as yes
+				if (opts ~ /(^|[ \t])trusted=(yes|true|with|on|enable)([ \t]|$)/) keyring = "unsigned"
 			}
 			$1 = $1; print keyring, $0
 		}'
@@ -37,12 +39,13 @@ all_sources() {
 	for f in "$etc"/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
 		sed -e '/^[ \t]*#/d' "$f" | awk '
-		function flush(   nu, ns, u, s, i, j) {
+		function flush(   nu, ns, u, s, i, j, keyring) {
 			if (tolower(f["enabled"]) != "no" && (" " f["types"] " ") ~ / deb /) {
+				keyring = f["signed-by"] == "" ? "-" : f["signed-by"]
+				if (tolower(f["trusted"]) ~ /^(yes|true|with|on|enable)$/) keyring = "unsigned"
 				nu = split(f["uris"], u, " "); ns = split(f["suites"], s, " ")
 				for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++)
-					print (tolower(f["trusted"]) == "yes" ? "unsigned" : f["signed-by"] == "" ? "-" : f["signed-by"]),
-						u[i], s[j], f["components"]
+					print keyring, u[i], s[j], f["components"]
 			}
 			delete f
 		}

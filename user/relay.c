@@ -37,10 +37,13 @@
  *    is reset (SO_LINGER 0) and closed when its peer has acknowledged all
  *    it was sent (a reset throws away what its socket still holds). So a
  *    reset passes through behind the data, as it does without a relay (a
- *    reset does not take back what was delivered). The relays' drain timer
- *    looks every RELAY_DRAIN_CHECK_MS while a connection drains; a peer
- *    that takes nothing of what is left for RELAY_DRAIN_STALL_MS gets the
- *    reset all the same.
+ *    reset does not take back what was delivered). No event says
+ *    "acknowledged": the relays' drain timer (a timerfd in their epoll
+ *    set, armed only while some connection drains) looks at each draining
+ *    connection, first after RELAY_DRAIN_CHECK_MS, then less and less
+ *    often while nothing moves. A peer that acknowledges nothing more for
+ *    RELAY_DRAIN_STALL_MS gets the reset all the same. If both sides were
+ *    reset, nothing can go on: the connection closes at once.
  * Only the named ports exist: a relay dials its own port and nothing else.
  *
  * Descriptors: each connection holds RELAY_FDS_PER_CONN, and the agent
@@ -86,20 +89,27 @@
  * cost before the supervisor looks at its other work again. */
 #define RELAY_BATCH 64
 #define CONN_EVENTS (EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET)
-/* A draining connection whose peer has taken none of what is left for
- * this long is reset: a peer that never reads (or is blocked writing to
- * us) must still see the reset, as it would at once without a relay. */
+/* A draining connection whose peer has acknowledged nothing more for this
+ * long is reset: a peer that never reads (or is blocked writing to us)
+ * must still see the reset, as it would at once without a relay. */
 #define RELAY_DRAIN_STALL_MS 5000
-/* How often the drain timer looks while a connection drains: no event
- * says "acknowledged", and a loopback ACK takes microseconds. */
+/* The drain timer's tick, and each draining connection's first look: a
+ * loopback ACK takes microseconds. While nothing moves, a connection's
+ * looks come twice as far apart each time, up to RELAY_DRAIN_LOOK_MAX_MS:
+ * the agent may keep every connection it may open (RELAY_MAX_CONNS)
+ * draining, and that costs at most one ioctl per connection that often,
+ * plus a walk of the draining list per tick. */
 #define RELAY_DRAIN_CHECK_MS 10
+#define RELAY_DRAIN_LOOK_MAX_MS 320
 
 struct conn;
 struct listener;
 
+/* What an epoll event's data.ptr points to. */
 struct endpoint {
-	struct listener *listener; /* set for a listening socket */
-	struct conn *conn;         /* else the connection ... */
+	enum { ENDPOINT_LISTENER, ENDPOINT_CONN, ENDPOINT_DRAIN_TIMER } kind;
+	struct listener *listener; /* ENDPOINT_LISTENER */
+	struct conn *conn;         /* ENDPOINT_CONN ... */
 	int side;                  /* ... and which of its sockets */
 };
 
@@ -119,12 +129,17 @@ struct conn {
 	size_t queued[2];
 	bool eof[2];
 	bool shut[2];
+	uint64_t written[2]; /* bytes direction d has written to fd[!d] */
 	bool reset[2];  /* fd[i] was reset or failed: direction !i is over */
-	bool draining;  /* a reset waits behind data: see "draining" above */
-	bool quiet;     /* ... all of it written, the sockets silenced */
-	int drain_from; /* ... the side that was reset */
-	size_t left;    /* ... what was still to deliver at its last progress */
-	uint64_t progress_ms; /* ... and when (CLOCK_MONOTONIC) */
+	/* Draining (see "draining" above), times CLOCK_MONOTONIC: */
+	bool draining;  /* a reset waits behind data */
+	bool quiet;     /* all of it written, the sockets silenced */
+	int drain_from; /* the side that was reset */
+	uint64_t acked; /* of written[drain_from], acknowledged at the last look */
+	uint64_t progress_ms;  /* when that last grew */
+	uint64_t look_ms;      /* the next look */
+	unsigned int look_every_ms;
+	struct conn *drain_prev, *drain_next; /* the relays' draining list */
 	bool dialling;
 	bool closed; /* fds gone; freed after the current batch of events */
 	struct listener *listener; /* whose connection this is */
@@ -134,8 +149,8 @@ struct conn {
 struct relays {
 	int epfd;
 	int timer_fd;           /* the drain timer, armed while any drains */
-	struct endpoint timer;  /* its endpoint: neither listener nor conn */
-	unsigned int draining;  /* connections draining */
+	struct endpoint timer;  /* its endpoint */
+	struct conn *draining;  /* the connections draining */
 	int host_ns, jail_ns;
 	struct listener *listeners[64];
 	unsigned int n_listeners;
@@ -157,6 +172,7 @@ struct relays *relays_new(int host_ns, int jail_ns)
 	r->max_conns = RELAY_MAX_CONNS;
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	r->timer.kind = ENDPOINT_DRAIN_TIMER;
 	ev.data.ptr = &r->timer;
 	if (r->epfd < 0 || r->timer_fd < 0 || epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->timer_fd, &ev)) {
 		if (r->epfd >= 0)
@@ -169,16 +185,18 @@ struct relays *relays_new(int host_ns, int jail_ns)
 	return r;
 }
 
-/* drain_timer() - the drain timer on (every RELAY_DRAIN_CHECK_MS) or off */
-static void drain_timer(struct relays *r, bool on)
+/* drain_timer() - the drain timer on (a tick every RELAY_DRAIN_CHECK_MS)
+ * or off. Return: 0, or -errno. */
+static int drain_timer(struct relays *r, bool on)
 {
 	struct itimerspec t = { 0 };
 
 	if (on) {
-		t.it_interval.tv_nsec = RELAY_DRAIN_CHECK_MS * 1000000L;
+		t.it_interval.tv_sec = RELAY_DRAIN_CHECK_MS / 1000;
+		t.it_interval.tv_nsec = (RELAY_DRAIN_CHECK_MS % 1000) * 1000000L;
 		t.it_value = t.it_interval;
 	}
-	timerfd_settime(r->timer_fd, 0, &t, NULL);
+	return timerfd_settime(r->timer_fd, 0, &t, NULL) ? -errno : 0;
 }
 
 unsigned int relay_conn_cap(uint64_t nofile, unsigned int in_use, unsigned int reserve)
@@ -249,6 +267,7 @@ int relays_add(struct relays *r, enum relay_direction dir, uint16_t port)
 		return -ENOMEM;
 	l->dir = dir;
 	l->port = port;
+	l->ep.kind = ENDPOINT_LISTENER;
 	l->ep.listener = l;
 	l->fd = socket_in(r, dir == RELAY_INTO_HOST ? r->jail_ns : r->host_ns);
 	if (l->fd < 0 || setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
@@ -293,8 +312,17 @@ static void conn_close(struct relays *r, struct conn *c, bool reset)
 		c->next->prev = c->prev;
 	r->open--;
 	c->listener->open--;
-	if (c->draining && --r->draining == 0)
-		drain_timer(r, false);
+	if (c->draining) {
+		if (c->drain_prev)
+			c->drain_prev->drain_next = c->drain_next;
+		else
+			r->draining = c->drain_next;
+		if (c->drain_next)
+			c->drain_next->drain_prev = c->drain_prev;
+		/* A timer that cannot be stopped only ticks for nothing. */
+		if (!r->draining)
+			drain_timer(r, false);
+	}
 	/* Events for the other socket may still wait in this batch: keep the
 	 * memory until the batch is done. */
 	c->closed = true;
@@ -324,6 +352,7 @@ static int rearm(struct relays *r, struct conn *c, int side)
 	return epoll_ctl(r->epfd, EPOLL_CTL_MOD, c->fd[side], &ev) ? -errno : 0;
 }
 
+/* now_ms() - CLOCK_MONOTONIC in milliseconds */
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -332,7 +361,9 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* unacked() - bytes @fd's peer has yet to acknowledge (sent or not) */
+/* unacked() - bytes @fd's peer has yet to acknowledge (sent or not).
+ * Return: that count; 0 if it cannot be read, so the reset that waits for
+ * it passes on now rather than never. */
 static int unacked(int fd)
 {
 	int n = 0;
@@ -340,37 +371,51 @@ static int unacked(int fd)
 	return ioctl(fd, SIOCOUTQ, &n) ? 0 : n;
 }
 
-/* drain_done() - whether @c's drain is over: what fd[s]'s peer sent has
- * all been read, written and acknowledged, or none of what is left has
- * moved for RELAY_DRAIN_STALL_MS */
-static bool drain_done(struct conn *c)
+/* drain_done() - look at draining @c at @now. Return: whether its drain is
+ * over: what fd[s]'s peer sent has all been read, written and acknowledged,
+ * or its reader has acknowledged nothing more for RELAY_DRAIN_STALL_MS. */
+static bool drain_done(struct conn *c, uint64_t now)
 {
-	int s = c->drain_from;
-	size_t left = c->queued[s] + (size_t)unacked(c->fd[!s]);
-	uint64_t now = now_ms();
+	int s = c->drain_from, left = unacked(c->fd[!s]);
+	uint64_t acked = c->written[s] - (uint64_t)left;
 
-	if (c->eof[s] && !left)
+	if (c->eof[s] && !c->queued[s] && !left)
 		return true;
-	if (left < c->left) {
-		c->left = left;
+	if (acked > c->acked) {
+		c->acked = acked;
 		c->progress_ms = now;
+		c->look_every_ms = RELAY_DRAIN_CHECK_MS;
+	} else if (c->look_every_ms < RELAY_DRAIN_LOOK_MAX_MS) {
+		c->look_every_ms *= 2;
 	}
+	c->look_ms = now + c->look_every_ms;
 	return now - c->progress_ms >= RELAY_DRAIN_STALL_MS;
 }
 
-/* start_drain() - fd[@s] was reset or failed: direction !s is over, and
- * the reset waits behind what fd[s]'s peer sent before it */
-static void start_drain(struct relays *r, struct conn *c, int s)
+/* start_drain() - fd[@s] was reset or failed: direction !s is over, and the
+ * reset waits behind what fd[s]'s peer sent before it.
+ * Return: 0, or -errno (no drain timer: the caller resets now). */
+static int start_drain(struct relays *r, struct conn *c, int s)
 {
+	int err;
+
 	c->reset[s] = true;
 	if (c->draining)
-		return;
+		return 0;
+	if (!r->draining && (err = drain_timer(r, true)))
+		return err;
 	c->draining = true;
 	c->drain_from = s;
-	c->left = SIZE_MAX;
+	c->acked = c->written[s] - (uint64_t)unacked(c->fd[!s]);
 	c->progress_ms = now_ms();
-	if (r->draining++ == 0)
-		drain_timer(r, true);
+	c->look_every_ms = RELAY_DRAIN_CHECK_MS;
+	c->look_ms = c->progress_ms + c->look_every_ms;
+	c->drain_prev = NULL;
+	c->drain_next = r->draining;
+	if (r->draining)
+		r->draining->drain_prev = c;
+	r->draining = c;
+	return 0;
 }
 
 /* quieten() - a draining @c has written all it will: from now on neither
@@ -394,17 +439,23 @@ static int quieten(struct relays *r, struct conn *c)
 	return 0;
 }
 
-/* reset_due() - whether @c's reset passes on now: both sides were reset,
- * or one was and its drain is over (or cannot be waited for) */
+/* reset_due() - look at @c after it moved. Return: whether its reset passes
+ * on now: both sides were reset, or one was and its drain is over (or
+ * cannot go on quietly). */
 static bool reset_due(struct relays *r, struct conn *c)
 {
+	int s = c->drain_from;
+
 	if (c->reset[0] && c->reset[1])
 		return true;
 	if (!c->draining)
 		return false;
-	if (drain_done(c))
+	if (drain_done(c, now_ms()))
 		return true;
-	return !c->quiet && c->eof[c->drain_from] && !c->queued[c->drain_from] && quieten(r, c);
+	if (c->quiet || !c->eof[s] || c->queued[s])
+		return false;
+	/* All written: quiet from now on, or, if it cannot be, reset now. */
+	return quieten(r, c) < 0;
 }
 
 /* move() - carry direction @d (fd[d] -> pipe[d] -> fd[!d]) until reading
@@ -444,7 +495,10 @@ static bool move(struct relays *r, struct conn *c, int d)
 				/* A read reaches a reset only after the data
 				 * before it: that data still goes on. */
 				c->eof[d] = drained = true;
-				start_drain(r, c, d);
+				if (start_drain(r, c, d)) {
+					conn_close(r, c, true);
+					return false;
+				}
 			}
 		}
 		if (c->queued[d]) {
@@ -454,15 +508,16 @@ static bool move(struct relays *r, struct conn *c, int d)
 				/* fd[!d]'s peer is gone, but what it sent
 				 * before its reset may still wait in fd[!d]:
 				 * have its direction look once more. */
-				start_drain(r, c, !d);
-				if (rearm(r, c, !d)) {
+				if (start_drain(r, c, !d) || rearm(r, c, !d)) {
 					conn_close(r, c, true);
 					return false;
 				}
 				break;
 			}
-			if (n > 0)
+			if (n > 0) {
 				c->queued[d] -= (size_t)n;
+				c->written[d] += (uint64_t)n;
+			}
 			if (c->queued[d])
 				break; /* fd[!d] is full */
 		}
@@ -505,15 +560,17 @@ static void on_event(struct relays *r, struct conn *c, int side, uint32_t events
 {
 	/* Quiet: nothing moves any more, only the reset waits. */
 	if (c->quiet) {
-		if (drain_done(c))
+		if (drain_done(c, now_ms()))
 			conn_close(r, c, true);
 		return;
 	}
 	/* A reset: what fd[side] received before it still goes on (its read
 	 * reaches the error after the data); the reset passes on behind it
 	 * (move(), reset_due()). */
-	if (events & EPOLLERR)
-		start_drain(r, c, side);
+	if ((events & EPOLLERR) && start_drain(r, c, side)) {
+		conn_close(r, c, true);
+		return;
+	}
 	/* EPOLLOUT: room for what waits in pipe[!side], or a reset due once
 	 * fd[side] has sent all it holds. */
 	if ((events & EPOLLOUT) && (c->queued[!side] || c->reset[!side]) && !move(r, c, !side))
@@ -536,6 +593,7 @@ static int watch(struct relays *r, struct conn *c, int side)
 	 * known to be queued. */
 	setsockopt(c->fd[side], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 
+	c->ep[side].kind = ENDPOINT_CONN;
 	c->ep[side].conn = c;
 	c->ep[side].side = side;
 	ev.data.ptr = &c->ep[side];
@@ -618,18 +676,34 @@ static void on_dial(struct relays *r, struct conn *c)
 	move_both(r, c);
 }
 
-/* on_drain_timer() - every draining connection whose drain is over: reset */
+/* on_drain_timer() - a tick: each draining connection whose look is due is
+ * looked at, and reset if its drain is over */
 static void on_drain_timer(struct relays *r)
 {
+	uint64_t ticks, now = now_ms();
 	struct conn *c, *next;
-	uint64_t ticks;
 
+	/* EAGAIN: the timer was stopped after this tick was queued. */
 	if (read(r->timer_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		return;
-	for (c = r->conns; c && r->draining; c = next) {
-		next = c->next;
-		if (c->draining && reset_due(r, c))
+	for (c = r->draining; c; c = next) {
+		next = c->drain_next;
+		if (now >= c->look_ms && reset_due(r, c))
 			conn_close(r, c, true);
+	}
+}
+
+/* on_listener() - accept what waits on @l, a turn's worth */
+static void on_listener(struct relays *r, struct listener *l)
+{
+	int fd, k;
+
+	/* Level-triggered: what is left is reported again. */
+	for (k = 0; k < RELAY_TURN_ACCEPTS; k++) {
+		fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			break;
+		accept_one(r, l, fd);
 	}
 }
 
@@ -644,31 +718,24 @@ void relays_dispatch(struct relays *r)
 	for (i = 0; i < n; i++) {
 		struct endpoint *ep = events[i].data.ptr;
 
-		if (ep == &r->timer) {
+		switch (ep->kind) {
+		case ENDPOINT_DRAIN_TIMER:
 			on_drain_timer(r);
-			continue;
-		}
-		if (ep->listener) {
-			int fd, k;
-
-			/* Level-triggered: what is left is reported again. */
-			for (k = 0; k < RELAY_TURN_ACCEPTS; k++) {
-				fd = accept4(ep->listener->fd, NULL, NULL,
-					     SOCK_NONBLOCK | SOCK_CLOEXEC);
-				if (fd < 0)
-					break;
-				accept_one(r, ep->listener, fd);
+			break;
+		case ENDPOINT_LISTENER:
+			on_listener(r, ep->listener);
+			break;
+		case ENDPOINT_CONN:
+			if (ep->conn->closed)
+				break;
+			if (ep->conn->dialling) {
+				if (ep->side == 1)
+					on_dial(r, ep->conn);
+				break;
 			}
-			continue;
+			on_event(r, ep->conn, ep->side, events[i].events);
+			break;
 		}
-		if (ep->conn->closed)
-			continue;
-		if (ep->conn->dialling) {
-			if (ep->side == 1)
-				on_dial(r, ep->conn);
-			continue;
-		}
-		on_event(r, ep->conn, ep->side, events[i].events);
 	}
 	free_dead(r);
 }

@@ -14,10 +14,12 @@ enum relay_direction {
 };
 
 /**
- * relays_new() - an empty set of relays with its own epoll instance
+ * relays_new() - an empty set of relays with its own epoll instance and
+ * drain timer (a timerfd in it)
  * @host_ns, @jail_ns: network namespace fds; the calling process is in
  * @host_ns whenever a relay function is called
- * Return: the set, or NULL (ENOMEM, or epoll failed: errno says).
+ * Return: the set, or NULL (ENOMEM, or epoll or the timerfd failed: errno
+ * says).
  */
 struct relays *relays_new(int host_ns, int jail_ns);
 

@@ -449,9 +449,9 @@ denial_counts() {
 # a "lost" line whose count cannot be read fails the test rather than
 # counting as nothing lost.
 lost_count() {
-	awk '/"lost"/ {
-		if (!match($0, /"lost": [0-9]+/)) { print "unreadable loss record: " $0 > "/dev/stderr"; bad = 1; next }
-		s += substr($0, RSTART + 8, RLENGTH - 8)
+	awk -v key='"lost": ' '/"lost"/ {
+		if (!match($0, key "[0-9]+")) { print "unreadable loss record: " $0 > "/dev/stderr"; bad = 1; next }
+		s += substr($0, RSTART + length(key), RLENGTH - length(key))
 	} END { if (bad) exit 1; print s + 0 }'
 }
 

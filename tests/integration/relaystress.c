@@ -29,14 +29,14 @@
  * Two single sessions for a reset that must wait in the relay:
  *  - hold: a reader with a 2 KiB receive buffer asks for a 64 KiB answer
  *    that the server follows with a reset (SERVER_ANSWERS_THEN_RESETS),
- *    half-closes, creates FILE and holds still for MS before it reads: the
- *    reset waits
- *    in the relay behind what the reader has not taken. Then it must read
- *    the whole answer and ECONNRESET ("hold: ok").
+ *    half-closes, creates FILE and holds still for MS before it reads:
+ *    the reset waits in the relay behind what the reader has not taken.
+ *    Then it must read the whole answer and ECONNRESET ("hold: ok").
  *  - upload-reset: the server writes and never reads
- *    (SERVER_WRITES_UNTIL_ERROR); the client sends until nothing more goes
- *    (the server's window is 0) and resets. The server's child prints "writer: ERRNO after N ms" when its
- *    write fails, or "writer: still writing after N ms" (15 s).
+ *    (SERVER_WRITES_UNTIL_ERROR); the client sends until nothing more
+ *    goes for FULL_MS (the server's window is 0) and resets. The server's
+ *    child prints "writer: ERRNO after N ms" when its write fails, or
+ *    "writer: still writing after N ms" after WRITER_MS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +59,14 @@
 
 #define STALL_MS 10000
 #define MAX_PAYLOAD (512 * 1024)
+/* SERVER_ANSWERS_THEN_RESETS: how long the client waits before it reads,
+ * so that the answer fills what it holds and the rest waits in the relay */
+#define ANSWER_WAIT_US 50000
+/* upload-reset: the way is full when nothing more goes for FULL_MS; at
+ * most UPLOAD_MAX bytes. Its server gives up after WRITER_MS. */
+#define FULL_MS 300
+#define UPLOAD_MAX (64ULL << 20)
+#define WRITER_MS 15000
 
 /* The first byte of a connection says what it is. */
 #define KIND_CONTROL 'C'
@@ -324,15 +332,21 @@ static void answer_then_reset(int fd, uint32_t seed, uint32_t len)
 			return;
 		sent += k;
 	}
-	for (i = 0; i < STALL_MS && !ioctl(fd, SIOCOUTQ, &unacked) && unacked; i++)
-		usleep(1000);
-	if (unacked)
+	for (i = 0; i < STALL_MS && unacked; i++) {
+		if (ioctl(fd, SIOCOUTQ, &unacked)) {
+			perror("relaystress serve: SIOCOUTQ");
+			break;
+		}
+		if (unacked)
+			usleep(1000);
+	}
+	if (unacked > 0)
 		fprintf(stderr, "relaystress serve: %d bytes never acknowledged\n", unacked);
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
 }
 
 /* write_until_error() - SERVER_WRITES_UNTIL_ERROR: write, never read,
- * until a write fails or 15 s have passed; say which on stdout */
+ * until a write fails or WRITER_MS have passed; say which on stdout */
 static void write_until_error(int fd)
 {
 	struct timespec t0, t;
@@ -345,11 +359,11 @@ static void write_until_error(int fd)
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
-		if (ms >= 15000) {
+		if (ms >= WRITER_MS) {
 			printf("writer: still writing after %ld ms\n", ms);
 			break;
 		}
-		if (poll(&pfd, 1, 100) <= 0)
+		if (poll(&pfd, 1, 100) <= 0) /* and look at the clock again */
 			continue;
 		if (send(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
 		    errno != EAGAIN && errno != EINTR) {
@@ -448,8 +462,10 @@ static int dial(const struct sockaddr_in *sin, char kind, int rcvbuf)
 	if (fd < 0)
 		return -errno;
 	if ((rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stall, sizeof(stall)) || connect(fd, (const struct sockaddr *)sin, sizeof(*sin))) {
-		int err = -errno;
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stall, sizeof(stall)) ||
+	    connect(fd, (const struct sockaddr *)sin, sizeof(*sin))) {
+		/* A connect() that SO_SNDTIMEO ended says EINPROGRESS. */
+		int err = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
 
 		close(fd);
 		return err;
@@ -529,7 +545,7 @@ static int client(const struct sockaddr_in *sin, unsigned int sessions, uint32_t
 		}
 		why = write_all(fd, &h, sizeof(h)) ? "header not sent" : NULL;
 		if (!why && mode == SERVER_ANSWERS_THEN_RESETS)
-			usleep(50000); /* the answer fills what the client holds */
+			usleep(ANSWER_WAIT_US);
 		if (!why)
 			why = exchange(fd, ntohl(h.seed), ntohl(h.up_len), ntohl(h.seed) ^ 0x5a5a5a5a,
 				       ntohl(h.down_len),
@@ -624,6 +640,13 @@ static int hold(const struct sockaddr_in *sin, unsigned long ms, const char *fil
 
 	if (fd < 0)
 		return 1;
+	/* Asked, half-closed (a request-and-wait client): the FIN leaves the
+	 * relay's socket readable all the while it waits. */
+	if (shutdown(fd, SHUT_WR)) {
+		perror("relaystress hold: shutdown");
+		close(fd);
+		return 1;
+	}
 	mark = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (mark < 0) {
 		perror(file);
@@ -631,9 +654,6 @@ static int hold(const struct sockaddr_in *sin, unsigned long ms, const char *fil
 		return 1;
 	}
 	close(mark);
-	/* Asked, half-closed (a request-and-wait client): the FIN leaves the
-	 * relay's socket readable all the while it waits. */
-	shutdown(fd, SHUT_WR);
 	usleep((useconds_t)ms * 1000);
 	why = exchange(fd, 0, 0, 0x1234567 ^ 0x5a5a5a5a, down, false, &end);
 	close(fd);
@@ -655,25 +675,28 @@ static int upload_reset(const struct sockaddr_in *sin)
 {
 	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
 	uint8_t buf[16384] = { 0 };
-	int fd = data_session(sin, SERVER_WRITES_UNTIL_ERROR, 0, 0), i;
+	int fd = data_session(sin, SERVER_WRITES_UNTIL_ERROR, 0, 0);
+	uint64_t sent = 0;
 
 	if (fd < 0)
 		return 1;
-	/* Until the way is full: nothing more goes for 300 ms (at most 64
-	 * MiB): the server's window is 0, and the relay holds what is left. */
-	for (i = 0; i < 4096;) {
+	/* Until the way is full: the server's window is 0, and the relay
+	 * holds what is left. */
+	while (sent < UPLOAD_MAX) {
 		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		ssize_t n;
 
-		if (poll(&pfd, 1, 300) <= 0)
+		if (poll(&pfd, 1, FULL_MS) <= 0)
 			break;
-		if (send(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_NOSIGNAL) > 0)
-			i++;
+		n = send(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0)
+			sent += (uint64_t)n;
 		else if (errno != EAGAIN && errno != EINTR)
 			break;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
 	close(fd);
-	printf("upload-reset: reset after %d KiB\n", i * 16);
+	printf("upload-reset: reset after %llu KiB\n", (unsigned long long)(sent >> 10));
 	return 0;
 }
 
