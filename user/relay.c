@@ -558,9 +558,11 @@ static bool move_both(struct relays *r, struct conn *c)
  * and what waits in the pipe towards it once it is writable again */
 static void on_event(struct relays *r, struct conn *c, int side, uint32_t events)
 {
-	/* Quiet: nothing moves any more, only the reset waits. */
+	/* Quiet: nothing moves any more, only the reset waits. A reset of
+	 * the socket being drained ends the wait: the kernel drops what it
+	 * held, but SIOCOUTQ (write_seq - snd_una) goes on counting it. */
 	if (c->quiet) {
-		if (drain_done(c, now_ms()))
+		if ((side != c->drain_from && (events & EPOLLERR)) || drain_done(c, now_ms()))
 			conn_close(r, c, true);
 		return;
 	}

@@ -3,7 +3,7 @@
  *
  * Usage: relaystress serve ADDR:PORT
  *        relaystress client ADDR:PORT SESSIONS [SEED]
- *        relaystress hold ADDR:PORT MS FILE
+ *        relaystress hold ADDR:PORT MS FILE [reset]
  *        relaystress upload-reset ADDR:PORT
  *
  * The client holds one long-lived control connection (iperf3's, a database
@@ -31,7 +31,8 @@
  *    that the server follows with a reset (SERVER_ANSWERS_THEN_RESETS),
  *    half-closes, creates FILE and holds still for MS before it reads:
  *    the reset waits in the relay behind what the reader has not taken.
- *    Then it must read the whole answer and ECONNRESET ("hold: ok").
+ *    Then it must read the whole answer and ECONNRESET ("hold: ok"); with
+ *    "reset", it resets instead of reading ("hold: reset").
  *  - upload-reset: the server writes and never reads
  *    (SERVER_WRITES_UNTIL_ERROR); the client sends until nothing more
  *    goes for FULL_MS (the server's window is 0) and resets. The server's
@@ -631,8 +632,9 @@ static int data_session(const struct sockaddr_in *sin, enum session_mode mode, u
 
 /* hold() - see the top of the file. Return: 0 if the whole answer came,
  * then ECONNRESET; else 1. */
-static int hold(const struct sockaddr_in *sin, unsigned long ms, const char *file)
+static int hold(const struct sockaddr_in *sin, unsigned long ms, const char *file, bool reset)
 {
+	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
 	const uint32_t down = 64 * 1024;
 	struct exchange_end end;
 	const char *why;
@@ -655,6 +657,12 @@ static int hold(const struct sockaddr_in *sin, unsigned long ms, const char *fil
 	}
 	close(mark);
 	usleep((useconds_t)ms * 1000);
+	if (reset) {
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
+		close(fd);
+		printf("hold: reset\n");
+		return 0;
+	}
 	why = exchange(fd, 0, 0, 0x1234567 ^ 0x5a5a5a5a, down, false, &end);
 	close(fd);
 	if (!why) {
@@ -711,12 +719,12 @@ int main(int argc, char **argv)
 	    !parse_number(argv[3], 1000000, &sessions) &&
 	    (argc == 4 || !parse_number(argv[4], UINT32_MAX, &seed)))
 		return client(&sin, (unsigned int)sessions, (uint32_t)seed);
-	if (argc == 5 && !strcmp(argv[1], "hold") && !parse_addr(argv[2], &sin) &&
-	    !parse_number(argv[3], 60000, &ms))
-		return hold(&sin, ms, argv[4]);
+	if ((argc == 5 || (argc == 6 && !strcmp(argv[5], "reset"))) && !strcmp(argv[1], "hold") &&
+	    !parse_addr(argv[2], &sin) && !parse_number(argv[3], 60000, &ms))
+		return hold(&sin, ms, argv[4], argc == 6);
 	if (argc == 3 && !strcmp(argv[1], "upload-reset") && !parse_addr(argv[2], &sin))
 		return upload_reset(&sin);
 	fprintf(stderr, "usage: relaystress serve ADDR:PORT | client ADDR:PORT SESSIONS [SEED] |\n"
-			"       hold ADDR:PORT MS FILE | upload-reset ADDR:PORT\n");
+			"       hold ADDR:PORT MS FILE [reset] | upload-reset ADDR:PORT\n");
 	return 2;
 }

@@ -399,7 +399,7 @@ test_iperf3_pattern_through_both_relays_under_load() {
 # slower). And a reset towards a peer blocked writing to us waited for
 # ever, where without a relay it arrives at once. Straight over loopback
 # first (the control: both sessions end as they must), then through the
-# local-port relay: while the reader holds still for 2 s the supervisor's
+# local-port relay: while the reader holds still for 3 s the supervisor's
 # CPU time stays small, then the whole answer arrives and the reset; the
 # writer gets its reset (the relay's drain gives up after 5 s of no
 # progress).
@@ -424,7 +424,9 @@ test_a_reset_waiting_in_the_relay_costs_nothing_and_still_arrives() {
 
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/agent.sh" <<AGENT
-$T/relaystress hold 127.0.0.1:7400 2000 $T/agent/holding >$T/agent/hold.out 2>&1
+$T/relaystress hold 127.0.0.1:7400 3000 $T/agent/holding >$T/agent/hold.out 2>&1
+$T/relaystress hold 127.0.0.1:7400 1000 $T/agent/holding2 reset >$T/agent/hold2.out 2>&1
+for i in \$(seq 1 300); do [ -e $T/agent/upload ] && break; sleep 0.05; done
 $T/relaystress upload-reset 127.0.0.1:7400 >$T/agent/upload.out 2>&1
 # The jail stays until the writer has had its answer: its end would reset
 # every relayed connection anyway.
@@ -442,13 +444,29 @@ AGENT
 	cpu0=$(awk '{ print $14 + $15 }' "/proc/$sup/stat")
 	sleep 1
 	cpu1=$(awk '{ print $14 + $15 }' "/proc/$sup/stat")
+	# The hold (3 s) must outlast the measured second, or it measured
+	# nothing: hold prints only when it is done.
+	[ ! -s "$T/agent/hold.out" ] || fail "the hold ended before the measurement did: $(cat "$T/agent/hold.out")"
 	used=$(( (cpu1 - cpu0) * 1000 / $(getconf CLK_TCK) ))
 	# A spinning supervisor takes ~1000 ms of the second; idle, ~0.
 	[ "$used" -lt 300 ] || fail "the supervisor used $used ms of CPU in 1 s while a reset waited behind a reader"
+	local fds_quiet fds_after
+	for i in $(seq 1 200); do [ -e "$T/agent/holding2" ] && break; sleep 0.05; done
+	sleep 0.3
+	fds_quiet=$(ls "/proc/$sup/fd" | wc -l)
+	for i in $(seq 1 200); do grep -q "hold: reset" "$T/agent/hold2.out" 2>/dev/null && break; sleep 0.05; done
+	sleep 1
+	fds_after=$(ls "/proc/$sup/fd" | wc -l)
+	touch "$T/agent/upload"
 	for i in $(seq 1 200); do grep -q "^writer:" "$T/serve.out" && break; sleep 0.1; done
 	touch "$T/agent/done"
 	wait "$job" || fail "the jail exited with $?: $(cat "$T/jail.err")"
 	grep -q "hold: ok" "$T/agent/hold.out" || fail "through the relay: $(cat "$T/agent/hold.out")"
+	# A reader that resets while its connection is quiet: the relay lets
+	# go at once (its descriptors, 2 sockets and 2 pipes, are closed), not
+	# after the 5 s stall.
+	[ "$fds_quiet" -gt "$fds_after" ] && [ $((fds_quiet - fds_after)) -ge 6 ] ||
+		fail "a reader's reset did not end its quiet connection: $fds_quiet descriptors held, $fds_after 1 s after the reset"
 	# From the relay, within its 5 s drain stall and a margin: not from
 	# the jail's end, which comes only once the writer has spoken.
 	grep -Eq "^writer: (ECONNRESET|EPIPE) after [0-9]+ ms" "$T/serve.out" &&
