@@ -45,7 +45,7 @@ test_session_sockets_in_the_private_directories_are_out_of_reach() {
 	unix_serve "$shm" shm-sock
 	# /run/user/4242 in the test's own mount namespace, with its server.
 	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run/user && mkdir -m 700 /run/user/4242 &&
-		chown 4242:4242 /run/user/4242 && { socat UNIX-LISTEN:/run/user/4242/bus,fork,mode=777 \
+		chown 4242:4242 /run/user/4242 && { socat -U UNIX-LISTEN:/run/user/4242/bus,fork,mode=777 \
 		SYSTEM:'echo user-bus >>$T/hits; echo user-bus' </dev/null >/dev/null 2>&1 & echo \$! >$T/bus.pid; } &&
 		for i in \$(seq 1 100); do [ -S /run/user/4242/bus ] && break; sleep 0.02; done &&
 		$T/probe unix:/run/user/4242/bus:0 >$T/control" \
@@ -74,7 +74,7 @@ test_root_granting_daemon_socket_is_masked() {
 	mkdir -p "$T/home"
 	echo "jailtest:x:4242:4242::$T/home:/bin/sh" >>"$T/etc/passwd"
 	echo "docker:x:4243:jailtest" >>"$T/etc/group"
-	socat UNIX-LISTEN:"$T/docker.sock",fork SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 &
+	socat -U UNIX-LISTEN:"$T/docker.sock",fork SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
 	local i
 	for i in $(seq 1 100); do [ -S "$T/docker.sock" ] && break; sleep 0.02; done
@@ -163,7 +163,7 @@ test_everyday_lookups_leave_no_unix_denials() {
 test_screen_sessions_are_hidden() {
 	netsim_up
 	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && mkdir -p -m 777 /run/screen/S-jailtest &&
-		{ socat UNIX-LISTEN:/run/screen/S-jailtest/1.pts-0,fork,mode=777 \
+		{ socat -U UNIX-LISTEN:/run/screen/S-jailtest/1.pts-0,fork,mode=777 \
 		SYSTEM:'echo screen >>$T/hits; echo screen' </dev/null >/dev/null 2>&1 & echo \$! >$T/screen.pid; } &&
 		for i in \$(seq 1 100); do [ -S /run/screen/S-jailtest/1.pts-0 ] && break; sleep 0.02; done &&
 		$T/probe unix:/run/screen/S-jailtest/1.pts-0:0 >$T/control" \

@@ -160,11 +160,11 @@ test_attack_masked_socket_recreated_by_its_daemon_stays_masked() {
 	netsim_up
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/daemon.sh" <<EOS
-socat UNIX-LISTEN:/run/docker.sock,fork,mode=777 SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 & echo \$! >$T/d1.pid
+socat -U UNIX-LISTEN:/run/docker.sock,fork,mode=777 SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 & echo \$! >$T/d1.pid
 for i in \$(seq 1 100); do [ -S /run/docker.sock ] && break; sleep 0.02; done
 ( for i in \$(seq 1 300); do [ -e $T/agent/restart ] && break; sleep 0.05; done
   kill \$(cat $T/d1.pid); rm -f /run/docker.sock
-  socat UNIX-LISTEN:/run/docker.sock,fork,mode=777 SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 & echo \$! >$T/d2.pid
+  socat -U UNIX-LISTEN:/run/docker.sock,fork,mode=777 SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 & echo \$! >$T/d2.pid
   sleep 0.3; touch $T/agent/restarted ) </dev/null >/dev/null 2>&1 &
 EOS
 	trap 'kill $(cat $T/d1.pid $T/d2.pid 2>/dev/null) 2>/dev/null || true; netsim_down' EXIT
@@ -196,7 +196,7 @@ test_attack_carried_unix_socket_that_is_a_symlink_does_not_carry_docker() {
 	# /run/docker.sock in the test's own mount namespace only. Not
 	# vacuous: there, unjailed, the agent's user reaches docker through
 	# the link.
-	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && { socat UNIX-LISTEN:/run/docker.sock,fork,mode=777 \
+	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && { socat -U UNIX-LISTEN:/run/docker.sock,fork,mode=777 \
 		SYSTEM:'echo docker >>$T/hits; echo docker' </dev/null >/dev/null 2>&1 & echo \$! >$T/d.pid; } &&
 		for i in \$(seq 1 100); do [ -S /run/docker.sock ] && break; sleep 0.02; done &&
 		setpriv --reuid 4242 --regid 4242 --clear-groups $T/probe unix:$d/agent.sock:0 >$T/control" \
@@ -352,7 +352,7 @@ test_attack_user_agent_cannot_leave_its_cgroup() {
 # _standin PATH MODE OWNER: a socket at PATH (in the test's own /run) that
 # records a hit; for JAIL_SETUP, which fails if it does not listen
 _standin() {
-	echo "mkdir -p $(dirname "$1") && { socat UNIX-LISTEN:$1,fork,mode=$2,user=$3 SYSTEM:'echo standin >>$T/hits; echo standin' </dev/null >/dev/null 2>&1 & echo \$! >>$T/standin.pid; } &&
+	echo "mkdir -p $(dirname "$1") && { socat -U UNIX-LISTEN:$1,fork,mode=$2,user=$3 SYSTEM:'echo standin >>$T/hits; echo standin' </dev/null >/dev/null 2>&1 & echo \$! >>$T/standin.pid; } &&
 		for i in \$(seq 1 100); do [ -S $1 ] && break; sleep 0.02; done && [ -S $1 ]"
 }
 

@@ -67,7 +67,7 @@ EOS
 	jail_cmd -- sh "$T/agent.sh" >"$T/out" 2>"$T/err" &
 	local job=$! agent i
 	agent=$(agent_pid)
-	nsenter -t "$agent" -n -- socat ABSTRACT-LISTEN:ebpfjail-it,fork SYSTEM:"echo abstract >>$T/hits; echo abstract" </dev/null >/dev/null 2>&1 &
+	nsenter -t "$agent" -n -- socat -U ABSTRACT-LISTEN:ebpfjail-it,fork SYSTEM:"echo abstract >>$T/hits; echo abstract" </dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
 	for i in $(seq 1 100); do nsenter -t "$agent" -n -- ss -xlH | grep -q '@ebpfjail-it ' && break; sleep 0.05; done
 	nsenter -t "$agent" -n -- ss -xlH | grep -q '@ebpfjail-it ' || fail "the abstract socket did not listen"
