@@ -50,9 +50,15 @@ _serve() {
 	tcp) listen="TCP-LISTEN:$port,bind=$addr,fork,reuseaddr,backlog=$LISTEN_BACKLOG" ;;
 	udp) listen="UDP-RECVFROM:$port,bind=$addr,fork" ;;
 	esac
+	# A UDP server's shell reads the datagram before it answers: one that
+	# exits first makes socat's write of it fail (EPIPE), and socat then
+	# ends without sending the answer (1 probe in 500 under load needed a
+	# retry).
+	local answer="echo $name >>$T/hits; echo $name"
+	[ "$proto" = udp ] && answer="head -c1 >/dev/null; $answer"
 	_expect_listener "$ns" "$proto" "$addr" "$port"
 	# nsenter execs socat: $! is the listener itself, so netsim_down kills it
-	nsenter -t "$ns" -n -- socat "$listen" SYSTEM:"echo $name >>$T/hits; echo $name" \
+	nsenter -t "$ns" -n -- socat "$listen" SYSTEM:"$answer" \
 		</dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
 }
