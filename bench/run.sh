@@ -70,7 +70,7 @@ bench relay.sh
 bench jail.sh
 bench dns.sh
 
-awk -F'\t' -v smoke="$smoke" -v json="$json" -v expect=26 '
+awk -F'\t' -v smoke="$smoke" -v json="$json" -v expect=28 '
 function num(x) { return x == int(x) ? sprintf("%d", x) : x >= 1000 ? sprintf("%.0f", x) : sprintf("%.3f", x) }
 function str(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
 function jnum(x) { return x == "" || x == "-" ? "null" : x + 0 }
