@@ -337,12 +337,16 @@ static int install_now(struct jail_policy *jp)
  * name (bpf/ebpfjail.h): a new generation of kept flows. The attack: an
  * agent that opened a connection by name would go on sending through it
  * after its user denied the address. For nftables, a new conntrack mark,
- * put in force by a whole new generation of the rules. */
-static void renew_kept(struct jail_policy *jp)
+ * put in force by a whole new generation of the rules. @had_names: the
+ * configuration in force until now had allow-host lines, so connections
+ * by name may be open. It is the old configuration that says so, not the
+ * new one: a reload that takes away the last allow-host line must cut
+ * what that line opened. */
+static void renew_kept(struct jail_policy *jp, bool had_names)
 {
 	int err;
 
-	if (!jp->cfg->n_allow_host)
+	if (!had_names)
 		return;
 	jp->kept_gen++;
 	err = jp->bpf ? loader_renew_kept_flows(jp->bpf) : install_now(jp);
@@ -451,7 +455,7 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	 * and open connections by name are judged by the new policy. */
 	if (dnsallow_keep_configured(&jp->names, jp->cfg))
 		names_stale(jp, names_apply(jp));
-	renew_kept(jp);
+	renew_kept(jp, saved.n_allow_host > 0);
 	live_rules_diff(&before, &jp->rules, &added, &removed);
 	live_config_diff(&saved, &next, changes, sizeof(changes), restart, sizeof(restart));
 	snprintf(line, sizeof(line), "%s%s%zu rules added, %zu removed%s%s%s", changes,
@@ -515,7 +519,7 @@ static void allow_or_deny(struct jail_policy *jp, bool allow, const char *target
 	}
 	live_clear(&saved);
 	if (!allow)
-		renew_kept(jp); /* a connection by name to it is cut too */
+		renew_kept(jp, jp->cfg->n_allow_host > 0); /* a connection by name to it is cut too */
 	snprintf(reply, size, "ok jail %s: %s %s until the jail ends or the next reload\n", jp->id,
 		 allow ? "allowed" : "denied", target);
 	record(jp, allow ? "allow" : "deny", target, uid);

@@ -288,3 +288,41 @@ test_deny_cuts_a_connection_opened_by_name() {
 	grep -qx "echo:before:" "$T/out" || fail "the connection went on after deny: $(cat "$T/out" "$T/err")"
 	expect_no_leftovers
 }
+
+# A reload that takes away the only allow-host line cuts the connections
+# opened by name too. The attack: the user removes the name and reloads,
+# and the agent goes on sending through the connection it opened while the
+# name was allowed (the reload renewed kept flows only when the new
+# configuration had allow-host lines). The control, in the same
+# connection: it carries data after a pause as long as the reload's. (Not
+# a reload that keeps the line: that one renews kept flows itself, and
+# then the next reload cuts the connection with or without the fix.)
+test_reload_without_the_name_cuts_a_connection_opened_by_name() {
+	netsim_up
+	lan_echo 10.23.0.80 9000
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	echo "allow-host = forge.lan.test" >>"$T/jail.conf"
+	jail_cmd -- bash -c "$DIG forge.lan.test >/dev/null
+		exec 3<>/dev/tcp/10.23.0.80/9000 && echo before >&3 && read -t 3 a <&3
+		touch $T/agent/open
+		for i in \$(seq 1 100); do [ -e $T/agent/kept ] && break; sleep 0.05; done
+		echo kept >&3; read -t 3 b <&3
+		touch $T/agent/sent
+		for i in \$(seq 1 100); do [ -e $T/agent/removed ] && break; sleep 0.05; done
+		echo after >&3; read -t 3 c <&3
+		echo \"echo:\$a:\$b:\$c\"" >"$T/out" 2>"$T/err" &
+	local job=$! i
+	for i in $(seq 1 100); do [ -e "$T/agent/open" ] && break; sleep 0.05; done
+	[ -e "$T/agent/open" ] || fail "the connection did not open: $(cat "$T/out" "$T/err")"
+	touch "$T/agent/kept"
+	for i in $(seq 1 100); do [ -e "$T/agent/sent" ] && break; sleep 0.05; done
+	sed -i '/^allow-host/d' "$T/jail.conf"
+	run as_user "$EBPFJAIL" reload
+	expect_rc 0
+	expect_out "allow-host -forge.lan.test"
+	touch "$T/agent/removed"
+	wait "$job" || true
+	grep -qx "echo:before:kept:" "$T/out" ||
+		fail "not cut by the reload that took the name away (or, no 'kept': it did not carry data before): $(cat "$T/out" "$T/err")"
+	expect_no_leftovers
+}
