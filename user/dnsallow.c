@@ -182,18 +182,24 @@ static bool unconfigured(const struct dnsallow_entry *e, const void *arg)
 
 size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg)
 {
-	size_t gone = drop_where(t, unconfigured, cfg), i, h;
+	size_t changed = drop_where(t, unconfigured, cfg), i, h;
+	bool exact;
 
 	/* What the patterns left may open: exact only if an exact one
-	 * still gives it. */
+	 * still gives it. A name that lost its exact line counts as a
+	 * change: the attack is the user keeping `*.lan`, deleting
+	 * `nas.lan` and reloading, while the compiled policy still opens
+	 * nas.lan's LAN address until it is compiled again. */
 	for (i = 0; i < t->n; i++) {
-		t->v[i].exact = false;
+		exact = false;
 		for (h = 0; h < cfg->n_allow_host; h++)
-			t->v[i].exact |= cfg->allow_host[h].port == t->v[i].port &&
-					 !is_wildcard(cfg->allow_host[h].pattern) &&
-					 dnsmsg_name_matches(cfg->allow_host[h].pattern, t->v[i].name);
+			exact |= cfg->allow_host[h].port == t->v[i].port &&
+				 !is_wildcard(cfg->allow_host[h].pattern) &&
+				 dnsmsg_name_matches(cfg->allow_host[h].pattern, t->v[i].name);
+		changed += t->v[i].exact && !exact;
+		t->v[i].exact = exact;
 	}
-	return gone;
+	return changed;
 }
 
 void dnsallow_names(const struct dnsallow *t, struct policy_name *out)

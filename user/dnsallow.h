@@ -108,8 +108,10 @@ long dnsallow_expire(struct dnsallow *t, uint64_t now_ns, struct dnsallow_entry 
 
 /**
  * dnsallow_keep_configured() - after a reload: remove the entries that no
- * allow-host pattern of @cfg gives any more (their name with their port)
- * Return: how many went.
+ * allow-host pattern of @cfg gives any more (their name with their port),
+ * and weaken those that only a wildcard gives now
+ * Return: how many went or were weakened (the policy must be compiled
+ * again if any).
  */
 size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg);
 

@@ -341,12 +341,14 @@ static int install_now(struct jail_policy *jp)
  * configuration in force until now had allow-host lines, so connections
  * by name may be open. It is the old configuration that says so, not the
  * new one: a reload that takes away the last allow-host line must cut
- * what that line opened. */
+ * what that line opened. BPF renews anyway (one array write): a
+ * connection kept while a stale name was still in the trie (a failed
+ * names_apply()) is cut by the next reload or deny too. */
 static void renew_kept(struct jail_policy *jp, bool had_names)
 {
 	int err;
 
-	if (!had_names)
+	if (!had_names && !jp->bpf)
 		return;
 	jp->kept_gen++;
 	err = jp->bpf ? loader_renew_kept_flows(jp->bpf) : install_now(jp);
@@ -452,7 +454,8 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 		return;
 	}
 	/* Names a pattern no longer gives go now, with their addresses,
-	 * and open connections by name are judged by the new policy. */
+	 * names only a wildcard gives now lose their exact strength, and
+	 * open connections by name are judged by the new policy. */
 	if (dnsallow_keep_configured(&jp->names, jp->cfg))
 		names_stale(jp, names_apply(jp));
 	renew_kept(jp, saved.n_allow_host > 0);

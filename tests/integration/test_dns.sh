@@ -310,10 +310,10 @@ test_reload_without_the_name_cuts_a_connection_opened_by_name() {
 		touch $T/agent/sent
 		for i in \$(seq 1 100); do [ -e $T/agent/removed ] && break; sleep 0.05; done
 		echo after >&3; read -t 3 c <&3
-		echo \"echo:\$a:\$b:\$c\"" >"$T/out" 2>"$T/err" &
+		echo \"echo:\$a:\$b:\$c\"" >"$T/jail.out" 2>"$T/jail.err" &
 	local job=$! i
 	for i in $(seq 1 100); do [ -e "$T/agent/open" ] && break; sleep 0.05; done
-	[ -e "$T/agent/open" ] || fail "the connection did not open: $(cat "$T/out" "$T/err")"
+	[ -e "$T/agent/open" ] || fail "the connection did not open: $(cat "$T/jail.out" "$T/jail.err")"
 	touch "$T/agent/kept"
 	for i in $(seq 1 100); do [ -e "$T/agent/sent" ] && break; sleep 0.05; done
 	sed -i '/^allow-host/d' "$T/jail.conf"
@@ -322,7 +322,39 @@ test_reload_without_the_name_cuts_a_connection_opened_by_name() {
 	expect_out "allow-host -forge.lan.test"
 	touch "$T/agent/removed"
 	wait "$job" || true
-	grep -qx "echo:before:kept:" "$T/out" ||
-		fail "not cut by the reload that took the name away (or, no 'kept': it did not carry data before): $(cat "$T/out" "$T/err")"
+	grep -qx "echo:before:kept:" "$T/jail.out" ||
+		fail "not cut by the reload that took the name away (or no 'kept':" \
+			"it carried nothing before): $(cat "$T/jail.out" "$T/jail.err")"
+	expect_no_leftovers
+}
+
+# A reload that leaves only a wildcard for a name closes its LAN address:
+# a wildcard's names are the agent's to pick, so it never opens the LAN.
+# The attack: the user deletes `allow-host = forge.lan.test` and keeps
+# `*.lan.test`; the reload compiled the policy before it weakened the
+# name, and the agent, asking again before the TTL ran out, kept
+# forge.lan.test's LAN address open. The control: the exact line opened it
+# before the reload.
+test_reload_that_leaves_only_a_wildcard_closes_the_lan_address() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	printf 'allow-host = *.lan.test\nallow-host = forge.lan.test\n' >>"$T/jail.conf"
+	jail_cmd -- sh -c "$DIG forge.lan.test >/dev/null; \"$T/probe\" tcp:10.23.0.80:22
+		touch $T/agent/open
+		for i in \$(seq 1 100); do [ -e $T/agent/removed ] && break; sleep 0.05; done
+		$DIG forge.lan.test >/dev/null; \"$T/probe\" tcp:10.23.0.80:80" >"$T/jail.out" 2>"$T/jail.err" &
+	local job=$! i
+	for i in $(seq 1 200); do [ -e "$T/agent/open" ] && break; sleep 0.05; done
+	[ -e "$T/agent/open" ] || fail "the jail did not get as far as the reload: $(cat "$T/jail.out" "$T/jail.err")"
+	sed -i '/^allow-host = forge.lan.test$/d' "$T/jail.conf"
+	run as_user "$EBPFJAIL" reload
+	expect_rc 0
+	expect_out "allow-host -forge.lan.test"
+	touch "$T/agent/removed"
+	wait "$job" || true
+	cp "$T/jail.out" "$T/out" && cp "$T/jail.err" "$T/err" # for expect_result
+	expect_result tcp:10.23.0.80:22 ok
+	expect_denied tcp:10.23.0.80:80
+	expect_no_hit forge-web
 	expect_no_leftovers
 }

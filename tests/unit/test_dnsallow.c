@@ -103,3 +103,28 @@ Test(dnsallow, a_reload_drops_the_names_no_pattern_gives)
 	config_free(&next);
 }
 
+/* The attack: the user deletes `allow-host = nas.lan` and keeps
+ * `*.lan`; nas.lan's LAN address must lose its exact strength, and the
+ * caller must hear that the policy changed (it recompiles only then). */
+Test(dnsallow, a_reload_that_leaves_only_a_wildcard_weakens_the_name_and_says_so)
+{
+	uint32_t a = ip("10.0.0.5");
+	struct dnsallow t = { 0 };
+	struct config cfg, next;
+	size_t added;
+
+	config_with(&cfg, "allow-host = *.lan\nallow-host = nas.lan\n");
+	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, 60, S, &added);
+	cr_assert_eq(t.n, 1);
+	cr_assert(t.v[0].exact);
+	config_with(&next, "allow-host = *.lan\n");
+	cr_expect_eq(dnsallow_keep_configured(&t, &next), 1);
+	cr_expect_eq(t.n, 1);
+	cr_expect_not(t.v[0].exact);
+	/* Nothing changed: nothing to say. */
+	cr_expect_eq(dnsallow_keep_configured(&t, &next), 0);
+	dnsallow_free(&t);
+	config_free(&cfg);
+	config_free(&next);
+}
+
