@@ -29,7 +29,7 @@ pattern=${2:-}
 passed=0 failed=0 skipped=0
 
 run_suite() {
-	local tag=$1 file tests t T out rc
+	local tag=$1 file tests t T out rc start took
 	[ "${ROOTLESS:-}" = 1 ] && tag="${tag}[rootless] "
 	for file in "$here"/test_*.sh; do
 		tests=$(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '$3 ~ /^test_/ {print $3}')
@@ -49,11 +49,11 @@ run_suite() {
 			[ "${ROOTLESS:-}" != 1 ] && [[ $t == test_rootless_* ]] && continue
 			# Not under /tmp: the agent gets a private /tmp and would not see it.
 			T=$(mktemp -d /var/tmp/ebpfjail-it.XXXXXX)
-			out="$T.log"
+			out="$T.log" start=$SECONDS
 			( set +o pipefail; export T; cd "$T" && source "$here/lib.sh" && source "$here/netsim.sh" && source "$file" && trap netsim_down EXIT && set -e && "$t" ) >"$out" 2>&1
-			rc=$?
+			rc=$? took="$((SECONDS - start)) s" # which tests make the suite long
 			case $rc in
-			0) passed=$((passed + 1)); echo "ok      $tag$(basename "$file" .sh) $t" ;;
+			0) passed=$((passed + 1)); echo "ok      $tag$(basename "$file" .sh) $t ($took)" ;;
 			77)
 				skipped=$((skipped + 1))
 				echo "skip    $tag$(basename "$file" .sh) $t: $(tail -n 1 "$out")"
@@ -63,7 +63,7 @@ run_suite() {
 					echo "FAIL    $tag$(basename "$file" .sh) $t: skipped under CI=true"
 				fi
 				;;
-			*) failed=$((failed + 1)); echo "FAIL    $tag$(basename "$file" .sh) $t"; sed 's/^/    | /' "$out" ;;
+			*) failed=$((failed + 1)); echo "FAIL    $tag$(basename "$file" .sh) $t ($took)"; sed 's/^/    | /' "$out" ;;
 			esac
 			if [ "${DEBUG:-}" = 1 ]; then echo "    kept $T"; else rm -rf "$T"; fi
 			rm -f "$out"

@@ -265,67 +265,68 @@ test_a_large_answer_comes_whole_over_tcp() {
 	expect_no_leftovers
 }
 
+# _cut_by_name [RUN-OPTIONS] -- CHANGE...: in the simulated network
+# (netsim_up first), an agent opens a connection by name to an echo server
+# on forge.lan.test (10.23.0.80:9000) and sends through it three times: at
+# once, after a pause (the control: the connection carries data after a
+# wait), and after the user's CHANGE (a function that asserts it
+# succeeded). The test holds if only the third echo never came back.
+_cut_by_name() {
+	local opts=() job i
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	lan_echo 10.23.0.80 9000
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	jail_cmd "${opts[@]}" -- bash -c "$DIG forge.lan.test >/dev/null
+		exec 3<>/dev/tcp/10.23.0.80/9000 && echo before >&3 && read -t 3 a <&3
+		touch $T/agent/open
+		for i in \$(seq 1 100); do [ -e $T/agent/paused ] && break; sleep 0.05; done
+		echo kept >&3; read -t 3 b <&3
+		touch $T/agent/sent
+		for i in \$(seq 1 100); do [ -e $T/agent/changed ] && break; sleep 0.05; done
+		echo after >&3; read -t 3 c <&3
+		echo \"echo:\$a:\$b:\$c\"" >"$T/jail.out" 2>"$T/jail.err" &
+	job=$!
+	for i in $(seq 1 100); do [ -e "$T/agent/open" ] && break; sleep 0.05; done
+	[ -e "$T/agent/open" ] || fail "the connection did not open: $(cat "$T/jail.out" "$T/jail.err")"
+	touch "$T/agent/paused"
+	for i in $(seq 1 100); do [ -e "$T/agent/sent" ] && break; sleep 0.05; done
+	"$@"
+	touch "$T/agent/changed"
+	wait "$job" || true
+	grep -qx "echo:before:kept:" "$T/jail.out" ||
+		fail "not cut by $* (or no 'kept': it carried nothing before):" \
+			"$(cat "$T/jail.out" "$T/jail.err")"
+	expect_no_leftovers
+}
+
 # `ebpfjail deny` cuts a connection opened by name too (kept flows are
 # judged again): an agent must not go on sending through it after its
 # user denied the address.
 test_deny_cuts_a_connection_opened_by_name() {
 	netsim_up
-	lan_echo 10.23.0.80 9000
-	mkdir "$T/agent" && chown 4242 "$T/agent"
-	jail_cmd --allow-host forge.lan.test -- bash -c "$DIG forge.lan.test >/dev/null
-		exec 3<>/dev/tcp/10.23.0.80/9000 && echo before >&3 && read -t 3 a <&3
-		touch $T/agent/open
-		for i in \$(seq 1 100); do [ -e $T/agent/denied ] && break; sleep 0.05; done
-		echo after >&3; read -t 3 b <&3
-		echo \"echo:\$a:\$b\"" >"$T/out" 2>"$T/err" &
-	local job=$! i
-	for i in $(seq 1 100); do [ -e "$T/agent/open" ] && break; sleep 0.05; done
-	[ -e "$T/agent/open" ] || fail "the connection did not open: $(cat "$T/out" "$T/err")"
+	_cut_by_name --allow-host forge.lan.test -- _deny_forge
+}
+_deny_forge() {
 	run as_user "$EBPFJAIL" deny 10.23.0.80
 	expect_rc 0
-	touch "$T/agent/denied"
-	wait "$job" || true
-	grep -qx "echo:before:" "$T/out" || fail "the connection went on after deny: $(cat "$T/out" "$T/err")"
-	expect_no_leftovers
 }
 
 # A reload that takes away the only allow-host line cuts the connections
 # opened by name too. The attack: the user removes the name and reloads,
 # and the agent goes on sending through the connection it opened while the
 # name was allowed (the reload renewed kept flows only when the new
-# configuration had allow-host lines). The control, in the same
-# connection: it carries data after a pause as long as the reload's. (Not
-# a reload that keeps the line: that one renews kept flows itself, and
-# then the next reload cuts the connection with or without the fix.)
+# configuration had allow-host lines).
 test_reload_without_the_name_cuts_a_connection_opened_by_name() {
 	netsim_up
-	lan_echo 10.23.0.80 9000
-	mkdir "$T/agent" && chown 4242 "$T/agent"
 	echo "allow-host = forge.lan.test" >>"$T/jail.conf"
-	jail_cmd -- bash -c "$DIG forge.lan.test >/dev/null
-		exec 3<>/dev/tcp/10.23.0.80/9000 && echo before >&3 && read -t 3 a <&3
-		touch $T/agent/open
-		for i in \$(seq 1 100); do [ -e $T/agent/kept ] && break; sleep 0.05; done
-		echo kept >&3; read -t 3 b <&3
-		touch $T/agent/sent
-		for i in \$(seq 1 100); do [ -e $T/agent/removed ] && break; sleep 0.05; done
-		echo after >&3; read -t 3 c <&3
-		echo \"echo:\$a:\$b:\$c\"" >"$T/jail.out" 2>"$T/jail.err" &
-	local job=$! i
-	for i in $(seq 1 100); do [ -e "$T/agent/open" ] && break; sleep 0.05; done
-	[ -e "$T/agent/open" ] || fail "the connection did not open: $(cat "$T/jail.out" "$T/jail.err")"
-	touch "$T/agent/kept"
-	for i in $(seq 1 100); do [ -e "$T/agent/sent" ] && break; sleep 0.05; done
+	_cut_by_name -- _reload_without_forge
+}
+_reload_without_forge() {
 	sed -i '/^allow-host/d' "$T/jail.conf"
 	run as_user "$EBPFJAIL" reload
 	expect_rc 0
 	expect_out "allow-host -forge.lan.test"
-	touch "$T/agent/removed"
-	wait "$job" || true
-	grep -qx "echo:before:kept:" "$T/jail.out" ||
-		fail "not cut by the reload that took the name away (or no 'kept':" \
-			"it carried nothing before): $(cat "$T/jail.out" "$T/jail.err")"
-	expect_no_leftovers
 }
 
 # A reload that leaves only a wildcard for a name closes its LAN address:
