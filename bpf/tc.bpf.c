@@ -16,7 +16,9 @@
  *   IPv4 with options (IHL > 5) drop, reason ip-options (source routing and
  *                               friends have no business leaving the jail)
  *   everything else             the policy, on the destination address and,
- *                               for TCP and UDP first fragments, the port
+ *                               for TCP and UDP first fragments, the port;
+ *                               its DNS exception never holds here (the
+ *                               forwarder is on lo), reason gateway
  * Later fragments carry no port and are judged on the address alone, so a
  * fragment to a blocked address is dropped whatever its first part said.
  *
@@ -116,6 +118,17 @@ int jail_tc_egress(struct __sk_buff *skb)
 		dport_be = ports[1];
 
 	v = policy_decide(ip.daddr, dport_be, ip.protocol);
+	/* The DNS exception is the forwarder's, on the jail's lo: a frame to
+	 * it on the tap went around lo's local route (SO_BINDTODEVICE,
+	 * IP_UNICAST_IF or an IP_PKTINFO ifindex, none privileged) and would
+	 * reach pasta, the way to the host's resolvers (a DNS UPDATE under an
+	 * allowed name, the resolver's cache). Refused as the forward
+	 * address's other ports are. */
+	if (v.action == JAIL_ALLOW && v.reason == REASON_DNS) {
+		v.action = JAIL_DENY;
+		v.reason = REASON_GATEWAY;
+		v.rule_prefixlen = 32;
+	}
 	if (v.action != JAIL_ALLOW && kept_flow(skb, ip.daddr, dport_be)) {
 		v.action = JAIL_ALLOW;
 		v.reason = REASON_ALLOW_HOST;

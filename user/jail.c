@@ -173,14 +173,15 @@ static int wait_for_tap(struct jail *j, int *ifindex)
 	return -ETIMEDOUT;
 }
 
-/* find_pasta() - pasta on PATH, and whether it forwards TCP DNS */
-static int find_pasta(struct jail *j, const struct pasta_opts *po)
+/* find_pasta() - pasta on PATH, and the forward address the jail's DNS
+ * goes to (its forwarder's, on lo) */
+static int find_pasta(struct jail *j)
 {
 	char version[128];
 
 	if (pasta_find(j->pasta_path, sizeof(j->pasta_path)))
 		return fail(j, -ENOENT, "pasta is not on PATH; install it: apt-get install passt");
-	j->policy.dns_forward = po->dns_forward;
+	j->policy.dns_forward = htonl(PASTA_DNS_FORWARD);
 	pasta_version(j->pasta_path, version, sizeof(version));
 	log_debug("pasta %s, version %s", j->pasta_path, version);
 	return 0;
@@ -193,11 +194,10 @@ static int find_pasta(struct jail *j, const struct pasta_opts *po)
 static int start_network(struct jail *j, const struct hostnet *host)
 {
 	struct pasta_opts po = { .path = j->pasta_path, .addr = host->default_addr,
-				 .gateway = host->default_gateway,
-				 .dns_forward = htonl(PASTA_DNS_FORWARD), .runas_root = true };
+				 .gateway = host->default_gateway, .runas_root = true };
 	int lo, err;
 
-	err = find_pasta(j, &po);
+	err = find_pasta(j);
 	if (err)
 		return err;
 	err = netns_create(&j->ns);
@@ -346,12 +346,11 @@ static int configure_rootless_ns(void *arg)
 static int start_network_rootless(struct jail *j, const struct hostnet *host)
 {
 	struct pasta_opts po = { .path = j->pasta_path, .addr = host->default_addr,
-				 .gateway = host->default_gateway,
-				 .dns_forward = htonl(PASTA_DNS_FORWARD), .rootless = true,
+				 .gateway = host->default_gateway, .rootless = true,
 				 .runas_root = geteuid() == 0 };
 	int err;
 
-	err = find_pasta(j, &po);
+	err = find_pasta(j);
 	if (err)
 		return err;
 	err = netns_create_rootless(&j->ns);

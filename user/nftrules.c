@@ -221,6 +221,14 @@ static void put_ports(struct writer *w, struct deny_chains *k, const struct poli
 
 		if (r->key.prefixlen != POLICY_PREFIXLEN_PORT)
 			continue;
+		/* The DNS exception is the forwarder's on lo, which the filter
+		 * accepts first ("oif lo accept"): a packet to it that gets
+		 * this far goes out by the tap, sent around lo's route
+		 * (SO_BINDTODEVICE, IP_UNICAST_IF, an IP_PKTINFO ifindex) to
+		 * reach pasta and through it the host's resolver. Left out,
+		 * the forward address's /32 refuses it (reason gateway). */
+		if (r->value.action == JAIL_ALLOW && r->value.reason == REASON_DNS)
+			continue;
 		for (j = 0; j < sizeof(protos) / sizeof(protos[0]) && !w->err; j++) {
 			bool holds = !r->value.proto || r->value.proto == protos[j].proto;
 			FILE *f = next_element(w, "ports");

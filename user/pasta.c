@@ -4,8 +4,8 @@
  * Flags (docs/DESIGN.md, "pasta"): no port forwarding either
  * way (-t/-u/-T/-U none: the host's and the jail's ports stay apart), no
  * gateway mapping (--no-map-gw: the gateway address is not a door to the
- * host's loopback), IPv4 only, DNS forwarding to the host's resolver for
- * queries sent to the gateway, MTU 65520, no DHCP/NDP/RA servers (the jail
+ * host's loopback), IPv4 only, pasta's own DNS forwarding on an address
+ * the policy refuses (pasta.h, PASTA_DNS_DECOY), MTU 65520, no DHCP/NDP/RA servers (the jail
  * is configured by us). --runas 0 (as root) because Debian 12's pasta
  * otherwise drops to nobody and cannot join the namespace; it keeps only a few
  * capabilities of its own. The namespace is named by /proc/PID/ns/net, not
@@ -63,20 +63,20 @@ int pasta_find(char *buf, size_t size)
 int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size_t size,
 	       char **argv)
 {
-	char addr[NETADDR_CIDR_STRLEN], gw[NETADDR_CIDR_STRLEN], dns[NETADDR_CIDR_STRLEN];
+	char addr[NETADDR_CIDR_STRLEN], gw[NETADDR_CIDR_STRLEN];
 	static char *const fixed[] = {
 		"--foreground", "--quiet", "--no-netns-quit",
 		"--ipv4-only", "--no-map-gw",
 		"--tcp-ports", "none", "--udp-ports", "none", "--tcp-ns", "none",
 		"--udp-ns", "none", "--mtu", PASTA_MTU, "--ns-ifname", PASTA_IFNAME,
 		"--no-dhcp", "--no-ndp", "--no-dhcpv6", "--no-ra",
+		"--dns-forward", PASTA_DNS_DECOY,
 	};
 	size_t used = 0, i;
 	int argc = 0;
 
 	netaddr_format(o->addr, addr);
 	netaddr_format(o->gateway, gw);
-	netaddr_format(o->dns_forward, dns);
 #define PUT(fmt, ...)                                                                    \
 	do {                                                                             \
 		argv[argc++] = strings + used;                                           \
@@ -93,8 +93,6 @@ int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size
 	PUT("%s", addr);
 	argv[argc++] = "--gateway";
 	PUT("%s", gw);
-	argv[argc++] = "--dns-forward";
-	PUT("%s", dns);
 	/* Rootless, pasta joins the jail's user namespace (it owns it, as
 	 * the same user from its parent) for the capabilities it needs over
 	 * the network namespace; as root it needs none. */

@@ -18,12 +18,20 @@
  * answers that itself. Host byte order. */
 #define PASTA_DNS_FORWARD 0xa9fe0101U
 
+/* pasta's own DNS forwarding (--dns-forward), which hands a datagram raw
+ * to the host's first resolver, sits on an address the policy refuses
+ * everywhere (240/4, reserved) and no network uses: the jail's DNS is the
+ * supervisor's forwarder, and an agent that sent around lo's route to the
+ * forward address would otherwise reach the host's resolver through pasta
+ * (docs/DESIGN.md, "DNS"). Given, not left out, so that no pasta picks a
+ * default of its own (the gateway, for a resolver on the host's loopback). */
+#define PASTA_DNS_DECOY "240.0.0.53"
+
 struct pasta_opts {
 	const char *path;      /* the binary, from pasta_find() */
 	pid_t netns_pid;       /* a process inside the jail's namespace */
 	uint32_t addr;         /* the jail's address (pasta's guest address) */
 	uint32_t gateway;      /* pasta's side of the tap */
-	uint32_t dns_forward;  /* PASTA_DNS_FORWARD, network byte order */
 	const char *log_path;  /* pasta's stdout and stderr go here */
 	bool rootless;         /* the jail is a user namespace of ours: pasta
 				  joins it (--userns) */

@@ -10,6 +10,7 @@
 #include "audit.h"
 #include "builtin.h"
 #include "netaddr.h"
+#include "pasta.h"
 #include "summary.h"
 #include "textbuf.h"
 #include "unixpolicy.h"
@@ -112,6 +113,11 @@ enum summary_advice summary_advice(const struct summary_slot *x)
 	/* netns: the socket was in a namespace of the agent's own; no
 	 * allow-ip reaches out of that. */
 	if (no_address(x->reason) || x->reason == REASON_NETNS)
+		return SUMMARY_NO_LINE;
+	/* The forward address is the forwarder's on lo: denied, it was
+	 * sent around lo's route towards pasta, the side door to the host's
+	 * resolver (docs/DESIGN.md, "DNS"), which no line should open. */
+	if (x->daddr == htonl(PASTA_DNS_FORWARD))
 		return SUMMARY_NO_LINE;
 	if (metadata(x))
 		return SUMMARY_NEVER;

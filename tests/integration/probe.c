@@ -71,6 +71,10 @@
  *   holdserve:ADDR:PORT  listen (backlog 4096) and never accept: a service
  *                        that takes connections and says nothing; prints
  *                        "listening", then sleeps until killed (120 s)
+ * PROBE_VIA sends udp: and dns: datagrams around lo's local route, out of
+ * the interface PROBE_VIA_DEV (default jail0, the tap), as any process may
+ * without a privilege: "bind" (SO_BINDTODEVICE), "unicast" (IP_UNICAST_IF)
+ * or "pktinfo" (an IP_PKTINFO ifindex with each send).
  * Prints "SPEC RESULT MICROSECONDS" per SPEC, RESULT being "ok", "sent"
  * (UDP, no reply) or the errno name (EPERM, ETIMEDOUT, ECONNREFUSED, ...).
  */
@@ -88,6 +92,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <net/if.h>
 #include <linux/if_ether.h>
 #include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
@@ -484,6 +489,58 @@ static const char *hold_tasks(long n, int seconds)
 	return result;
 }
 
+/* via_setup() - @fd bound to PROBE_VIA's interface, if PROBE_VIA names a
+ * socket option (probe.c's usage). Return: 0 or the errno. */
+static int via_setup(int fd)
+{
+	const char *via = getenv("PROBE_VIA"), *dev = getenv("PROBE_VIA_DEV");
+	int index;
+
+	if (!via)
+		return 0;
+	if (!dev)
+		dev = "jail0";
+	index = (int)if_nametoindex(dev);
+	if (!index)
+		return errno;
+	if (!strcmp(via, "bind"))
+		return setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, (socklen_t)strlen(dev)) ?
+			       errno : 0;
+	if (!strcmp(via, "unicast")) {
+		int be = (int)htonl((uint32_t)index); /* IP_UNICAST_IF takes it so */
+
+		return setsockopt(fd, IPPROTO_IP, IP_UNICAST_IF, &be, sizeof(be)) ? errno : 0;
+	}
+	return strcmp(via, "pktinfo") ? EINVAL : 0;
+}
+
+/* via_send() - @buf to @sa, with PROBE_VIA=pktinfo's interface index in an
+ * IP_PKTINFO message. Return: 0 or the errno. */
+static int via_send(int fd, const void *buf, size_t n, const struct sockaddr *sa, socklen_t len)
+{
+	union {
+		struct cmsghdr h;
+		char room[CMSG_SPACE(sizeof(struct in_pktinfo))];
+	} control;
+	struct iovec iov = { (void *)buf, n };
+	struct msghdr m = { .msg_name = (void *)sa, .msg_namelen = len, .msg_iov = &iov,
+			    .msg_iovlen = 1 };
+	const char *via = getenv("PROBE_VIA"), *dev = getenv("PROBE_VIA_DEV");
+
+	if (via && !strcmp(via, "pktinfo")) {
+		struct in_pktinfo info = { .ipi_ifindex = (int)if_nametoindex(dev ? dev : "jail0") };
+
+		memset(&control, 0, sizeof(control));
+		m.msg_control = control.room;
+		m.msg_controllen = sizeof(control.room);
+		control.h.cmsg_level = IPPROTO_IP;
+		control.h.cmsg_type = IP_PKTINFO;
+		control.h.cmsg_len = CMSG_LEN(sizeof(info));
+		memcpy(CMSG_DATA(&control.h), &info, sizeof(info));
+	}
+	return sendmsg(fd, &m, 0) == (ssize_t)n ? 0 : errno;
+}
+
 /* dns_query() - an A query for @name (dot-separated labels) with @id into
  * @q (room for 300 bytes): its length */
 static size_t dns_query(uint8_t *q, const char *name, uint16_t id)
@@ -598,7 +655,7 @@ static const char *dns_lookup(const char *name, struct in_addr *addr)
 	const char *why = NULL;
 	ssize_t got;
 	size_t n;
-	int fd;
+	int fd, e;
 
 	while (rc && fgets(line, sizeof(line), rc))
 		if (!server[0] && sscanf(line, "nameserver %63s", server) == 1)
@@ -611,8 +668,8 @@ static const char *dns_lookup(const char *name, struct in_addr *addr)
 	if (fd < 0)
 		return errname(errno);
 	n = dns_query(q, name, (uint16_t)getpid());
-	if (connect(fd, (struct sockaddr *)&ns, sizeof(ns)) || send(fd, q, n, 0) != (ssize_t)n)
-		why = errname(errno);
+	if ((e = via_setup(fd)) || (e = via_send(fd, q, n, (struct sockaddr *)&ns, sizeof(ns))))
+		why = errname(e);
 	else if (wait_fd(fd, POLLIN, 3000) || (got = recv(fd, a, sizeof(a), 0)) < 12)
 		why = "timeout";
 	else if (!(addr->s_addr = dns_last_a(a, (size_t)got)))
@@ -845,10 +902,10 @@ static const char *attempt(const char *spec)
 	 * a socat echo server), and a loaded machine's socat, forking a shell
 	 * for each, can take most of a second to answer. A denial is the
 	 * first send's errno, at once. */
+	e = via_setup(fd);
 	for (n = 0; n < 3 && !e; n++) {
-		if (sendto(fd, "ping\n", 5, 0, (struct sockaddr *)&ss, len) < 0)
-			e = errno;
-		else if (wait_fd(fd, POLLIN, 1000) == 0 && recv(fd, buf, sizeof(buf), 0) > 0) {
+		e = via_send(fd, "ping\n", 5, (struct sockaddr *)&ss, len);
+		if (!e && wait_fd(fd, POLLIN, 1000) == 0 && recv(fd, buf, sizeof(buf), 0) > 0) {
 			close(fd);
 			return "ok";
 		}

@@ -359,3 +359,39 @@ test_reload_that_leaves_only_a_wildcard_closes_the_lan_address() {
 	expect_no_hit forge-web
 	expect_no_leftovers
 }
+
+# A side door to the host's resolver. Any process may send around lo's
+# local route, out of the tap, with no privilege: SO_BINDTODEVICE to the
+# tap, IP_UNICAST_IF, or an IP_PKTINFO ifindex (three ways: blocking one
+# option is not enough). The attack: a query to the forward address sent
+# so reached pasta, whose own DNS forwarding (--dns-forward) handed it raw
+# to the host's resolver: one way is enough for a DNS UPDATE that points
+# an allowed name at a LAN host, and RD=0 queries read the resolver's
+# cache. Now the tap drops any frame to the forward address (it is the
+# forwarder's on lo only), and pasta's DNS forwarding sits on an address
+# the policy blocks. The controls: the same sockets reach an internet echo
+# server by the tap, and a query sent the usual way is answered.
+test_a_query_sent_around_lo_never_reaches_the_hosts_resolver() {
+	netsim_up
+	jail -- sh -c 'for via in bind unicast pktinfo; do
+			PROBE_VIA=$via "$0/probe" dns:side-$via.wild.lan.test:0 udp:198.51.100.7:7
+		done; "$0/probe" dns:usual.wild.lan.test:0' "$T"
+	expect_rc 0
+	expect_result dns:usual.wild.lan.test:0 10.23.0.82
+	resolver_saw usual.wild.lan.test || fail "the control query did not reach the resolver"
+	[ "$(grep -c '^udp:198.51.100.7:7 ok ' "$T/out")" -eq 3 ] ||
+		fail "a socket option did not reach the internet by the tap: $(cat "$T/out" "$T/err")"
+	# Refused at the tap (BPF: the datagram is sent, then dropped) or in
+	# the output hook (rootless: sendmsg() says EPERM).
+	local via got
+	for via in bind unicast pktinfo; do
+		got=$(result "dns:side-$via.wild.lan.test:0")
+		[[ $got == timeout || $got == EPERM ]] || fail "$via: got '$got' (stdout: $(cat "$T/out"))"
+		! resolver_saw "side-$via.wild.lan.test" ||
+			fail "$via: the host's resolver got the query: $(grep side- "$T/dns.log")"
+	done
+	grep -q '"daddr": "169.254.1.1", "dport": 53, .*"reason": "gateway"' "$T/audit.jsonl" ||
+		fail "no denial of the side door recorded: $(cat "$T/audit.jsonl")"
+	! grep -q 'allow-ip = 169.254.1.1' "$T/err" || fail "the side door is suggested: $(cat "$T/err")"
+	expect_no_leftovers
+}

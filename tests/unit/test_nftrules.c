@@ -159,15 +159,16 @@ Test(nftrules, script_steps, .fini = teardown)
 		cr_expect_leq(n, NFTRULES_ELEMENTS_PER_STEP, "step %zu: %zu elements", i, n);
 		elements += n;
 	}
-	/* Two per addr:port entry (TCP and UDP), the DNS exception's too. */
+	/* Two per addr:port entry (TCP and UDP). */
 	cr_expect_geq(elements, 2 * 1000);
 	cr_expect(strstr(sc.steps[sc.n - 1], "add chain inet ebpfjail3 output { type filter hook output"));
 	cr_expect(strstr(sc.steps[sc.n - 1], "delete table inet ebpfjail2"));
-	/* The DNS exception: UDP and TCP, the jail's forwarder takes both. */
+	/* The DNS exception is no element: the forwarder is on lo, which the
+	 * filter accepts first, and off lo the forward address is refused
+	 * (an agent that sends around lo's route would reach pasta). */
 	for (i = 1; i + 1 < sc.n; i++)
-		if (strstr(sc.steps[i], "169.254.1.1 . tcp . 53 : accept"))
-			break;
-	cr_expect_lt(i + 1, sc.n, "TCP to the DNS exception is not accepted");
+		cr_expect(!strstr(sc.steps[i], "169.254.1.1 . "), "step %zu: %.200s", i,
+			  strstr(sc.steps[i], "169.254.1.1 . "));
 	nftrules_script_free(&sc);
 	/* The first generation deletes none. */
 	cr_assert_eq(nftrules_script(&pol, 1, NULL, 0, &sc), 0);
@@ -196,8 +197,8 @@ static const struct try tries[] = {
 	{ "10.1.2.4", IPPROTO_UDP, 502, 0 },               /* allow-ip with its port */
 	{ "10.1.2.4", IPPROTO_UDP, 503, EPERM },           /* ... and no other */
 	{ "169.254.169.254", IPPROTO_UDP, 80, EPERM },     /* metadata */
-	{ "169.254.1.1", IPPROTO_UDP, 53, 0 },             /* the DNS exception */
-	{ "169.254.1.1", IPPROTO_TCP, 80, EHOSTUNREACH },  /* ... no other port */
+	{ "169.254.1.1", IPPROTO_UDP, 53, EPERM },         /* the forward address off lo */
+	{ "169.254.1.1", IPPROTO_TCP, 53, EHOSTUNREACH },  /* ... on every port */
 	{ "198.51.100.1", IPPROTO_UDP, 80, EPERM },        /* the gateway */
 	{ "192.0.2.20", IPPROTO_UDP, 80, EPERM },          /* the host's LAN */
 	{ "192.0.2.77", IPPROTO_UDP, 80, 0 },              /* ... allowed in it */

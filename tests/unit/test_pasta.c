@@ -34,7 +34,6 @@ Test(pasta, argv_keeps_pasta_for_the_jails_life)
 
 	inet_pton(AF_INET, "203.0.113.2", &o.addr);
 	inet_pton(AF_INET, "203.0.113.1", &o.gateway);
-	o.dns_forward = htonl(PASTA_DNS_FORWARD);
 	argc = pasta_argv("/usr/bin/pasta", &o, strings, sizeof(strings), argv);
 	cr_assert_lt(argc, PASTA_MAX_ARGS);
 	cr_expect_null(argv[argc]);
@@ -45,7 +44,7 @@ Test(pasta, argv_keeps_pasta_for_the_jails_life)
 		if (!strcmp(argv[i], "--gateway"))
 			gw = !strcmp(argv[i + 1], "203.0.113.1");
 		if (!strcmp(argv[i], "--dns-forward"))
-			dns = !strcmp(argv[i + 1], "169.254.1.1");
+			dns = !strcmp(argv[i + 1], PASTA_DNS_DECOY);
 		if (!strcmp(argv[i], "--tcp-ports"))
 			none = !strcmp(argv[i + 1], "none");
 	}
@@ -53,7 +52,8 @@ Test(pasta, argv_keeps_pasta_for_the_jails_life)
 	cr_expect(netns, "not the holder's namespace");
 	cr_expect(none, "ports forwarded");
 	cr_expect(gw, "wrong gateway");
-	cr_expect(dns, "DNS is not forwarded from 169.254.1.1 (never the gateway)");
+	cr_expect(dns, "pasta's DNS forwarding is not on the decoy (never the gateway, never "
+		       "the forward address)");
 }
 
 /* Rootless: pasta joins the jail's user namespace before its network

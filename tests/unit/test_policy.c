@@ -9,6 +9,7 @@
 
 #include "builtin.h"
 #include "netaddr.h"
+#include "pasta.h"
 #include "policy.h"
 
 /* The host of these tests: 192.0.2.10 on 192.0.2.0/24 (a documentation
@@ -199,6 +200,11 @@ Test(policy, dns_exception_is_the_forwarders_udp_and_tcp)
 	cr_expect_eq(p.rules[i].value.reason, REASON_DNS);
 	cr_expect_eq(p.rules[i].value.proto, 0, "every protocol");
 	i = policy_lookup(&p, inet_addr("169.254.1.1"), htons(80));
+	cr_assert_geq(i, 0);
+	cr_expect_eq(p.rules[i].value.action, JAIL_DENY);
+	/* pasta's own DNS forwarding, a raw way to the host's resolver, is on
+	 * an address nothing of the jail's may reach. */
+	i = policy_lookup(&p, inet_addr(PASTA_DNS_DECOY), htons(53));
 	cr_assert_geq(i, 0);
 	cr_expect_eq(p.rules[i].value.action, JAIL_DENY);
 	policy_free(&p);

@@ -245,10 +245,10 @@ Test(tc, verdict_classes)
 		{ "198.51.100.1", IPPROTO_TCP, 80, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "198.51.100.1", IPPROTO_ICMP, 0, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "198.51.100.1", IPPROTO_UDP, 53, TC_ACT_SHOT, REASON_GATEWAY },
-		{ "169.254.1.1", IPPROTO_UDP, 53, TC_ACT_OK, REASON_DNS },
-		/* The jail's forwarder takes TCP too (the address is on the
-		 * jail's lo: nothing to it reaches the tap in a real jail). */
-		{ "169.254.1.1", IPPROTO_TCP, 53, TC_ACT_OK, REASON_DNS },
+		/* The DNS exception is the forwarder's on lo: a frame to it on
+		 * the tap was sent around lo's route, to reach pasta. */
+		{ "169.254.1.1", IPPROTO_UDP, 53, TC_ACT_SHOT, REASON_GATEWAY },
+		{ "169.254.1.1", IPPROTO_TCP, 53, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "169.254.1.1", IPPROTO_TCP, 80, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "169.254.1.1", IPPROTO_ICMP, 0, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "10.1.2.3", IPPROTO_ICMP, 0, TC_ACT_OK, REASON_ALLOW_IP },
@@ -320,8 +320,10 @@ Test(tc, agrees_with_the_policy_model)
 			uint16_t port = k->port ? ntohs(k->port) : 443;
 			long m = policy_lookup(&pol, addrs[j], htons(port));
 			const struct policy_value *v = m >= 0 ? &pol.rules[m].value : NULL;
-			/* A rule for one protocol only refuses every other. */
-			int want = v && (v->action == JAIL_DENY || (v->proto && v->proto != IPPROTO_TCP))
+			/* A rule for one protocol only refuses every other; the
+			 * DNS exception holds on lo, never on the tap. */
+			int want = v && (v->action == JAIL_DENY || v->reason == REASON_DNS ||
+					 (v->proto && v->proto != IPPROTO_TCP))
 					   ? TC_ACT_SHOT
 					   : TC_ACT_OK;
 			struct frame f;
