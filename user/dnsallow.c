@@ -59,14 +59,29 @@ uint32_t dnsallow_lifetime(uint32_t ttl)
 	return ttl > DNSALLOW_MAX_TTL_S ? DNSALLOW_MAX_TTL_S : ttl;
 }
 
-static struct dnsallow_entry *find(struct dnsallow *t, uint32_t addr, uint16_t port)
+/* find() - the entry for @addr on @port of that strength: an exact name's
+ * and a wildcard's are apart, so that an answer for a wildcard name (the
+ * agent picks it) never renews what only the exact name may open. */
+static struct dnsallow_entry *find(struct dnsallow *t, uint32_t addr, uint16_t port, bool exact)
 {
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		if (t->v[i].addr == addr && t->v[i].port == port)
+		if (t->v[i].addr == addr && t->v[i].port == port && t->v[i].exact == exact)
 			return &t->v[i];
 	return NULL;
+}
+
+/* exact_for() - does an exact pattern of @cfg for @port match @name? */
+static bool exact_for(const struct config *cfg, const char *name, uint16_t port)
+{
+	size_t h;
+
+	for (h = 0; h < cfg->n_allow_host; h++)
+		if (cfg->allow_host[h].port == port && !is_wildcard(cfg->allow_host[h].pattern) &&
+		    dnsmsg_name_matches(cfg->allow_host[h].pattern, name))
+			return true;
+	return false;
 }
 
 static struct dnsallow_entry *grow(struct dnsallow *t)
@@ -96,11 +111,13 @@ int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *na
 	*added = 0;
 	for (h = 0; h < cfg->n_allow_host; h++) {
 		uint16_t port = cfg->allow_host[h].port;
+		bool exact = exact_for(cfg, name, port);
 
-		if (!dnsmsg_name_matches(cfg->allow_host[h].pattern, name))
-			continue;
+		if (!dnsmsg_name_matches(cfg->allow_host[h].pattern, name) ||
+		    (exact && is_wildcard(cfg->allow_host[h].pattern)))
+			continue; /* not this name's, or its exact pattern's entry holds it */
 		for (i = 0; i < n_addrs; i++) {
-			struct dnsallow_entry *e = find(t, addrs[i], port);
+			struct dnsallow_entry *e = find(t, addrs[i], port, exact);
 
 			if (!e) {
 				bool full = t->n == DNSALLOW_MAX_ENTRIES;
@@ -113,9 +130,9 @@ int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *na
 				memset(e, 0, sizeof(*e));
 				e->addr = addrs[i];
 				e->port = port;
+				e->exact = exact;
 				(*added)++;
 			}
-			e->exact |= !is_wildcard(cfg->allow_host[h].pattern);
 			/* Renewed, never shortened: an earlier answer's
 			 * longer TTL stands. */
 			if (until > e->expires_ns)
@@ -180,10 +197,25 @@ static bool unconfigured(const struct dnsallow_entry *e, const void *arg)
 	return true;
 }
 
+/* weaken() - @e, whose exact pattern is gone, into a wildcard's entry: its
+ * own, or the one its address and port have, which then lasts as long as
+ * the longer of the two (and @e's time is 0: gone) */
+static void weaken(struct dnsallow *t, struct dnsallow_entry *e)
+{
+	struct dnsallow_entry *twin = find(t, e->addr, e->port, false);
+
+	e->exact = false;
+	if (!twin)
+		return;
+	if (e->expires_ns > twin->expires_ns)
+		twin->expires_ns = e->expires_ns;
+	e->expires_ns = 0;
+}
+
 size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg)
 {
-	size_t changed = drop_where(t, unconfigured, cfg), i, h;
-	bool exact;
+	size_t changed = drop_where(t, unconfigured, cfg), i;
+	uint64_t merged = 0; /* weaken() gave them time 0 */
 
 	/* What the patterns left may open: exact only if an exact one
 	 * still gives it. A name that lost its exact line counts as a
@@ -191,14 +223,12 @@ size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg)
 	 * `nas.lan` and reloading, while the compiled policy still opens
 	 * nas.lan's LAN address until it is compiled again. */
 	for (i = 0; i < t->n; i++) {
-		exact = false;
-		for (h = 0; h < cfg->n_allow_host; h++)
-			exact |= cfg->allow_host[h].port == t->v[i].port &&
-				 !is_wildcard(cfg->allow_host[h].pattern) &&
-				 dnsmsg_name_matches(cfg->allow_host[h].pattern, t->v[i].name);
-		changed += t->v[i].exact && !exact;
-		t->v[i].exact = exact;
+		if (!t->v[i].exact || exact_for(cfg, t->v[i].name, t->v[i].port))
+			continue;
+		weaken(t, &t->v[i]);
+		changed++;
 	}
+	drop_where(t, expired, &merged);
 	return changed;
 }
 

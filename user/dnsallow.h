@@ -2,10 +2,16 @@
 /* dnsallow.h - the addresses allowed by name: what the forwarder's answers
  * for allow-host names gave, and until when (pure)
  *
- * One entry per (address, port): port 0 is every port (allow-host = NAME),
- * else that port only (allow-host = NAME:PORT). An answer for a name that
- * an allow-host pattern matches records each of its addresses until now +
- * max(TTL, DNSALLOW_MIN_TTL_S); a later answer renews it. Entries are only
+ * One entry per (address, port, strength): port 0 is every port
+ * (allow-host = NAME), else that port only (allow-host = NAME:PORT). An
+ * answer for a name that an allow-host pattern matches records each of its
+ * addresses until now + max(TTL, DNSALLOW_MIN_TTL_S); a later answer of
+ * the same strength renews it. An exact pattern's entry and a wildcard's
+ * are apart, each with its own expiry, so that an answer for a wildcard
+ * name (the agent picks it) never renews what only an exact name may
+ * open: the exact name moved off a LAN address, and the agent kept the
+ * address open by asking x.wildcard for it. A name that an exact pattern
+ * matches is recorded exact only. Entries are only
  * added or renewed by answers and removed by time or by a reload that drops
  * their pattern, never replaced: two answers for one name (a round-robin
  * pool, a name that moved) both stay allowed for their own TTL, so an

@@ -204,11 +204,33 @@ static int names_add(struct jail_policy *jp, size_t first)
 	return err ? names_apply(jp) : 0;
 }
 
+/* still_opened() - does the entry of the other strength for @gone's
+ * address and port (dnsallow.h) open what @gone did, judged by the policy
+ * in force without @gone's rule? Then the rule stays, in @jp->rules again. */
+static bool still_opened(struct jail_policy *jp, const struct dnsallow_entry *gone)
+{
+	struct policy_rule r;
+	size_t i;
+
+	for (i = 0; i < jp->names.n; i++) {
+		const struct dnsallow_entry *e = &jp->names.v[i];
+		struct policy_name nm = { .addr = e->addr, .port = e->port, .name = e->name,
+					  .wildcard = !e->exact };
+
+		if (e->addr == gone->addr && e->port == gone->port)
+			return policy_name_rule(&jp->rules, &nm, jp->live.entries, jp->live.n, &r) &&
+			       !policy_insert_rule(&jp->rules, &r);
+	}
+	return false;
+}
+
 /* names_forget() - expired entries @gone (@n of them) out of the policy in
  * force: for BPF, their rules deleted in place (a name's key is never a
  * block's, policy_name_rule(): what is left is the policy without them, and
- * no compile or netlink read can fail in between); else, or if that
- * fails, names_apply(). Return: 0 or -errno. */
+ * no compile or netlink read can fail in between) unless the other
+ * strength's entry still opens it (an exact name's LAN address that a
+ * wildcard answer also gave is closed when the exact entry expires); else,
+ * or if that fails, names_apply(). Return: 0 or -errno. */
 static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gone, size_t n)
 {
 	struct policy_key key;
@@ -223,7 +245,8 @@ static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gon
 					   .port = gone[i].port ? htons(gone[i].port) : 0 };
 		if (!policy_remove_name_rule(&jp->rules, &key))
 			continue; /* it was never in (refused, or allowed anyway) */
-		err = loader_change_policy(jp->bpf, NULL, 0, &key, 1);
+		if (!still_opened(jp, &gone[i]))
+			err = loader_change_policy(jp->bpf, NULL, 0, &key, 1);
 	}
 	return err ? names_apply(jp) : 0;
 }
@@ -317,6 +340,10 @@ void jail_policy_expire_names(struct jail_policy *jp)
 		err = -ENOMEM; /* nothing removed: again next time */
 	else if (n || jp->names_dirty)
 		err = names_forget(jp, gone, n);
+	/* What the entries left show: one that only its twin's rule opened
+	 * (a wildcard's LAN address) is refused now. */
+	if (n)
+		mark_refused(jp, 0);
 	free(gone);
 	names_stale(jp, err);
 }

@@ -395,3 +395,37 @@ test_a_query_sent_around_lo_never_reaches_the_hosts_resolver() {
 	! grep -q 'allow-ip = 169.254.1.1' "$T/err" || fail "the side door is suggested: $(cat "$T/err")"
 	expect_no_leftovers
 }
+
+# A wildcard's answer never keeps open what only an exact name opened. The
+# attack: moving.lan.test (an exact name, TTL 1 s: its entry lasts 5 s)
+# gives the LAN address 10.23.0.82 and moves away; the agent goes on
+# asking names under *.wild.lan.test (its own to pick), which answer
+# 10.23.0.82 too, and each answer renewed the exact name's entry, strength
+# and all: the LAN address stayed open as long as the agent kept asking.
+# The wildcard's answers have an entry of their own now, which never opens
+# the LAN: once the exact one expired, the address is refused. The
+# controls: the exact name opened it, and the wildcard kept answering it.
+test_a_wildcard_answer_never_keeps_an_exact_names_lan_address() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	resolver_move 10.23.0.82
+	jail_cmd --allow-host moving.lan.test --allow-host '*.wild.lan.test' -- sh -c "
+		$DIG moving.lan.test; \"$T/probe\" tcp:10.23.0.82:80
+		touch \"$T/agent/asked\"
+		for i in \$(seq 1 100); do [ -e \"$T/agent/moved\" ] && break; sleep 0.05; done
+		for i in \$(seq 1 8); do $DIG x\$i.wild.lan.test; sleep 1; done
+		\"$T/probe\" tcp:10.23.0.82:80" >"$T/out" 2>"$T/err" &
+	local job=$! i
+	for i in $(seq 1 100); do [ -e "$T/agent/asked" ] && break; sleep 0.05; done
+	[ -e "$T/agent/asked" ] || fail "the jail did not get as far as the move: $(cat "$T/out" "$T/err")"
+	resolver_move 10.23.0.84
+	touch "$T/agent/moved"
+	wait "$job" || fail "the jail failed: $(cat "$T/err")"
+	[ "$(grep -cx 10.23.0.82 "$T/out")" -eq 9 ] ||
+		fail "the names did not all answer 10.23.0.82: $(cat "$T/out" "$T/err")"
+	[ "$(grep '^tcp:10.23.0.82:80 ' "$T/out" | sed 's/ EHOSTUNREACH / EPERM /' |
+		awk '{ printf "%s;", $2 }')" = "ok;EPERM;" ] ||
+		fail "want ok by the exact name, then EPERM: $(cat "$T/out" "$T/err")"
+	[ "$(hit_count wild-web 1)" -eq 1 ] || fail "10.23.0.82 was reached again: $(cat "$T/hits")"
+	expect_no_leftovers
+}

@@ -128,3 +128,65 @@ Test(dnsallow, a_reload_that_leaves_only_a_wildcard_weakens_the_name_and_says_so
 	config_free(&next);
 }
 
+
+/* The attack: an exact name gave a LAN address and moved away; the agent
+ * kept asking x.wild.lan (a wildcard's name, its own to pick) for the
+ * address, and each answer renewed the entry with the exact strength. The
+ * wildcard's answer has an entry of its own; the exact one expires. */
+Test(dnsallow, a_wildcard_answer_never_renews_an_exact_names_entry)
+{
+	uint32_t a = ip("10.0.0.5");
+	struct dnsallow t = { 0 };
+	struct dnsallow_entry *gone;
+	struct config cfg;
+	size_t added, n_gone;
+
+	config_with(&cfg, "allow-host = nas.lan\nallow-host = *.wild.lan\n");
+	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, 1, 100 * S, &added);
+	cr_assert_eq(added, 1);
+	cr_assert(t.v[0].exact);
+	cr_assert_eq(dnsallow_record(&t, &cfg, "x.wild.lan", &a, 1, 3600, 101 * S, &added), 0);
+	cr_expect_eq(added, 1, "the wildcard's answer has no entry of its own");
+	cr_assert_eq(t.n, 2);
+	cr_expect_eq(t.v[0].expires_ns, (100 + DNSALLOW_MIN_TTL_S) * S, "the exact entry renewed");
+	cr_expect_str_eq(t.v[0].name, "nas.lan");
+	cr_expect_not(t.v[1].exact);
+	cr_expect_eq(dnsallow_expire(&t, (100 + DNSALLOW_MIN_TTL_S) * S, &gone, &n_gone), 1);
+	cr_assert_eq(n_gone, 1);
+	cr_expect(gone[0].exact);
+	free(gone);
+	cr_assert_eq(t.n, 1);
+	cr_expect_not(t.v[0].exact, "what is left is the wildcard's");
+	/* The control: the exact name's own answer renews it. */
+	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, 60, 106 * S, &added);
+	cr_expect_eq(added, 1);
+	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, 60, 107 * S, &added);
+	cr_expect_eq(added, 0);
+	cr_expect_eq(t.v[1].expires_ns, (107 + 60) * S);
+	dnsallow_free(&t);
+	config_free(&cfg);
+}
+
+/* A reload that leaves only the wildcard: the exact entry joins the
+ * wildcard's own for that address, for the longer of their times. */
+Test(dnsallow, a_weakened_entry_joins_the_wildcards_own)
+{
+	uint32_t a = ip("10.0.0.5");
+	struct dnsallow t = { 0 };
+	struct config cfg, next;
+	size_t added;
+
+	config_with(&cfg, "allow-host = nas.lan\nallow-host = *.lan\n");
+	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, 3600, 100 * S, &added);
+	cr_expect_eq(t.n, 1, "a name an exact pattern matches is recorded exact only");
+	dnsallow_record(&t, &cfg, "x.lan", &a, 1, 60, 100 * S, &added);
+	cr_assert_eq(t.n, 2);
+	config_with(&next, "allow-host = *.lan\n");
+	cr_expect_eq(dnsallow_keep_configured(&t, &next), 1);
+	cr_assert_eq(t.n, 1);
+	cr_expect_not(t.v[0].exact);
+	cr_expect_eq(t.v[0].expires_ns, (100 + 3600) * S);
+	dnsallow_free(&t);
+	config_free(&cfg);
+	config_free(&next);
+}
