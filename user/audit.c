@@ -15,7 +15,7 @@
 /* put_json_string() - the agent names its own threads (PR_SET_NAME takes any
  * bytes): escape everything but printable ASCII, so a comm cannot end the
  * line early and forge a record, or put invalid UTF-8 in the log. */
-static void put_json_string(struct textbuf *o, const char *s, size_t max)
+static void put_escaped(struct textbuf *o, const char *s, size_t max, const char *also)
 {
 	size_t i;
 
@@ -25,12 +25,17 @@ static void put_json_string(struct textbuf *o, const char *s, size_t max)
 
 		if (c == '"' || c == '\\')
 			textbuf_put(o, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c < 0x20 || c >= 0x7f || strchr(also, c))
 			textbuf_put(o, "\\u%04x", c);
 		else
 			textbuf_put(o, "%c", c);
 	}
 	textbuf_put(o, "\"");
+}
+
+static void put_json_string(struct textbuf *o, const char *s, size_t max)
+{
+	put_escaped(o, s, max, "");
 }
 
 void audit_json_string(const char *s, char *buf, size_t size)
@@ -217,17 +222,31 @@ static void put_addrs(struct textbuf *o, const uint32_t *addrs, size_t n)
 	textbuf_put(o, "]");
 }
 
-size_t audit_format_dns(const char *jail, const char *name, uint16_t port, const uint32_t *addrs,
-			size_t n, const uint32_t *refused, size_t n_refused, uint32_t ttl,
-			struct timespec wall, char *buf, size_t size)
+size_t audit_format_dns(const char *jail, const char *name, const struct dns_answer *a,
+			uint16_t port, const uint32_t *addrs, size_t n, const uint32_t *refused,
+			size_t n_refused, uint32_t ttl, struct timespec wall, char *buf, size_t size)
 {
 	struct textbuf o = { buf, size, 0, false };
+	size_t i;
 
 	put_time(&o, wall);
 	textbuf_put(&o, ", \"jail\": ");
 	put_json_string(&o, jail, 64);
 	textbuf_put(&o, ", \"dns\": ");
 	put_json_string(&o, name, DNS_NAME_MAX + 1);
+	/* The names its CNAMEs led to: the zones that really answered
+	 * (one outside the asked name's opens the internet only). */
+	if (a && a->n_cname) {
+		textbuf_put(&o, ", \"cname\": [");
+		/* A resolver's names may hold any byte but a dot: brackets
+		 * escaped too, so that one cannot end the list early for a
+		 * reader that looks for "]" (audit_parse_line()). */
+		for (i = 0; i < a->n_cname; i++) {
+			textbuf_put(&o, i ? ", " : "");
+			put_escaped(&o, a->cname[i], DNS_NAME_MAX + 1, "[]");
+		}
+		textbuf_put(&o, "]");
+	}
 	textbuf_put(&o, ", \"addrs\": ");
 	put_addrs(&o, addrs, n);
 	if (n_refused) {
@@ -342,7 +361,7 @@ int audit_parse_line(const char *line, struct audit_record *r)
 	if (*p++ != '{')
 		return -EINVAL;
 	for (;;) {
-		char key[32], text[AUDIT_ADDRS_TEXT_MAX];
+		char key[32], text[AUDIT_DNS_LINE_MAX]; /* a dns record's lists, the longest */
 		bool quoted;
 
 		while (*p == ' ' || *p == ',')

@@ -19,7 +19,9 @@
 /* A dns record: a name, and up to DNS_ADDRS_MAX addresses as JSON strings
  * ("255.255.255.255", with a comma and a space each) */
 #define AUDIT_ADDRS_TEXT_MAX (DNS_ADDRS_MAX * (16 + 4))
-#define AUDIT_DNS_LINE_MAX (AUDIT_LINE_MAX + AUDIT_ADDRS_TEXT_MAX)
+/* ... and its CNAMEs, each of whose bytes may need escaping (\u00XX) */
+#define AUDIT_CNAME_TEXT_MAX (DNS_CNAME_DEPTH * (6 * DNS_NAME_MAX + 4))
+#define AUDIT_DNS_LINE_MAX (AUDIT_LINE_MAX + AUDIT_ADDRS_TEXT_MAX + AUDIT_CNAME_TEXT_MAX)
 /* A policy record's "change" is cut after this many characters. */
 #define AUDIT_CHANGE_MAX 240
 
@@ -58,13 +60,14 @@ void audit_json_string(const char *s, char *buf, size_t size);
 /**
  * audit_format_dns() - what an allow-host name's answer allowed:
  * {"time": ..., "jail": ..., "dns": NAME, "addrs": [...], "port": P or
- * null (every port), "ttl": N}, and "refused": [...] after "addrs" when
+ * null (every port), "ttl": N}, with "cname": [...] after "dns" when answer
+ * @a (or NULL) followed CNAMEs, and "refused": [...] after "addrs" when
  * some addresses a name may not open (policy_name_refusal()) were in the
  * answer; pure. @buf: AUDIT_DNS_LINE_MAX bytes hold any.
  */
-size_t audit_format_dns(const char *jail, const char *name, uint16_t port, const uint32_t *addrs,
-			size_t n, const uint32_t *refused, size_t n_refused, uint32_t ttl,
-			struct timespec wall, char *buf, size_t size);
+size_t audit_format_dns(const char *jail, const char *name, const struct dns_answer *a,
+			uint16_t port, const uint32_t *addrs, size_t n, const uint32_t *refused,
+			size_t n_refused, uint32_t ttl, struct timespec wall, char *buf, size_t size);
 
 /**
  * audit_format_lost() - {"time": ..., "jail": ..., "lost": N, "reason": R}

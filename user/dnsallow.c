@@ -101,8 +101,8 @@ static struct dnsallow_entry *grow(struct dnsallow *t)
 }
 
 int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *name,
-		    const uint32_t *addrs, size_t n_addrs, uint32_t ttl, uint64_t now_ns,
-		    size_t *added)
+		    const uint32_t *addrs, size_t n_addrs, bool outside_zone, uint32_t ttl,
+		    uint64_t now_ns, size_t *added)
 {
 	uint64_t until = now_ns + dnsallow_lifetime(ttl) * NS_PER_S;
 	size_t h, i;
@@ -111,7 +111,11 @@ int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *na
 	*added = 0;
 	for (h = 0; h < cfg->n_allow_host; h++) {
 		uint16_t port = cfg->allow_host[h].port;
-		bool exact = exact_for(cfg, name, port);
+		/* An exact name's strength only for what its own zone says:
+		 * a CNAME into someone else's zone (a lapsed vendor name, a
+		 * dangling one anyone may claim) gives that zone's answer,
+		 * which opens the internet only, as a wildcard's does. */
+		bool exact = !outside_zone && exact_for(cfg, name, port);
 
 		if (!dnsmsg_name_matches(cfg->allow_host[h].pattern, name) ||
 		    (exact && is_wildcard(cfg->allow_host[h].pattern)))

@@ -92,14 +92,16 @@ bool dnsallow_wanted(const struct config *cfg, const char *name);
  * allow-host pattern that matches @name, each address is allowed (on that
  * pattern's port) until @now_ns + the TTL, at least DNSALLOW_MIN_TTL_S and
  * at most DNSALLOW_MAX_TTL_S
+ * @outside_zone: a CNAME on the way left @name's zone (dnsmsg_in_zone()):
+ * the addresses get a wildcard's strength, whatever the pattern
  * @added: set to the number of entries that are new (the policy must
  * change before the answer is released)
  * Return: 0, or -ENOSPC when the table had no room for some (the others
  * are recorded), -ENOMEM.
  */
 int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *name,
-		    const uint32_t *addrs, size_t n_addrs, uint32_t ttl, uint64_t now_ns,
-		    size_t *added);
+		    const uint32_t *addrs, size_t n_addrs, bool outside_zone, uint32_t ttl,
+		    uint64_t now_ns, size_t *added);
 
 /** dnsallow_lifetime() - how long an answer's @ttl allows its addresses, s */
 uint32_t dnsallow_lifetime(uint32_t ttl);

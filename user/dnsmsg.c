@@ -10,7 +10,6 @@
 #define DNS_FLAG_QR 0x8000
 #define DNS_FLAG_RD 0x0100
 #define DNS_FLAG_RA 0x0080
-#define DNS_CNAME_DEPTH 8
 #define DNS_JUMPS_MAX 127 /* the most labels a name of 253 bytes can have */
 
 static uint16_t get16(const uint8_t *p)
@@ -167,7 +166,28 @@ int dnsmsg_answer(const uint8_t *msg, size_t len, struct dns_answer *a)
 	}
 	if (!a->n)
 		a->ttl = 0;
+	for (j = 1; j < n_want; j++)
+		memcpy(a->cname[a->n_cname++], want[j], sizeof(want[j]));
 	return 0;
+}
+
+/* ends_below() - is @name @zone itself or a name below it? */
+static bool ends_below(const char *name, const char *zone)
+{
+	size_t nl = strlen(name), zl = strlen(zone);
+
+	if (nl == zl)
+		return !strcasecmp(name, zone);
+	return nl > zl && name[nl - zl - 1] == '.' && !strcasecmp(name + nl - zl, zone);
+}
+
+bool dnsmsg_in_zone(const char *asked, const char *name)
+{
+	const char *parent = strchr(asked, '.');
+
+	if (parent && strchr(parent + 1, '.'))
+		return ends_below(name, parent + 1);
+	return ends_below(name, asked);
 }
 
 int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t rcode, uint8_t *out,

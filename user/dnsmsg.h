@@ -32,6 +32,8 @@
 /* The most A records of one answer that are taken (a round-robin pool is
  * a few dozen at most; the rest are not allowed, and said so). */
 #define DNS_ADDRS_MAX 64
+/* The most CNAME records followed from the asked name. */
+#define DNS_CNAME_DEPTH 8
 
 struct dns_question {
 	uint16_t id;
@@ -54,6 +56,9 @@ struct dns_answer {
 	bool truncated_list;           /* more A records than DNS_ADDRS_MAX */
 	uint32_t ttl;                  /* the smallest TTL on the way to them */
 	uint8_t rcode;
+	/* The names the CNAME records led to from the asked name, in order */
+	char cname[DNS_CNAME_DEPTH][DNS_NAME_MAX + 1];
+	size_t n_cname;
 };
 
 /**
@@ -65,6 +70,15 @@ struct dns_answer {
  * malformed message or one that is not a response.
  */
 int dnsmsg_answer(const uint8_t *msg, size_t len, struct dns_answer *a);
+
+/**
+ * dnsmsg_in_zone() - is @name in @asked's zone: @asked itself or below
+ * its parent ("git.lan.test" for "forge.lan.test"), or below @asked when
+ * its parent is a single label ("forge.lan": "lan" is no one's zone)?
+ * Pure text, no Public Suffix List: under "co.uk" a name's zone is wider
+ * than its owner's.
+ */
+bool dnsmsg_in_zone(const char *asked, const char *name);
 
 /**
  * dnsmsg_empty_answer() - the response to @query that has no records and

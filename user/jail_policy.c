@@ -253,8 +253,10 @@ static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gon
 
 
 /* audit_names() - one dns record per port for @name's new entries, from
- * @first on: what they allowed, and what they could not */
-static void audit_names(struct jail_policy *jp, const char *name, size_t first)
+ * @first on: what they allowed, and what they could not, and the CNAMEs
+ * of answer @a on the way */
+static void audit_names(struct jail_policy *jp, const char *name, const struct dns_answer *a,
+			size_t first)
 {
 	uint32_t allowed[DNS_ADDRS_MAX], refused[DNS_ADDRS_MAX];
 	char line[AUDIT_DNS_LINE_MAX];
@@ -281,7 +283,7 @@ static void audit_names(struct jail_policy *jp, const char *name, size_t first)
 				allowed[n_allowed++] = x->addr;
 		}
 		audit_log_append(jp->audit, line,
-				 audit_format_dns(jp->id, name, e->port, allowed, n_allowed, refused,
+				 audit_format_dns(jp->id, name, a, e->port, allowed, n_allowed, refused,
 						  n_refused, dnsallow_lifetime(e->ttl), wall, line,
 						  sizeof(line)));
 	}
@@ -290,7 +292,8 @@ static void audit_names(struct jail_policy *jp, const char *name, size_t first)
 void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q,
 			    const struct dns_answer *a)
 {
-	size_t added = 0;
+	bool outside_zone = false;
+	size_t added = 0, i;
 	int err;
 
 	/* Only host names: under a wildcard the agent picks the labels,
@@ -305,7 +308,9 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 		dns_seen_add(jp->seen, q->name, a->addrs, a->n);
 	if (!dnsallow_wanted(jp->cfg, q->name))
 		return;
-	err = dnsallow_record(&jp->names, jp->cfg, q->name, a->addrs, a->n, a->ttl,
+	for (i = 0; i < a->n_cname; i++)
+		outside_zone |= !dnsmsg_in_zone(q->name, a->cname[i]);
+	err = dnsallow_record(&jp->names, jp->cfg, q->name, a->addrs, a->n, outside_zone, a->ttl,
 			      monotonic_ns(), &added);
 	if (err && !jp->names_full_logged) {
 		log_warn("jail %s: %s's addresses cannot all be allowed: %s (at most %u addresses "
@@ -327,7 +332,7 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 		log_warn("jail %s: cannot allow %s's addresses (%s); connections to them are denied "
 			 "until it works", jp->id, q->name, strerror(-err));
 	mark_refused(jp, err ? 0 : jp->names.n - added);
-	audit_names(jp, q->name, jp->names.n - added);
+	audit_names(jp, q->name, a, jp->names.n - added);
 }
 
 void jail_policy_expire_names(struct jail_policy *jp)

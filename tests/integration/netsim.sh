@@ -68,7 +68,9 @@ _serve() {
 # internal forge (TTL 1 h), a name with TTL 1 s, two wildcards
 # (*.wild.lan.test on the LAN, *.wild.example.test on the internet, TTL
 # 1 s), an internet host, a name pointing at the
-# metadata service, and moving.lan.test, whose address is the first line
+# metadata service, two CNAMEs (alias.lan.test to forge.lan.test, its own
+# zone; lapsed.lan.test to forge.vendor.test, another zone's name for the
+# forge's address), and moving.lan.test, whose address is the first line
 # of $T/moving.hosts (TTL 1 s; resolver_move rewrites it).
 _resolver() {
 	printf '10.23.0.83 moving.lan.test\n' >"$T/moving.hosts"
@@ -79,6 +81,8 @@ _resolver() {
 		--host-record=forge.lan.test,10.23.0.80,3600 --host-record=short.lan.test,10.23.0.81,1 \
 		--host-record=web.example.test,198.51.100.7,3600 \
 		--host-record=meta.lan.test,169.254.169.254,3600 \
+		--host-record=forge.vendor.test,10.23.0.80,3600 \
+		--cname=alias.lan.test,forge.lan.test --cname=lapsed.lan.test,forge.vendor.test \
 		--address=/wild.lan.test/10.23.0.82 --address=/wild.example.test/198.51.100.7 \
 		--addn-hosts="$T/moving.hosts" \
 		--addn-hosts="$T/more.hosts" \

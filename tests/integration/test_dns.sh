@@ -429,3 +429,28 @@ test_a_wildcard_answer_never_keeps_an_exact_names_lan_address() {
 	[ "$(hit_count wild-web 1)" -eq 1 ] || fail "10.23.0.82 was reached again: $(cat "$T/hits")"
 	expect_no_leftovers
 }
+
+# A CNAME out of the name's zone. The attack: an exact name is a CNAME into
+# somebody else's zone (a lapsed vendor name, a dangling CNAME anyone may
+# claim), and that zone answers with a LAN address: it had the exact
+# name's strength, and the audit named only the exact name. Now what a
+# CNAME out of the asked name's zone leads to opens the internet only, as
+# a wildcard's answer does, and the dns record carries the chain. The
+# control: a CNAME within the zone (alias.lan.test to forge.lan.test)
+# opens the same address.
+test_a_cname_out_of_the_names_zone_never_opens_the_lan() {
+	netsim_up
+	jail --allow-host lapsed.lan.test --allow-host alias.lan.test -- sh -c "
+		$DIG lapsed.lan.test; \"$T/probe\" tcp:10.23.0.80:22
+		$DIG alias.lan.test; \"$T/probe\" tcp:10.23.0.80:80"
+	expect_rc 0
+	[ "$(grep -cx 10.23.0.80 "$T/out")" -eq 2 ] || fail "the names did not answer: $(cat "$T/out" "$T/err")"
+	expect_denied tcp:10.23.0.80:22
+	expect_result tcp:10.23.0.80:80 ok
+	expect_no_hit forge-ssh
+	grep -q '"dns": "lapsed.lan.test", "cname": \["forge.vendor.test"\], "addrs": \[\], "refused": \["10.23.0.80"\]' \
+		"$T/audit.jsonl" || fail "no record of the chain: $(grep '"dns"' "$T/audit.jsonl")"
+	grep -q '"dns": "alias.lan.test", "cname": \["forge.lan.test"\], "addrs": \["10.23.0.80"\]' \
+		"$T/audit.jsonl" || fail "the control's record: $(grep '"dns"' "$T/audit.jsonl")"
+	expect_no_leftovers
+}

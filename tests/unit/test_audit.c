@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_audit.c - audit lines: written, read back, filtered */
+#include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -243,16 +244,26 @@ Test(audit, rootless_record_has_null_process)
 
 Test(audit, a_dns_record_names_the_addresses_and_the_ttl)
 {
+	static struct dns_answer chain;
 	uint32_t a[] = { inet_addr("10.0.0.5"), inet_addr("10.0.0.6") }, m = inet_addr("169.254.169.254");
 	struct timespec t = { 0, 0 };
 	char line[AUDIT_DNS_LINE_MAX];
 
-	audit_format_dns("j1", "forge.lan", 22, a, 2, NULL, 0, 60, t, line, sizeof(line));
+	audit_format_dns("j1", "forge.lan", NULL, 22, a, 2, NULL, 0, 60, t, line, sizeof(line));
 	cr_expect(strstr(line, "\"jail\": \"j1\", \"dns\": \"forge.lan\", \"addrs\": "
 			       "[\"10.0.0.5\", \"10.0.0.6\"], \"port\": 22, \"ttl\": 60}\n"),
 		  "%s", line);
-	audit_format_dns("j1", "meta.lan", 0, NULL, 0, &m, 1, 5, t, line, sizeof(line));
+	audit_format_dns("j1", "meta.lan", NULL, 0, NULL, 0, &m, 1, 5, t, line, sizeof(line));
 	cr_expect(strstr(line, "\"addrs\": [], \"refused\": [\"169.254.169.254\"], \"port\": null"),
+		  "%s", line);
+	/* The CNAMEs say which zones answered. */
+	memset(&chain, 0, sizeof(chain));
+	snprintf(chain.cname[0], sizeof(chain.cname[0]), "forge.vendor.example");
+	snprintf(chain.cname[1], sizeof(chain.cname[1]), "lb.vendor.example");
+	chain.n_cname = 2;
+	audit_format_dns("j1", "forge.lan", &chain, 0, a, 1, NULL, 0, 60, t, line, sizeof(line));
+	cr_expect(strstr(line, "\"dns\": \"forge.lan\", \"cname\": [\"forge.vendor.example\", "
+			       "\"lb.vendor.example\"], \"addrs\": [\"10.0.0.5\"]"),
 		  "%s", line);
 }
 
@@ -267,10 +278,16 @@ Test(audit, the_largest_dns_record_reads_back)
 	char line[AUDIT_DNS_LINE_MAX];
 	size_t i, len;
 
+	static struct dns_answer chain; /* the longest CNAMEs, every byte escaped */
+
 	for (i = 0; i < DNS_ADDRS_MAX; i++)
 		a[i] = htonl(0xffffff00U + (uint32_t)i); /* 255.255.255.x */
-	len = audit_format_dns("j1", "forge.lan", 22, a, DNS_ADDRS_MAX / 2, a + DNS_ADDRS_MAX / 2,
-			       DNS_ADDRS_MAX / 2, 60, t, line, sizeof(line));
+	for (i = 0; i < DNS_CNAME_DEPTH; i++)
+		memset(chain.cname[i], 0x7f, DNS_NAME_MAX);
+	chain.cname[0][0] = ']'; /* as if to end the list early */
+	chain.n_cname = DNS_CNAME_DEPTH;
+	len = audit_format_dns("j1", "forge.lan", &chain, 22, a, DNS_ADDRS_MAX / 2,
+			       a + DNS_ADDRS_MAX / 2, DNS_ADDRS_MAX / 2, 60, t, line, sizeof(line));
 	cr_assert_lt(len, sizeof(line) - 1);
 	cr_assert_eq(line[len - 1], '\n');
 	cr_assert_eq(audit_parse_line(line, &r), 0, "%s", line);

@@ -36,19 +36,19 @@ Test(dnsallow, an_answer_allows_each_address_for_its_ttl_at_least_the_minimum)
 	cr_assert(dnsallow_wanted(&cfg, "forge.lan"));
 	cr_assert(!dnsallow_wanted(&cfg, "other.lan"));
 	cr_assert(!dnsallow_wanted(&cfg, "cdn.example"), "a wildcard is not its apex");
-	cr_assert_eq(dnsallow_record(&t, &cfg, "forge.lan", a, 2, 1, 100 * S, &added), 0);
+	cr_assert_eq(dnsallow_record(&t, &cfg, "forge.lan", a, 2, false, 1, 100 * S, &added), 0);
 	cr_expect_eq(added, 2);
 	cr_expect_eq(t.v[0].expires_ns, (100 + DNSALLOW_MIN_TTL_S) * S, "TTL 1 s lasts the minimum");
 	cr_expect_eq(t.v[0].port, 0);
 	/* Again with a longer TTL: renewed, nothing new. */
-	cr_assert_eq(dnsallow_record(&t, &cfg, "forge.lan", a, 1, 3600, 101 * S, &added), 0);
+	cr_assert_eq(dnsallow_record(&t, &cfg, "forge.lan", a, 1, false, 3600, 101 * S, &added), 0);
 	cr_expect_eq(added, 0);
 	cr_expect_eq(t.v[0].expires_ns, (101 + 3600) * S);
 	/* A shorter one later never shortens it. */
-	dnsallow_record(&t, &cfg, "forge.lan", a, 1, 0, 102 * S, &added);
+	dnsallow_record(&t, &cfg, "forge.lan", a, 1, false, 0, 102 * S, &added);
 	cr_expect_eq(t.v[0].expires_ns, (101 + 3600) * S);
 	/* The wildcard's port, its own entry. */
-	dnsallow_record(&t, &cfg, "a.cdn.example", a, 1, 60, 100 * S, &added);
+	dnsallow_record(&t, &cfg, "a.cdn.example", a, 1, false, 60, 100 * S, &added);
 	cr_expect_eq(added, 1);
 	cr_expect_eq(t.v[2].port, 443);
 	/* Expiry: the second address (TTL 1 s) goes at 105 s, the others stay. */
@@ -75,10 +75,10 @@ Test(dnsallow, a_full_table_refuses_new_addresses_and_keeps_the_old)
 	config_with(&cfg, "allow-host = *.pool.example\n");
 	for (i = 0; i < DNSALLOW_MAX_ENTRIES; i++) {
 		a = htonl(0xc6336400U + (uint32_t)i);
-		cr_assert_eq(dnsallow_record(&t, &cfg, "x.pool.example", &a, 1, 60, S, &added), 0);
+		cr_assert_eq(dnsallow_record(&t, &cfg, "x.pool.example", &a, 1, false, 60, S, &added), 0);
 	}
 	a = htonl(0x0a000001);
-	cr_expect_eq(dnsallow_record(&t, &cfg, "x.pool.example", &a, 1, 60, S, &added), -ENOSPC);
+	cr_expect_eq(dnsallow_record(&t, &cfg, "x.pool.example", &a, 1, false, 60, S, &added), -ENOSPC);
 	cr_expect_eq(added, 0);
 	cr_expect_eq(t.n, DNSALLOW_MAX_ENTRIES);
 	dnsallow_free(&t);
@@ -93,8 +93,8 @@ Test(dnsallow, a_reload_drops_the_names_no_pattern_gives)
 	size_t added;
 
 	config_with(&cfg, "allow-host = forge.lan\nallow-host = db.lan:5432\n");
-	dnsallow_record(&t, &cfg, "forge.lan", &a, 1, 60, S, &added);
-	dnsallow_record(&t, &cfg, "db.lan", &b, 1, 60, S, &added);
+	dnsallow_record(&t, &cfg, "forge.lan", &a, 1, false, 60, S, &added);
+	dnsallow_record(&t, &cfg, "db.lan", &b, 1, false, 60, S, &added);
 	config_with(&next, "allow-host = db.lan\n"); /* the port changed too */
 	cr_expect_eq(dnsallow_keep_configured(&t, &next), 2);
 	cr_expect_eq(t.n, 0);
@@ -114,7 +114,7 @@ Test(dnsallow, a_reload_that_leaves_only_a_wildcard_weakens_the_name_and_says_so
 	size_t added;
 
 	config_with(&cfg, "allow-host = *.lan\nallow-host = nas.lan\n");
-	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, 60, S, &added);
+	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, false, 60, S, &added);
 	cr_assert_eq(t.n, 1);
 	cr_assert(t.v[0].exact);
 	config_with(&next, "allow-host = *.lan\n");
@@ -142,10 +142,10 @@ Test(dnsallow, a_wildcard_answer_never_renews_an_exact_names_entry)
 	size_t added, n_gone;
 
 	config_with(&cfg, "allow-host = nas.lan\nallow-host = *.wild.lan\n");
-	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, 1, 100 * S, &added);
+	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, false, 1, 100 * S, &added);
 	cr_assert_eq(added, 1);
 	cr_assert(t.v[0].exact);
-	cr_assert_eq(dnsallow_record(&t, &cfg, "x.wild.lan", &a, 1, 3600, 101 * S, &added), 0);
+	cr_assert_eq(dnsallow_record(&t, &cfg, "x.wild.lan", &a, 1, false, 3600, 101 * S, &added), 0);
 	cr_expect_eq(added, 1, "the wildcard's answer has no entry of its own");
 	cr_assert_eq(t.n, 2);
 	cr_expect_eq(t.v[0].expires_ns, (100 + DNSALLOW_MIN_TTL_S) * S, "the exact entry renewed");
@@ -158,9 +158,9 @@ Test(dnsallow, a_wildcard_answer_never_renews_an_exact_names_entry)
 	cr_assert_eq(t.n, 1);
 	cr_expect_not(t.v[0].exact, "what is left is the wildcard's");
 	/* The control: the exact name's own answer renews it. */
-	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, 60, 106 * S, &added);
+	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, false, 60, 106 * S, &added);
 	cr_expect_eq(added, 1);
-	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, 60, 107 * S, &added);
+	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, false, 60, 107 * S, &added);
 	cr_expect_eq(added, 0);
 	cr_expect_eq(t.v[1].expires_ns, (107 + 60) * S);
 	dnsallow_free(&t);
@@ -177,9 +177,9 @@ Test(dnsallow, a_weakened_entry_joins_the_wildcards_own)
 	size_t added;
 
 	config_with(&cfg, "allow-host = nas.lan\nallow-host = *.lan\n");
-	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, 3600, 100 * S, &added);
+	dnsallow_record(&t, &cfg, "nas.lan", &a, 1, false, 3600, 100 * S, &added);
 	cr_expect_eq(t.n, 1, "a name an exact pattern matches is recorded exact only");
-	dnsallow_record(&t, &cfg, "x.lan", &a, 1, 60, 100 * S, &added);
+	dnsallow_record(&t, &cfg, "x.lan", &a, 1, false, 60, 100 * S, &added);
 	cr_assert_eq(t.n, 2);
 	config_with(&next, "allow-host = *.lan\n");
 	cr_expect_eq(dnsallow_keep_configured(&t, &next), 1);
@@ -189,4 +189,26 @@ Test(dnsallow, a_weakened_entry_joins_the_wildcards_own)
 	dnsallow_free(&t);
 	config_free(&cfg);
 	config_free(&next);
+}
+
+/* The attack: the exact name is a CNAME into somebody else's zone (a
+ * lapsed vendor name), whose answer is a LAN address. It gets a wildcard's
+ * strength: the policy lets it open the internet only. */
+Test(dnsallow, an_answer_from_outside_the_names_zone_is_a_wildcards)
+{
+	uint32_t a = ip("10.0.0.5");
+	struct dnsallow t = { 0 };
+	struct config cfg;
+	size_t added;
+
+	config_with(&cfg, "allow-host = forge.lan\n");
+	cr_assert_eq(dnsallow_record(&t, &cfg, "forge.lan", &a, 1, true, 60, S, &added), 0);
+	cr_assert_eq(t.n, 1);
+	cr_expect_not(t.v[0].exact);
+	/* The control: the same answer from its own zone is exact. */
+	cr_assert_eq(dnsallow_record(&t, &cfg, "forge.lan", &a, 1, false, 60, S, &added), 0);
+	cr_assert_eq(t.n, 2);
+	cr_expect(t.v[1].exact);
+	dnsallow_free(&t);
+	config_free(&cfg);
 }

@@ -126,6 +126,25 @@ Test(dnsmsg, answer_follows_cnames_and_ignores_other_names)
 	cr_expect_str_eq(s, "192.168.5.12");
 	cr_expect_eq(a.ttl, 60);
 	cr_expect_eq(a.rcode, 0);
+	cr_assert_eq(a.n_cname, 1, "the chain is not kept");
+	cr_expect_str_eq(a.cname[0], "lb.example.net");
+}
+
+/* A CNAME out of the asked name's zone: the zone that answers is not the
+ * one the user named (a lapsed vendor name, a dangling CNAME). */
+Test(dnsmsg, zones_of_names)
+{
+	cr_expect(dnsmsg_in_zone("forge.lan.test", "git.lan.test"), "a sibling");
+	cr_expect(dnsmsg_in_zone("forge.lan.test", "a.b.lan.test"));
+	cr_expect(dnsmsg_in_zone("forge.lan.test", "lan.test"), "the parent itself");
+	cr_expect(dnsmsg_in_zone("forge.lan.test", "FORGE.lan.test"));
+	cr_expect_not(dnsmsg_in_zone("forge.lan.test", "forge.vendor.example"));
+	cr_expect_not(dnsmsg_in_zone("forge.lan.test", "evillan.test"), "a suffix, not a zone");
+	cr_expect_not(dnsmsg_in_zone("forge.lan.test", "test"));
+	/* The parent is a single label: the name's own zone only. */
+	cr_expect(dnsmsg_in_zone("forge.lan", "ci.forge.lan"));
+	cr_expect_not(dnsmsg_in_zone("forge.lan", "git.lan"));
+	cr_expect_not(dnsmsg_in_zone("localhost", "other"));
 }
 
 Test(dnsmsg, answer_with_compression)
