@@ -173,14 +173,19 @@ static int wait_for_tap(struct jail *j, int *ifindex)
 	return -ETIMEDOUT;
 }
 
-/* find_pasta() - pasta on PATH, and the forward address the jail's DNS
- * goes to (its forwarder's, on lo) */
+/* find_pasta() - pasta on PATH, if only root can have put it there, and
+ * the forward address the jail's DNS goes to (its forwarder's, on lo) */
 static int find_pasta(struct jail *j)
 {
 	char version[128];
 
 	if (pasta_find(j->pasta_path, sizeof(j->pasta_path)))
 		return fail(j, -ENOENT, "pasta is not on PATH; install it: apt-get install passt");
+	if (!pasta_trusted(j->pasta_path))
+		return fail(j, -EPERM, "will not run %s as the jail's pasta: it or a directory "
+			    "above it is not root's alone (the agent could have put it there); put "
+			    "first on PATH a pasta only root can write, such as Debian's "
+			    "/usr/bin/pasta", j->pasta_path);
 	j->policy.dns_forward = htonl(PASTA_DNS_FORWARD);
 	pasta_version(j->pasta_path, version, sizeof(version));
 	log_debug("pasta %s, version %s", j->pasta_path, version);

@@ -37,6 +37,7 @@
 #include "log.h"
 #include "netaddr.h"
 #include "pasta.h"
+#include "trust.h"
 
 int pasta_find(char *buf, size_t size)
 {
@@ -58,6 +59,13 @@ int pasta_find(char *buf, size_t size)
 	}
 	free(copy);
 	return err;
+}
+
+bool pasta_trusted(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && trust_root_only(&st, false) && trust_path_root_only(path);
 }
 
 int pasta_argv(const char *path, const struct pasta_opts *o, char *strings, size_t size,

@@ -47,6 +47,18 @@ struct pasta_opts {
 int pasta_find(char *buf, size_t size);
 
 /**
+ * pasta_trusted() - may @path run as the jail's pasta? The agent runs as
+ * its user and can write what the user can: a pasta it planted
+ * (~/.local/bin comes first on Debian's PATH) would run unjailed next time,
+ * in the host's network namespace. So the file and every directory on its
+ * path, as written and resolved, must be root's alone (trust.h: as for the
+ * configuration files that may loosen the jail). An agent run as root
+ * (--user root) can replace root's files too: docs/DESIGN.md, "Who may
+ * loosen the jail".
+ */
+bool pasta_trusted(const char *path);
+
+/**
  * pasta_argv() - the command line (pure, for tests and `-v`)
  * @argv: room for PASTA_MAX_ARGS pointers; strings live in @strings
  * Return: the number of arguments.

@@ -251,6 +251,12 @@ enum probe_level probe_pasta(struct probe_result *r, bool want_version)
 	if (pasta_find(path, sizeof(path)))
 		return set(r, PROBE_FAIL, "pasta", "install it: apt-get install passt",
 			   "pasta is not on PATH");
+	if (!pasta_trusted(path))
+		return set(r, PROBE_FAIL, "pasta",
+			   "put first on PATH a pasta only root can write, such as Debian's "
+			   "/usr/bin/pasta",
+			   "%s is not run: it or a directory above it is not root's alone (an "
+			   "agent could have put it there)", path);
 	if (!want_version)
 		return set(r, PROBE_OK, "pasta", "", "%s", path);
 	installed_version(path, version, sizeof(version));

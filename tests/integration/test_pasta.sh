@@ -169,3 +169,33 @@ test_refused_connection_by_pasta_generation() {
 		expect_result tcp:198.51.100.7:81 ETIMEDOUT
 	fi
 }
+
+# A planted pasta never runs. The attack: the agent, running as its user,
+# writes ~/.local/bin/pasta (Debian's ~/.profile puts that directory first
+# on PATH); the next run executed it as the user in the host's network
+# namespace, unjailed. Now a pasta runs only if root alone can have put it
+# there (every part of its path root's, writable by no one else): 125,
+# naming the file, and the planted one never ran. The control: the same
+# wrapper in a root-owned directory runs, and so does the jail.
+test_a_pasta_the_agent_could_write_never_runs() {
+	netsim_up
+	local dir
+	# Each wrapper leaves a mark (in a directory the rootless pass's user
+	# may write too) and runs the real pasta.
+	mkdir -p "$T/planted/.local/bin" "$T/bin" "$T/marks"
+	chmod 1777 "$T/marks"
+	for dir in planted/.local/bin bin; do
+		printf '#!/bin/sh\ntouch "%s"\nexec %s "$@"\n' "$T/marks/${dir%%/*}" \
+			"$(command -v pasta)" >"$T/$dir/pasta"
+		chmod 755 "$T/$dir/pasta"
+	done
+	chown -R 4242:4242 "$T/planted"
+	JAIL_PATH="$T/planted/.local/bin:$PATH" jail -- /bin/true
+	expect_rc 125
+	expect_err "$T/planted/.local/bin/pasta is not run: it or a directory above it is not root's alone"
+	[ ! -e "$T/marks/planted" ] || fail "the planted pasta ran"
+	JAIL_PATH="$T/bin:$PATH" jail -- /bin/true
+	expect_rc 0
+	[ -e "$T/marks/bin" ] || fail "the control's pasta did not run: $(cat "$T/err")"
+	expect_no_leftovers
+}
