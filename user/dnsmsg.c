@@ -217,6 +217,13 @@ int dnsmsg_check_query(const uint8_t *msg, size_t len, struct dns_question *q)
 	opcode = (get16(msg + 2) >> 11) & 0x0f;
 	if (opcode != 0 || get16(msg + 6) || get16(msg + 8) || get16(msg + 10) > 1)
 		return DNS_RCODE_NOTIMP;
+	/* The one additional record may be EDNS's OPT only (owner the root,
+	 * the message's last bytes): any other record of the agent's choice
+	 * would reach the resolver with it. */
+	if (get16(msg + 10) &&
+	    (q->end + 11 > len || msg[q->end] || get16(msg + q->end + 1) != DNS_TYPE_OPT ||
+	     q->end + 11 + get16(msg + q->end + 9) != len))
+		return DNS_RCODE_NOTIMP;
 	if (q->type == DNS_TYPE_AXFR || q->type == DNS_TYPE_IXFR)
 		return DNS_RCODE_REFUSED;
 	return 0;

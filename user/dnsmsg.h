@@ -22,6 +22,7 @@
 #define DNS_TYPE_A 1
 #define DNS_TYPE_CNAME 5
 #define DNS_TYPE_AAAA 28
+#define DNS_TYPE_OPT 41
 #define DNS_CLASS_IN 1
 #define DNS_TYPE_IXFR 251
 #define DNS_TYPE_AXFR 252
@@ -93,7 +94,8 @@ int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t rcode, uint8_t
 /**
  * dnsmsg_check_query() - may the forwarder pass @msg from the agent on?
  * Only a standard query (opcode QUERY, one question, no answer or
- * authority records, at most one additional: EDNS's OPT). The attack: an
+ * authority records, at most one additional: EDNS's OPT, owned by the root
+ * and the message's last bytes). The attack: an
  * UPDATE, passed on to a resolver that takes unsigned updates (a domain
  * controller's "nonsecure and secure"), would write a record under an
  * allowed name pointing anywhere; a zone transfer reads a whole zone.

@@ -297,6 +297,22 @@ Test(dnsmsg, only_standard_queries_are_passed_on)
 	header(&m, 0x8180, 0, "forge.lan", DNS_TYPE_A); /* QR: an answer */
 	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), -EINVAL);
 	cr_expect_eq(dnsmsg_check_query(m.b, 5, &q), -EINVAL);
+	/* One additional record: EDNS's OPT (dig sends one), nothing else. */
+	header(&m, 0x0100, 0, "forge.lan", DNS_TYPE_A);
+	m.b[11] = 1;
+	put(&m, "", 1);
+	put16(&m, DNS_TYPE_OPT);
+	put16(&m, 1232);
+	put32(&m, 0);
+	put16(&m, 0);
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), 0, "EDNS refused");
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n - 1, &q), DNS_RCODE_NOTIMP, "a cut OPT");
+	put(&m, "x", 1);
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), DNS_RCODE_NOTIMP, "bytes after the OPT");
+	header(&m, 0x0100, 0, "forge.lan", DNS_TYPE_A);
+	m.b[11] = 1;
+	rr_a(&m, "forge.lan", 60, "10.0.0.5"); /* an A record as the additional one */
+	cr_expect_eq(dnsmsg_check_query(m.b, m.n, &q), DNS_RCODE_NOTIMP);
 }
 
 /* The answer taken is the one to the question asked with that ID; a late,
