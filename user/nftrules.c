@@ -355,17 +355,21 @@ static void put_filter(FILE *f, unsigned int gen, bool keeps_flows, uint32_t mar
 		"ip daddr . meta l4proto . th dport vmap @ports",
 		"ip daddr vmap @addrs",
 	};
+	enum { KEPT_BEFORE = 4 }; /* the kept connections' rule: before the maps */
 	const unsigned int arg[] = { 0, 0, REASON_IPV6, REASON_IP_OPTIONS, 0, 0 };
 	size_t i;
 
 	fprintf(f, "add chain inet %s%u output { type filter hook output priority filter; "
 		   "policy accept; }\n", NFTRULES_TABLE, gen);
-	/* Only with allow-host: a ct expression turns connection tracking on
-	 * in the namespace, which every packet then pays for. */
-	if (keeps_flows)
-		fprintf(f, "add rule inet %s%u output ct mark 0x%x accept\n", NFTRULES_TABLE, gen,
-			mark);
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		/* A kept connection's packets pass before the maps judge them,
+		 * but after the IPv6 and IP-options drops: a connection opened
+		 * by name must not carry options the BPF engine drops. Only
+		 * with allow-host: a ct expression turns connection tracking
+		 * on in the namespace, which every packet then pays for. */
+		if (keeps_flows && i == KEPT_BEFORE)
+			fprintf(f, "add rule inet %s%u output ct mark 0x%x accept\n", NFTRULES_TABLE,
+				gen, mark);
 		fprintf(f, "add rule inet %s%u output ", NFTRULES_TABLE, gen);
 		fprintf(f, rules[i], arg[i]);
 		fputc('\n', f);

@@ -311,7 +311,7 @@ Test(nftrules, names_mark_their_connections, .fini = teardown)
 				       { inet_addr("10.1.2.10"), 22, "b.lan", false } };
 	struct policy_rule r;
 	struct nft_script sc;
-	char *all = NULL;
+	char *all = NULL, want[256];
 	size_t i, len = 0;
 	FILE *f;
 
@@ -330,8 +330,13 @@ Test(nftrules, names_mark_their_connections, .fini = teardown)
 	cr_expect(strstr(all, "chain kept {\n\t\tct mark set 0x1 accept"), "%s", all);
 	cr_expect(strstr(all, "10.1.2.9 : jump kept"), "%s", all);
 	cr_expect(strstr(all, "10.1.2.10 . tcp . 22 : jump kept"), "%s", all);
-	cr_expect(strstr(sc.steps[sc.n - 1], "output ct mark 0x1 accept\nadd rule inet ebpfjail1 output oif lo accept"),
-		  "%s", sc.steps[sc.n - 1]);
+	/* After the IP-options drop (a kept connection must not carry
+	 * options the BPF engine drops), before the maps. */
+	snprintf(want, sizeof(want),
+		 "output ip hdrlength != 5 jump deny_%u_0\nadd rule inet ebpfjail1 output ct mark "
+		 "0x1 accept\nadd rule inet ebpfjail1 output ip daddr . meta l4proto",
+		 REASON_IP_OPTIONS);
+	cr_expect(strstr(sc.steps[sc.n - 1], want), "%s", sc.steps[sc.n - 1]);
 	nftrules_script_free(&sc);
 	free(all);
 	teardown();
