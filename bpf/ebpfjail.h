@@ -141,6 +141,18 @@ enum jail_reason {
 
 #define REASON_FIRST_DENY REASON_PRIVATE
 
+/* Two addresses no frame on the jail's tap may go to, whatever the policy
+ * says (an allow-ip or `ebpfjail allow` of them included), host byte order:
+ * the jail's DNS forward address, 169.254.1.1, which is the supervisor's
+ * forwarder's on the jail's lo, and pasta's own DNS forwarding address,
+ * 240.0.0.53, which hands a datagram raw to the host's first resolver. A
+ * frame to either on the tap was sent around lo's route (SO_BINDTODEVICE,
+ * IP_UNICAST_IF or an IP_PKTINFO ifindex, none privileged) to reach the
+ * host's resolver through pasta: a DNS UPDATE under an allowed name, reads
+ * of its cache (docs/DESIGN.md, "DNS"). Refused with REASON_GATEWAY. */
+#define JAIL_DNS_FORWARD_ADDR 0xa9fe0101U
+#define JAIL_PASTA_DNS_ADDR 0xf0000035U
+
 struct policy_value {
 	__u8 action;    /* enum policy_action */
 	__u8 reason;    /* enum jail_reason */

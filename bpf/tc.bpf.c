@@ -17,8 +17,9 @@
  *                               friends have no business leaving the jail)
  *   everything else             the policy, on the destination address and,
  *                               for TCP and UDP first fragments, the port;
- *                               its DNS exception never holds here (the
- *                               forwarder is on lo), reason gateway
+ *                               but the DNS forward address and pasta's
+ *                               DNS address never (ebpfjail.h), reason
+ *                               gateway
  * Later fragments carry no port and are judged on the address alone, so a
  * fragment to a blocked address is dropped whatever its first part said.
  *
@@ -118,13 +119,9 @@ int jail_tc_egress(struct __sk_buff *skb)
 		dport_be = ports[1];
 
 	v = policy_decide(ip.daddr, dport_be, ip.protocol);
-	/* The DNS exception is the forwarder's, on the jail's lo: a frame to
-	 * it on the tap went around lo's local route (SO_BINDTODEVICE,
-	 * IP_UNICAST_IF or an IP_PKTINFO ifindex, none privileged) and would
-	 * reach pasta, the way to the host's resolvers (a DNS UPDATE under an
-	 * allowed name, the resolver's cache). Refused as the forward
-	 * address's other ports are. */
-	if (v.action == JAIL_ALLOW && v.reason == REASON_DNS) {
+	/* The side door to the host's resolver (ebpfjail.h): never by the
+	 * tap, whatever the trie says; the DNS exception holds on lo. */
+	if (ip.daddr == bpf_htonl(JAIL_DNS_FORWARD_ADDR) || ip.daddr == bpf_htonl(JAIL_PASTA_DNS_ADDR)) {
 		v.action = JAIL_DENY;
 		v.reason = REASON_GATEWAY;
 		v.rule_prefixlen = 32;

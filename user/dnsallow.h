@@ -51,8 +51,9 @@ struct dnsallow_entry {
 	uint16_t port;       /* host byte order; 0 = every port */
 	uint32_t ttl;        /* as the last answer gave it, seconds */
 	uint64_t expires_ns; /* CLOCK_MONOTONIC */
-	bool exact;          /* an exact pattern gave it, not only a *.domain
-			        one (policy_name_refusal(): what it may open) */
+	bool exact;          /* an exact pattern gave it, a *.domain one if
+			        not (part of the key; policy_name_refusal():
+			        what it may open) */
 	bool refused;        /* the policy does not let it through: refused
 			        by name (metadata, the LAN for a wildcard...);
 			        kept so its answers cost nothing, not shown */

@@ -204,12 +204,12 @@ static int names_add(struct jail_policy *jp, size_t first)
 	return err ? names_apply(jp) : 0;
 }
 
-/* still_opened() - does the entry of the other strength for @gone's
- * address and port (dnsallow.h) open what @gone did, judged by the policy
- * in force without @gone's rule? Then the rule stays, in @jp->rules again. */
-static bool still_opened(struct jail_policy *jp, const struct dnsallow_entry *gone)
+/* twin_rule() - the rule the entry of the other strength for @gone's
+ * address and port (dnsallow.h) gives, judged by the policy in force
+ * without @gone's rule: true with @r if it opens what @gone did */
+static bool twin_rule(const struct jail_policy *jp, const struct dnsallow_entry *gone,
+		      struct policy_rule *r)
 {
-	struct policy_rule r;
 	size_t i;
 
 	for (i = 0; i < jp->names.n; i++) {
@@ -218,8 +218,7 @@ static bool still_opened(struct jail_policy *jp, const struct dnsallow_entry *go
 					  .wildcard = !e->exact };
 
 		if (e->addr == gone->addr && e->port == gone->port)
-			return policy_name_rule(&jp->rules, &nm, jp->live.entries, jp->live.n, &r) &&
-			       !policy_insert_rule(&jp->rules, &r);
+			return policy_name_rule(&jp->rules, &nm, jp->live.entries, jp->live.n, r);
 	}
 	return false;
 }
@@ -233,6 +232,7 @@ static bool still_opened(struct jail_policy *jp, const struct dnsallow_entry *go
  * or if that fails, names_apply(). Return: 0 or -errno. */
 static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gone, size_t n)
 {
+	struct policy_rule r;
 	struct policy_key key;
 	size_t i;
 	int err = 0;
@@ -245,7 +245,9 @@ static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gon
 					   .port = gone[i].port ? htons(gone[i].port) : 0 };
 		if (!policy_remove_name_rule(&jp->rules, &key))
 			continue; /* it was never in (refused, or allowed anyway) */
-		if (!still_opened(jp, &gone[i]))
+		if (twin_rule(jp, &gone[i], &r)) /* the same rule: the trie keeps it */
+			err = policy_insert_rule(&jp->rules, &r);
+		else
 			err = loader_change_policy(jp->bpf, NULL, 0, &key, 1);
 	}
 	return err ? names_apply(jp) : 0;
@@ -449,6 +451,7 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	struct config next, *prev = jp->cfg, saved = *prev;
 	struct live_changes live = jp->live;
 	struct policy before = jp->rules;
+	struct dnsallow names = jp->names, kept = { 0 };
 	size_t added, removed, i, len;
 	int err;
 
@@ -470,26 +473,44 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 		config_free(&next);
 		return;
 	}
-	/* Install the new configuration with no temporary changes; put both
+	/* Names a pattern no longer gives go, and names only a wildcard gives
+	 * now lose their exact strength, in the policy installed (a copy of
+	 * the table until it is): compiled from the table as it was, the new
+	 * policy would open a deleted name's LAN address until a second
+	 * compile, and for good if that one failed. */
+	kept.v = names.n ? malloc(names.n * sizeof(*names.v)) : NULL;
+	if (names.n && !kept.v) {
+		config_free(&next);
+		reply_error(reply, size, jp->id, "cannot install the new policy (%s); the running "
+			    "policy is unchanged\n", strerror(ENOMEM));
+		return;
+	}
+	if (names.n)
+		memcpy(kept.v, names.v, names.n * sizeof(*names.v));
+	kept.n = kept.cap = names.n;
+	dnsallow_keep_configured(&kept, &next);
+	/* Install the new configuration with no temporary changes; put all
 	 * back if that fails. */
 	jp->rules = (struct policy){ 0 };
 	jp->live = (struct live_changes){ 0 };
+	jp->names = kept;
 	*prev = next;
 	err = install_now(jp);
 	if (err) {
 		*prev = saved;
 		jp->live = live;
 		jp->rules = before;
+		jp->names = names;
+		dnsallow_free(&kept);
 		config_free(&next);
 		reply_error(reply, size, jp->id, "cannot install the new policy (%s); the running "
 			    "policy is unchanged\n", strerror(-err));
 		return;
 	}
-	/* Names a pattern no longer gives go now, with their addresses,
-	 * names only a wildcard gives now lose their exact strength, and
-	 * open connections by name are judged by the new policy. */
-	if (dnsallow_keep_configured(&jp->names, jp->cfg))
-		names_stale(jp, names_apply(jp));
+	dnsallow_free(&names);
+	jp->names_dirty = false; /* the whole policy, names and all, is in force */
+	names_stale(jp, 0);
+	/* Open connections by name are judged by the new policy. */
 	renew_kept(jp, saved.n_allow_host > 0);
 	live_rules_diff(&before, &jp->rules, &added, &removed);
 	live_config_diff(&saved, &next, changes, sizeof(changes), restart, sizeof(restart));

@@ -204,8 +204,8 @@ static FILE *next_element(struct writer *w, const char *map)
 }
 
 /* put_ports() - the address+port entries, every protocol with ports they
- * hold for. One for a single protocol (the DNS exception where pasta does
- * not forward TCP) refuses the other as the trie does: reason gateway,
+ * hold for (the DNS exception left out: it holds on lo only). One for a
+ * single protocol refuses the other as the trie does: reason gateway,
  * rule ADDR/32. */
 static void put_ports(struct writer *w, struct deny_chains *k, const struct policy *p)
 {
@@ -367,6 +367,16 @@ static void put_filter(FILE *f, unsigned int gen, bool keeps_flows, uint32_t mar
 		 * by name must not carry options the BPF engine drops. Only
 		 * with allow-host: a ct expression turns connection tracking
 		 * on in the namespace, which every packet then pays for. */
+		/* The side door to the host's resolver (ebpfjail.h): the DNS
+		 * forward address off lo and pasta's DNS address, refused
+		 * whatever the maps say (an allow-ip of them included). */
+		if (i == 1) {
+			fprintf(f, "add rule inet %s%u output ip daddr { ", NFTRULES_TABLE, gen);
+			put_addr(f, JAIL_DNS_FORWARD_ADDR);
+			fputs(", ", f);
+			put_addr(f, JAIL_PASTA_DNS_ADDR);
+			fprintf(f, " } jump deny_%u_32\n", REASON_GATEWAY);
+		}
 		if (keeps_flows && i == KEPT_BEFORE)
 			fprintf(f, "add rule inet %s%u output ct mark 0x%x accept\n", NFTRULES_TABLE,
 				gen, mark);
@@ -404,6 +414,7 @@ int nftrules_script(const struct policy *p, unsigned int gen, const unsigned int
 		put_ranges(&w, &kinds, p, ranges, n);
 	free(ranges);
 	kinds.used[REASON_IPV6][0] = kinds.used[REASON_IP_OPTIONS][0] = true;
+	kinds.used[REASON_GATEWAY][32] = true; /* put_filter()'s side door */
 	/* The swap, in one transaction: the new filter hooked, the old
 	 * generation's table gone. Until then the old rules hold. */
 	f = begin_step(&w);

@@ -7,16 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/types.h>
+
+#include "ebpfjail.h"
 
 #define PASTA_IFNAME "jail0"
 #define PASTA_MTU "65520"
 
-/* The address the jail sends DNS to, which pasta forwards to the host's
- * resolver: 169.254.1.1, as Podman's pasta networks use. Not the gateway,
- * which is the address of a real router (its own DNS server, for one),
- * and no host's: the policy lets only port 53 through to it, and pasta
- * answers that itself. Host byte order. */
-#define PASTA_DNS_FORWARD 0xa9fe0101U
+/* The address the jail sends DNS to: 169.254.1.1, as Podman's pasta
+ * networks use, the supervisor's forwarder's on the jail's lo (never the
+ * tap: ebpfjail.h). Not the gateway, which is the address of a real router
+ * (its own DNS server, for one), and no host's: the socket hooks let only
+ * port 53 through to it. Host byte order. */
+#define PASTA_DNS_FORWARD JAIL_DNS_FORWARD_ADDR
 
 /* pasta's own DNS forwarding (--dns-forward), which hands a datagram raw
  * to the host's first resolver, sits on an address the policy refuses
@@ -25,7 +28,7 @@
  * forward address would otherwise reach the host's resolver through pasta
  * (docs/DESIGN.md, "DNS"). Given, not left out, so that no pasta picks a
  * default of its own (the gateway, for a resolver on the host's loopback). */
-#define PASTA_DNS_DECOY "240.0.0.53"
+#define PASTA_DNS_DECOY "240.0.0.53" /* JAIL_PASTA_DNS_ADDR */
 
 struct pasta_opts {
 	const char *path;      /* the binary, from pasta_find() */

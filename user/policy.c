@@ -165,7 +165,7 @@ static int collect(const struct config *cfg, const struct host_facts *f, struct 
 			  builtin_blocks[i].source);
 
 	/* pasta's side of the tap answers on every port it likes; the agent
-	 * gets DNS from it and nothing else. */
+	 * gets nothing from it (DNS is the forwarder's, on lo). */
 	if (!err && f->gateway)
 		err = add(b, f->gateway, 32, 0, JAIL_DENY, REASON_GATEWAY, "the jail's gateway");
 	if (!err && f->dns_forward && f->dns_forward != f->gateway)

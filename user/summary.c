@@ -10,7 +10,6 @@
 #include "audit.h"
 #include "builtin.h"
 #include "netaddr.h"
-#include "pasta.h"
 #include "summary.h"
 #include "textbuf.h"
 #include "unixpolicy.h"
@@ -114,10 +113,10 @@ enum summary_advice summary_advice(const struct summary_slot *x)
 	 * allow-ip reaches out of that. */
 	if (no_address(x->reason) || x->reason == REASON_NETNS)
 		return SUMMARY_NO_LINE;
-	/* The forward address is the forwarder's on lo: denied, it was
+	/* The DNS forward address and pasta's DNS address: denied, it was
 	 * sent around lo's route towards pasta, the side door to the host's
-	 * resolver (docs/DESIGN.md, "DNS"), which no line should open. */
-	if (x->daddr == htonl(PASTA_DNS_FORWARD))
+	 * resolver (ebpfjail.h), which no line opens. */
+	if (x->daddr == htonl(JAIL_DNS_FORWARD_ADDR) || x->daddr == htonl(JAIL_PASTA_DNS_ADDR))
 		return SUMMARY_NO_LINE;
 	if (metadata(x))
 		return SUMMARY_NEVER;

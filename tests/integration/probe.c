@@ -530,6 +530,9 @@ static int via_send(int fd, const void *buf, size_t n, const struct sockaddr *sa
 	if (via && !strcmp(via, "pktinfo")) {
 		struct in_pktinfo info = { .ipi_ifindex = (int)if_nametoindex(dev ? dev : "jail0") };
 
+		if (!info.ipi_ifindex)
+			return errno;
+
 		memset(&control, 0, sizeof(control));
 		m.msg_control = control.room;
 		m.msg_controllen = sizeof(control.room);
@@ -668,7 +671,14 @@ static const char *dns_lookup(const char *name, struct in_addr *addr)
 	if (fd < 0)
 		return errname(errno);
 	n = dns_query(q, name, (uint16_t)getpid());
-	if ((e = via_setup(fd)) || (e = via_send(fd, q, n, (struct sockaddr *)&ns, sizeof(ns))))
+	/* Connected, as a resolver library's socket is; with PROBE_VIA not,
+	 * as an agent that sends around lo's route would (a connected
+	 * socket's IP_PKTINFO send reaches the sendmsg hook with no address). */
+	if (!getenv("PROBE_VIA") && connect(fd, (struct sockaddr *)&ns, sizeof(ns)))
+		why = errname(errno);
+	else if ((e = via_setup(fd)) ||
+		 (e = via_send(fd, q, n, getenv("PROBE_VIA") ? (struct sockaddr *)&ns : NULL,
+			       sizeof(ns))))
 		why = errname(e);
 	else if (wait_fd(fd, POLLIN, 3000) || (got = recv(fd, a, sizeof(a), 0)) < 12)
 		why = "timeout";

@@ -230,8 +230,13 @@ test_agent_reads_its_own_denials_and_cannot_write_them() {
 	jail -- "$T/probe" tcp:10.23.0.53:53 # another jail's denial
 	expect_rc 0
 	mkdir "$T/agent" && chown 4242 "$T/agent"
+	# The supervisor writes a denial into the agent's view once it has
+	# read its event (the ring buffer, polled): under load that is after
+	# the probe returns, so the agent waits for it (5 s at most), as its
+	# user would look a moment later.
 	cat >"$T/agent.sh" <<EOF2
 $T/probe tcp:10.23.0.2:22
+for i in \$(seq 1 100); do grep -q '"10.23.0.2"' /run/ebpfjail/denials.jsonl && break; sleep 0.05; done
 $T/ebpfjail audit >$T/agent/table 2>$T/agent/table.err
 $T/ebpfjail audit --suggest >$T/agent/suggest
 $T/ebpfjail audit --json --since 10m >$T/agent/json

@@ -373,9 +373,13 @@ test_reload_that_leaves_only_a_wildcard_closes_the_lan_address() {
 # server by the tap, and a query sent the usual way is answered.
 test_a_query_sent_around_lo_never_reaches_the_hosts_resolver() {
 	netsim_up
+	# pasta's own DNS address, even where a line allows it: the user
+	# pasted what a denial's summary proposed.
+	echo "allow-ip = 240.0.0.53:53" >>"$T/jail.conf"
 	jail -- sh -c 'for via in bind unicast pktinfo; do
 			PROBE_VIA=$via "$0/probe" dns:side-$via.wild.lan.test:0 udp:198.51.100.7:7
-		done; "$0/probe" dns:usual.wild.lan.test:0' "$T"
+		done; "$0/probe" dns:usual.wild.lan.test:0
+		dig +tries=1 +time=1 @240.0.0.53 side-pasta.wild.lan.test >/dev/null 2>&1 || :' "$T"
 	expect_rc 0
 	expect_result dns:usual.wild.lan.test:0 10.23.0.82
 	resolver_saw usual.wild.lan.test || fail "the control query did not reach the resolver"
@@ -390,9 +394,13 @@ test_a_query_sent_around_lo_never_reaches_the_hosts_resolver() {
 		! resolver_saw "side-$via.wild.lan.test" ||
 			fail "$via: the host's resolver got the query: $(grep side- "$T/dns.log")"
 	done
+	! resolver_saw side-pasta.wild.lan.test || fail "pasta's DNS address reached the resolver"
 	grep -q '"daddr": "169.254.1.1", "dport": 53, .*"reason": "gateway"' "$T/audit.jsonl" ||
 		fail "no denial of the side door recorded: $(cat "$T/audit.jsonl")"
-	! grep -q 'allow-ip = 169.254.1.1' "$T/err" || fail "the side door is suggested: $(cat "$T/err")"
+	grep -q '"daddr": "240.0.0.53", "dport": 53, .*"reason": "gateway"' "$T/audit.jsonl" ||
+		fail "no denial of pasta's DNS address recorded: $(cat "$T/audit.jsonl")"
+	! grep -qE 'allow-ip = (169.254.1.1|240.0.0.53)' "$T/err" ||
+		fail "the side door is suggested: $(cat "$T/err")"
 	expect_no_leftovers
 }
 
@@ -452,5 +460,25 @@ test_a_cname_out_of_the_names_zone_never_opens_the_lan() {
 		"$T/audit.jsonl" || fail "no record of the chain: $(grep '"dns"' "$T/audit.jsonl")"
 	grep -q '"dns": "alias.lan.test", "cname": \["forge.lan.test"\], "addrs": \["10.23.0.80"\]' \
 		"$T/audit.jsonl" || fail "the control's record: $(grep '"dns"' "$T/audit.jsonl")"
+	expect_no_leftovers
+}
+
+# The other side of the wildcard test: what a wildcard may open stays open
+# while its own entry lives, after the exact name's entry for the same
+# address expired. With internet = off the rule is what lets the agent
+# reach an internet address; expiring the exact entry must keep the rule
+# for the wildcard's (a mutation that always deletes it turns this red).
+# The control: an internet address no answer gave is refused.
+test_an_exact_entry_expiring_keeps_what_the_wildcard_opens() {
+	netsim_up
+	echo "198.51.100.7 api.example.test" | resolver_hosts
+	jail --internet off --allow-host api.example.test --allow-host '*.wild.example.test' -- sh -c "
+		$DIG api.example.test
+		for i in \$(seq 1 8); do $DIG x\$i.wild.example.test; sleep 1; done
+		\"$T/probe\" tcp:198.51.100.7:80 tcp:198.51.100.9:80"
+	expect_rc 0
+	[ "$(grep -cx 198.51.100.7 "$T/out")" -eq 9 ] || fail "the names did not answer: $(cat "$T/out" "$T/err")"
+	expect_result tcp:198.51.100.7:80 ok
+	expect_denied tcp:198.51.100.9:80
 	expect_no_leftovers
 }

@@ -61,7 +61,9 @@ static const char conf[] = "allow-ip = 10.1.2.3\n"       /* inside 10/8 */
 			   "allow-ip = 10.1.2.4:502\n"   /* one port of it */
 			   "allow-ip = 192.0.2.77\n"     /* on the host's LAN */
 			   "block-cidr = 203.0.114.0/24\n"
-			   "block-cidr = 8.8.8.8/32\n";
+			   "block-cidr = 8.8.8.8/32\n"
+			   /* pasta's DNS address: refused all the same */
+			   "allow-ip = 240.0.0.53:53\n";
 
 /* range_rule() - the rule of the range holding @a (host order), or -1 */
 static long range_rule(const struct nft_range *r, size_t n, uint32_t a)
@@ -169,6 +171,7 @@ Test(nftrules, script_steps, .fini = teardown)
 	for (i = 1; i + 1 < sc.n; i++)
 		cr_expect(!strstr(sc.steps[i], "169.254.1.1 . "), "step %zu: %.200s", i,
 			  strstr(sc.steps[i], "169.254.1.1 . "));
+	cr_expect(strstr(sc.steps[1], "198.18.0.1 . tcp . 443 : accept"), "%.200s", sc.steps[1]);
 	nftrules_script_free(&sc);
 	/* The first generation deletes none. */
 	cr_assert_eq(nftrules_script(&pol, 1, NULL, 0, &sc), 0);
@@ -199,6 +202,8 @@ static const struct try tries[] = {
 	{ "169.254.169.254", IPPROTO_UDP, 80, EPERM },     /* metadata */
 	{ "169.254.1.1", IPPROTO_UDP, 53, EPERM },         /* the forward address off lo */
 	{ "169.254.1.1", IPPROTO_TCP, 53, EHOSTUNREACH },  /* ... on every port */
+	{ "169.254.1.1", IPPROTO_TCP, 80, EHOSTUNREACH },
+	{ "240.0.0.53", IPPROTO_UDP, 53, EPERM },          /* pasta's DNS, allow-ip or not */
 	{ "198.51.100.1", IPPROTO_UDP, 80, EPERM },        /* the gateway */
 	{ "192.0.2.20", IPPROTO_UDP, 80, EPERM },          /* the host's LAN */
 	{ "192.0.2.77", IPPROTO_UDP, 80, 0 },              /* ... allowed in it */

@@ -47,7 +47,9 @@ static int on_event(void *ctx, const struct jail_event *e)
 static void setup(void)
 {
 	static const char conf[] = "allow-ip = 10.1.2.3\nallow-ip = 10.1.2.4:502\n"
-				   "block-cidr = 203.0.114.0/24\n";
+				   "block-cidr = 203.0.114.0/24\n"
+				   /* refused on the tap all the same (ebpfjail.h) */
+				   "allow-ip = 240.0.0.53:53\nallow-ip = 169.254.1.1:53\n";
 	struct host_facts facts = {
 		.gateway = inet_addr("198.51.100.1"),
 		.dns_forward = inet_addr("169.254.1.1"),
@@ -250,6 +252,7 @@ Test(tc, verdict_classes)
 		{ "169.254.1.1", IPPROTO_UDP, 53, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "169.254.1.1", IPPROTO_TCP, 53, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "169.254.1.1", IPPROTO_TCP, 80, TC_ACT_SHOT, REASON_GATEWAY },
+		{ "240.0.0.53", IPPROTO_UDP, 53, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "169.254.1.1", IPPROTO_ICMP, 0, TC_ACT_SHOT, REASON_GATEWAY },
 		{ "10.1.2.3", IPPROTO_ICMP, 0, TC_ACT_OK, REASON_ALLOW_IP },
 		{ "10.1.2.4", IPPROTO_TCP, 502, TC_ACT_OK, REASON_ALLOW_IP },
@@ -321,9 +324,11 @@ Test(tc, agrees_with_the_policy_model)
 			long m = policy_lookup(&pol, addrs[j], htons(port));
 			const struct policy_value *v = m >= 0 ? &pol.rules[m].value : NULL;
 			/* A rule for one protocol only refuses every other; the
-			 * DNS exception holds on lo, never on the tap. */
-			int want = v && (v->action == JAIL_DENY || v->reason == REASON_DNS ||
-					 (v->proto && v->proto != IPPROTO_TCP))
+			 * DNS side door's addresses never pass the tap. */
+			bool side_door = addrs[j] == htonl(JAIL_DNS_FORWARD_ADDR) ||
+					 addrs[j] == htonl(JAIL_PASTA_DNS_ADDR);
+			int want = side_door || (v && (v->action == JAIL_DENY ||
+						       (v->proto && v->proto != IPPROTO_TCP)))
 					   ? TC_ACT_SHOT
 					   : TC_ACT_OK;
 			struct frame f;
