@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -96,6 +97,8 @@ int audit_log_open(struct audit_log *log, const char *path)
 	int err;
 
 	log->fd = log->dir_fd = -1;
+	log->held = NULL;
+	log->held_len = 0;
 	log->rotate_bytes = AUDIT_ROTATE_BYTES;
 	if (snprintf(log->path, sizeof(log->path), "%s", path) >= (int)sizeof(log->path))
 		return -ENAMETOOLONG;
@@ -161,7 +164,8 @@ static void rotate(struct audit_log *log)
 	close(lfd); /* releases the lock */
 }
 
-int audit_log_append(struct audit_log *log, const char *line, size_t len)
+/* write_lines() - @len bytes of whole lines, in one write() */
+static int write_lines(struct audit_log *log, const char *line, size_t len)
 {
 	struct stat st;
 	ssize_t n;
@@ -190,11 +194,68 @@ int audit_log_append(struct audit_log *log, const char *line, size_t len)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
+int audit_log_flush(struct audit_log *log)
+{
+	size_t len = log->held_len;
+
+	if (!len)
+		return 0;
+	log->held_len = 0; /* a line that cannot be written now never will */
+	return write_lines(log, log->held, len);
+}
+
+int audit_log_append(struct audit_log *log, const char *line, size_t len)
+{
+	int held_err = audit_log_flush(log), err = write_lines(log, line, len);
+
+	return err ? err : held_err;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+int audit_log_hold(struct audit_log *log, const char *line, size_t len)
+{
+	int err = 0;
+
+	if (!log->held)
+		log->held = malloc(AUDIT_HOLD_BYTES);
+	if (!log->held || len > AUDIT_HOLD_BYTES)
+		return audit_log_append(log, line, len);
+	if (log->held_len + len > AUDIT_HOLD_BYTES)
+		err = audit_log_flush(log);
+	if (!log->held_len)
+		log->held_since = now_ns();
+	memcpy(log->held + log->held_len, line, len);
+	log->held_len += len;
+	return err;
+}
+
+int audit_log_due(const struct audit_log *log)
+{
+	uint64_t at = log->held_since + AUDIT_HOLD_NS, now;
+
+	if (!log->held_len)
+		return -1;
+	now = now_ns();
+	return now >= at ? 0 : (int)((at - now + 999999) / 1000000);
+}
+
 void audit_log_close(struct audit_log *log)
 {
+	audit_log_flush(log);
+	free(log->held);
+	log->held = NULL;
 	if (log->fd >= 0)
 		close(log->fd);
 	if (log->dir_fd >= 0)
 		close(log->dir_fd);
 	log->fd = log->dir_fd = -1;
+	log->held = NULL;
+	log->held_len = 0;
 }

@@ -12,6 +12,11 @@
 #define AUDIT_ROTATE_BYTES (8U << 20)
 #define AUDIT_KEEP 4
 
+/* Held lines (audit_log_hold()) are written at most AUDIT_HOLD_NS after the
+ * first of them, in one write of at most AUDIT_HOLD_BYTES. */
+#define AUDIT_HOLD_NS (10 * 1000 * 1000ULL)
+#define AUDIT_HOLD_BYTES (64U << 10)
+
 struct audit_log {
 	int fd;
 	int dir_fd;        /* the directory, held: nothing on its path is followed again */
@@ -19,6 +24,9 @@ struct audit_log {
 	char path[4096];
 	uint64_t dev, ino; /* of the file fd writes to */
 	uint64_t rotate_bytes;
+	char *held;        /* lines not yet written (AUDIT_HOLD_BYTES), or NULL */
+	size_t held_len;
+	uint64_t held_since; /* CLOCK_MONOTONIC ns of the first of them */
 };
 
 /**
@@ -44,6 +52,26 @@ int audit_log_open(struct audit_log *log, const char *path);
  */
 int audit_log_append(struct audit_log *log, const char *line, size_t len);
 
+/**
+ * audit_log_hold() - write one line soon: at the latest AUDIT_HOLD_NS after
+ * the first line held (audit_log_due()), or before the next line appended
+ * (lines stay in order), or at close. For records made while the agent
+ * waits for an answer: a write per answer costs more than the answer.
+ * A supervisor that dies loses what it held.
+ * Return: 0 or -errno (of a write it had to do first).
+ */
+int audit_log_hold(struct audit_log *log, const char *line, size_t len);
+
+/**
+ * audit_log_due() - milliseconds until the held lines must be written (0:
+ * now, audit_log_flush()), or -1 if none are held
+ */
+int audit_log_due(const struct audit_log *log);
+
+/** audit_log_flush() - write the held lines. Return: 0 or -errno. */
+int audit_log_flush(struct audit_log *log);
+
+/** audit_log_close() - the held lines written, the files closed */
 void audit_log_close(struct audit_log *log);
 
 /** audit_log_file() - PATH for @n == 0, else PATH.n (rotated) */

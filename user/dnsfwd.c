@@ -495,16 +495,21 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 }
 
 /* answer() - @q's answer @msg (in f->answer) to the agent, after
- * on_answer() has seen it */
+ * on_answer() has seen it; on_released() sees it after */
 static void answer(struct dnsfwd *f, struct query *q, uint8_t *msg, size_t n)
 {
+	bool seen = false;
 	struct dns_answer a;
 
 	if (q->q.type == DNS_TYPE_A && q->q.class == DNS_CLASS_IN && !dnsmsg_answer(msg, n, &a) &&
-	    f->o.on_answer)
+	    f->o.on_answer) {
 		f->o.on_answer(f->o.ctx, &q->q, &a); /* before the agent sees it */
+		seen = true;
+	}
 	dnsmsg_set_id(msg, q->agent_id);
 	reply(f, q, msg, n);
+	if (seen && f->o.on_released)
+		f->o.on_released(f->o.ctx, &q->q, &a);
 	free_query(q);
 }
 

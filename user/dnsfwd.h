@@ -10,6 +10,8 @@
  * jail is IPv4 only. Before an A answer goes to the agent, on_answer() is
  * called with it: allow-host inserts its addresses there, so the agent can
  * never connect to an address it was given before the policy allows it.
+ * After it is sent, on_released() is called with the same answer: what is
+ * recorded about it (the audit) waits there, not in the agent's path.
  */
 #ifndef EBPFJAIL_DNSFWD_H
 #define EBPFJAIL_DNSFWD_H
@@ -27,8 +29,8 @@
  * two listeners, timer and epoll set. */
 #define DNSFWD_FDS_MAX (DNSFWD_QUERIES_MAX + DNSFWD_TCP_MAX + 4)
 
-/* Called for each A answer before it is released; when it returns, the
- * answer goes to the agent. */
+/* Called for each A answer before it is released (on_answer; when it
+ * returns, the answer goes to the agent) and again after (on_released). */
 typedef void (*dnsfwd_answer_fn)(void *ctx, const struct dns_question *q,
 				 const struct dns_answer *a);
 
@@ -39,6 +41,7 @@ struct dnsfwd_opts {
 	struct sockaddr_storage upstreams[DNSFWD_UPSTREAMS_MAX];
 	size_t n_upstreams;
 	dnsfwd_answer_fn on_answer;
+	dnsfwd_answer_fn on_released; /* or NULL */
 	void *ctx;
 };
 

@@ -542,6 +542,12 @@ static void on_dns_answer(void *ctx, const struct dns_question *q, const struct 
 	jail_policy_dns_answer(ctx, q, a);
 }
 
+static void on_dns_released(void *ctx, const struct dns_question *q,
+			    const struct dns_answer *a)
+{
+	jail_policy_dns_released(ctx, q, a);
+}
+
 /* start_dns() - the jail's DNS forwarder on the forward address (bound on
  * the jail's lo by routes_rebuild()), asking the resolvers of the host's
  * resolv.conf from the host's side: the agent never reaches them itself. */
@@ -549,6 +555,7 @@ static int start_dns(struct jail *j)
 {
 	struct dnsfwd_opts o = { .jail_ns = j->ns.fd,
 				 .listen_addr = j->policy.dns_forward, .on_answer = on_dns_answer,
+				 .on_released = on_dns_released,
 				 .ctx = &j->policy };
 	char text[DNSFWD_RESOLV_MAX];
 	int err;

@@ -284,10 +284,10 @@ static void audit_names(struct jail_policy *jp, const char *name, const struct d
 			else
 				allowed[n_allowed++] = x->addr;
 		}
-		audit_log_append(jp->audit, line,
-				 audit_format_dns(jp->id, name, a, e->port, allowed, n_allowed, refused,
-						  n_refused, dnsallow_lifetime(e->ttl), wall, line,
-						  sizeof(line)));
+		audit_log_hold(jp->audit, line,
+			       audit_format_dns(jp->id, name, a, e->port, allowed, n_allowed, refused,
+						n_refused, dnsallow_lifetime(e->ttl), wall, line,
+						sizeof(line)));
 	}
 }
 
@@ -334,7 +334,17 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 		log_warn("jail %s: cannot allow %s's addresses (%s); connections to them are denied "
 			 "until it works", jp->id, q->name, strerror(-err));
 	mark_refused(jp, err ? 0 : jp->names.n - added);
-	audit_names(jp, q->name, a, jp->names.n - added);
+	jp->names_first = jp->names.n - added;
+	jp->names_unrecorded = true;
+}
+
+void jail_policy_dns_released(struct jail_policy *jp, const struct dns_question *q,
+			      const struct dns_answer *a)
+{
+	if (!jp->names_unrecorded)
+		return;
+	jp->names_unrecorded = false;
+	audit_names(jp, q->name, a, jp->names_first);
 }
 
 void jail_policy_expire_names(struct jail_policy *jp)

@@ -39,6 +39,9 @@ struct jail_policy {
 	bool names_full_logged;         /* said once: the names' table is full */
 	bool names_cut_logged;          /* said once: an answer had too many */
 	bool names_stale_logged;        /* said: the names could not be applied */
+	bool names_unrecorded;          /* the last answer's entries, from
+					   names_first on, await their record */
+	size_t names_first;
 	uint32_t kept_gen;              /* deny and reload renew kept flows */
 	bool host_stale;                /* the host's networks changed and could
 					   not be read or applied (logged) */
@@ -72,11 +75,19 @@ void jail_policy_request(struct jail_policy *jp, const char *request, char *repl
 /**
  * jail_policy_dns_answer() - the forwarder's answer @a to @q, before the
  * agent gets it: for an allow-host name, its addresses are allowed when
- * this returns (and a `dns` audit record says so); other names change
- * nothing
+ * this returns; other names change nothing
  */
 void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q,
 			    const struct dns_answer *a);
+
+/**
+ * jail_policy_dns_released() - the same answer, once the agent has it: the
+ * `dns` audit record of what it allowed (written here, not while the agent
+ * waits; the supervisor reads no other event in between, so the record
+ * still comes before any denial that follows from the answer)
+ */
+void jail_policy_dns_released(struct jail_policy *jp, const struct dns_question *q,
+			      const struct dns_answer *a);
 
 /** jail_policy_expire_names() - the names' addresses whose time is up go
  * (the supervisor calls it every second) */

@@ -522,6 +522,14 @@ static void host_changed(struct jail *j)
 	stop_agent(j);
 }
 
+/* wait_ms() - the sooner of two epoll_wait() timeouts (-1: none) */
+static int wait_ms(int a, int b)
+{
+	if (a < 0)
+		return b;
+	return b < 0 || a < b ? a : b;
+}
+
 /* every_second() - what is not per event: the window's count records,
  * losses, the status file. Reading the counters after every wakeup cost a
  * relayed round trip its latency six times over (one bpf() per slot). */
@@ -602,8 +610,15 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 		done = handle_signal(j, &si, status);
 	}
 	while (!done) {
-		n = epoll_wait(efd, got, 4, tfd >= 0 ? -1 : 1000);
-		if (n == 0)
+		int held = audit_log_due(&j->audit);
+
+		/* Held audit lines (the DNS records) are written when due. */
+		if (held == 0) {
+			audit_log_flush(&j->audit);
+			held = -1;
+		}
+		n = epoll_wait(efd, got, 4, wait_ms(tfd >= 0 ? -1 : 1000, held));
+		if (n == 0 && held < 0)
 			every_second(j);
 		for (i = 0; i < n && !done; i++) {
 			struct signalfd_siginfo si;
