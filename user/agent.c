@@ -395,7 +395,8 @@ static bool supervisor_gone(int channel)
  * network namespace, the agent's mount namespace), forks the agent, keeps
  * only CAP_KILL (to pass signals to an agent of another uid) and becomes
  * its init (jailinit.c). */
-static void init_child(const struct agent_spec *s, int report, int channel, bool in_cgroup)
+static void init_child(const struct agent_spec *s, int report, int channel, bool in_cgroup,
+		       int tty)
 {
 	pid_t agent, self;
 	sigset_t all;
@@ -407,6 +408,20 @@ static void init_child(const struct agent_spec *s, int report, int channel, bool
 	prctl(PR_SET_NAME, "ebpfjail-init"); /* in ps, not the supervisor */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
+	/* The attack: the agent's kill(0, SIGSTOP) reached every process of
+	 * its process group, which was the shell's job, its supervisor
+	 * included (the PID namespace does not filter a process group's
+	 * signals, and a kernel without Landlock scopes lets them through):
+	 * a stopped supervisor follows no route and records nothing. The
+	 * init and the agent are a group of their own, which the agent
+	 * cannot leave for ours: it cannot name it. It is the terminal's
+	 * foreground if ours was (with every signal blocked, tcsetpgrp()
+	 * from the background is allowed): Ctrl-C and Ctrl-Z reach the
+	 * agent, and its reads from the terminal do not stop it. */
+	if (setpgid(0, 0))
+		fail(report, -errno, "making the agent's process group");
+	if (tty >= 0 && tcsetpgrp(tty, getpid()))
+		fail(report, -errno, "giving the agent the terminal");
 	/* The supervisor raised its own descriptor limit for the relays
 	 * (jail.c); the agent runs with the one it was given. */
 	if (s->nofile && setrlimit(RLIMIT_NOFILE, s->nofile))
@@ -495,16 +510,34 @@ static pid_t first_started(int channel, pid_t init)
 	return err;
 }
 
+/* foreground_tty() - the controlling terminal, if our process group is its
+ * foreground (the agent's takes it over); else -1: no terminal, or run in
+ * the background, where the agent's group is in the background too */
+static int foreground_tty(void)
+{
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd >= 0 && tcgetpgrp(fd) != getpgrp()) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 int agent_spawn(const struct agent_spec *s, struct agent_proc *p)
 {
 	int pipefd[2] = { -1, -1 }, channel[2] = { -1, -1 }, err = 0;
+	bool return_terminal = true;
 	bool in_cgroup;
 	ssize_t n;
 
-	p->init = p->agent = -1;
+	p->init = p->agent = p->pgrp = -1;
 	p->channel = -1;
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -errno;
+	p->tty = foreground_tty();
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		err = -errno;
+		goto out;
+	}
 	err = jailinit_channel(channel);
 	if (err)
 		goto out;
@@ -516,8 +549,10 @@ int agent_spawn(const struct agent_spec *s, struct agent_proc *p)
 	if (p->init == 0) {
 		close(pipefd[0]);
 		close(channel[0]);
-		init_child(s, pipefd[1], channel[1], in_cgroup);
+		init_child(s, pipefd[1], channel[1], in_cgroup, p->tty);
 	}
+	setpgid(p->init, p->init); /* as the child does: whoever runs first */
+	p->pgrp = p->init;
 	close(pipefd[1]);
 	pipefd[1] = -1;
 	close(channel[1]);
@@ -536,9 +571,10 @@ int agent_spawn(const struct agent_spec *s, struct agent_proc *p)
 	if (err) {
 		kill(p->init, SIGKILL);
 		waitpid(p->init, NULL, 0);
-		p->init = p->agent = -1;
+		p->init = p->agent = p->pgrp = -1;
 		goto out;
 	}
+	return_terminal = false;
 	p->channel = channel[0];
 	channel[0] = -1;
 out:
@@ -550,5 +586,22 @@ out:
 		close(channel[0]);
 	if (channel[1] >= 0)
 		close(channel[1]);
+	if (return_terminal && p->tty >= 0) { /* the init may have taken it */
+		tcsetpgrp(p->tty, getpgrp());
+		close(p->tty);
+		p->tty = -1;
+	}
 	return err;
+}
+
+void agent_terminal_return(const struct agent_proc *p)
+{
+	if (p->tty >= 0 && p->pgrp > 0 && tcgetpgrp(p->tty) == p->pgrp)
+		tcsetpgrp(p->tty, getpgrp());
+}
+
+void agent_terminal_give(const struct agent_proc *p)
+{
+	if (p->tty >= 0 && p->pgrp > 0 && tcgetpgrp(p->tty) == getpgrp())
+		tcsetpgrp(p->tty, p->pgrp);
 }

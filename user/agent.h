@@ -77,6 +77,10 @@ struct agent_proc {
 	pid_t init;  /* the agent's init (jailinit.c): signals go to it */
 	pid_t agent; /* the agent itself, as this PID namespace numbers it */
 	int channel; /* the init's reports (struct jailinit_msg), non-blocking */
+	pid_t pgrp;  /* the agent's process group: the init's pid, kept once
+			the init is reaped */
+	int tty;     /* the controlling terminal, whose foreground the agent's
+			process group took from ours; or -1 */
 };
 
 /**
@@ -93,5 +97,17 @@ struct agent_proc {
  * not executable); other setup failures as -EPERM (logged by the child).
  */
 int agent_spawn(const struct agent_spec *s, struct agent_proc *p);
+
+/**
+ * agent_terminal_return() - the terminal's foreground back to the caller's
+ * process group if the agent's holds it (the job stops, the agent is gone)
+ */
+void agent_terminal_return(const struct agent_proc *p);
+
+/**
+ * agent_terminal_give() - the terminal's foreground to the agent's process
+ * group if the caller's holds it (the job was continued by `fg`)
+ */
+void agent_terminal_give(const struct agent_proc *p);
 
 #endif /* EBPFJAIL_AGENT_H */

@@ -47,7 +47,7 @@ struct jail {
 	bool agent_stopped;        /* as the init last said */
 	bool agent_exited;         /* the init said so: agent_status is its own */
 	int agent_status;          /* the agent's wait status */
-	uint64_t tty_stop_ns;      /* when the terminal last sent a stop, CLOCK_MONOTONIC */
+	uint64_t tty_stop_ns;      /* when the terminal last stopped the agent, CLOCK_MONOTONIC */
 	bool network_lost;         /* pasta died under the agent, or the policy
 				      could not follow the host: exit 125 */
 	uint64_t host_stale_ns;    /* since when the policy has failed to follow
@@ -73,7 +73,7 @@ struct jail {
 
 /* Everything empty: what jail_destroy() can be called on at once. */
 #define JAIL_INIT                                                                          \
-	{ .cg_fd = -1, .pasta = -1, .denials_fd = -1, .proc = { .init = -1, .agent = -1, .channel = -1 },  \
+	{ .cg_fd = -1, .pasta = -1, .denials_fd = -1, .proc = { .init = -1, .agent = -1, .pgrp = -1, .channel = -1, .tty = -1 },  \
 	  .audit = { .fd = -1, .dir_fd = -1 },                                           \
 	  .control_fd = -1, .ns = { .holder = -1, .fd = -1, .host_fd = -1, .user_fd = -1 },              \
 	  .watch = HOSTWATCH_INIT }

@@ -19,9 +19,16 @@
  *     When the agent is gone the init exits, and the kernel kills whatever
  *     the agent left in the namespace.
  *   - a signal the supervisor forwards (SIGTERM, SIGHUP, ... sent to it,
- *     queued with JAILINIT_FORWARD): passed on to the agent.
- *   - any other: dropped. The terminal's (Ctrl-C, Ctrl-Z, SIGWINCH) and a
- *     kill() of the whole process group reached the agent itself.
+ *     queued with JAILINIT_FORWARD): passed on to the agent; JAILINIT_HOLD
+ *     and JAILINIT_RELEASE: every process of the namespace stopped or
+ *     continued (a job stop without a cgroup to freeze, supervisor.c).
+ *   - a stop the terminal sent (SIGTSTP, SIGTTIN, SIGTTOU from the kernel):
+ *     it reached the agent; the supervisor is told, for job control.
+ *   - any other: dropped. The terminal's (Ctrl-C, SIGWINCH) and a kill()
+ *     of the whole process group reached the agent itself.
+ * The init and the agent are a process group of their own (agent.c), the
+ * terminal's foreground if the supervisor's was: a kill() of its process
+ * group by the agent never reaches the supervisor.
  * The channel is a SEQPACKET socket pair: one message per event, and the
  * agent's first message (sent just before its exec) carries its pid as
  * credentials, which the kernel translates into the supervisor's numbering.
@@ -124,6 +131,35 @@ static bool reap(int fd, pid_t agent)
 	return false;
 }
 
+/* from_supervisor() - @si was sent from outside the agent's PID namespace
+ * (numbered 0 there, as the init's parent is) or, without one, by the
+ * parent. The attack: the agent queues JAILINIT_RELEASE to its init while
+ * a stopped job holds it. */
+static bool from_supervisor(const struct signalfd_siginfo *si)
+{
+	return si->ssi_pid == (uint32_t)getppid();
+}
+
+/* take_request() - what the supervisor queued (jailinit.h) */
+static void take_request(const struct signalfd_siginfo *si, pid_t agent)
+{
+	if (si->ssi_int == JAILINIT_FORWARD) {
+		kill(agent, (int)si->ssi_signo);
+		return;
+	}
+	/* kill(-1) is every process this one may signal: only as PID 1 is
+	 * that the namespace's and nothing of the user's outside it. */
+	if (getpid() != 1)
+		return;
+	/* One pass reaches all: it walks the task list under the lock fork()
+	 * takes to add a child, and a fork that finds the stop pending starts
+	 * over once continued. */
+	if (si->ssi_int == JAILINIT_HOLD)
+		kill(-1, SIGSTOP);
+	if (si->ssi_int == JAILINIT_RELEASE)
+		kill(-1, SIGCONT);
+}
+
 void jailinit_run(int fd, pid_t agent)
 {
 	struct signalfd_siginfo si;
@@ -152,8 +188,12 @@ void jailinit_run(int fd, pid_t agent)
 		if (si.ssi_signo == SIGCHLD) {
 			if (reap(fd, agent))
 				_exit(0);
-		} else if (si.ssi_code == SI_QUEUE && si.ssi_int == JAILINIT_FORWARD) {
-			kill(agent, (int)si.ssi_signo);
+		} else if (si.ssi_code == SI_QUEUE && from_supervisor(&si)) {
+			take_request(&si, agent);
+		} else if (si.ssi_code == SI_KERNEL &&
+			   (si.ssi_signo == SIGTSTP || si.ssi_signo == SIGTTIN ||
+			    si.ssi_signo == SIGTTOU)) {
+			send_event(fd, JAILINIT_TERMINAL_STOP, (int)si.ssi_signo);
 		}
 	}
 }

@@ -15,13 +15,25 @@ enum jailinit_event {
 				 supervisor's PID namespace numbers it */
 	JAILINIT_STOPPED,     /* the agent stopped (waitpid WUNTRACED) */
 	JAILINIT_CONTINUED,   /* the agent continued */
+	JAILINIT_TERMINAL_STOP, /* the terminal sent the agent's process group
+				   a stop (status: SIGTSTP, SIGTTIN or SIGTTOU) */
 	JAILINIT_EXITED,      /* the agent is gone; status is its wait status */
 };
 
-/* A signal the supervisor passes on carries this value (sigqueue()): the
- * init passes on those alone. A plain kill() that reached the init reached
- * the agent too (a kill of the whole process group), and would double. */
+/* What the supervisor queues to the init (sigqueue(), any signal number
+ * but SIGSTOP and SIGKILL), as the signal's value; the init takes these
+ * only from outside the agent's PID namespace (its parent, numbered 0):
+ *   JAILINIT_FORWARD  pass the signal on to the agent. A plain kill() that
+ *                     reached the init reached the agent too (a kill of
+ *                     the whole process group), and would double.
+ *   JAILINIT_HOLD     stop every process of the namespace (SIGSTOP), the
+ *                     ones in process groups of their own too: the
+ *                     supervisor is about to stop and has no cgroup to
+ *                     freeze
+ *   JAILINIT_RELEASE  continue them (SIGCONT) */
 #define JAILINIT_FORWARD 0x6a61696c /* "jail" */
+#define JAILINIT_HOLD 0x686f6c64    /* "hold" */
+#define JAILINIT_RELEASE 0x676f6f6e /* "goon" */
 
 struct jailinit_msg {
 	int32_t event;  /* enum jailinit_event */
@@ -60,7 +72,8 @@ int jailinit_receive(int fd, struct jailinit_msg *m, pid_t *sender);
  * jailinit_run() - be the init of the agent's PID namespace (or, without
  * one, the agent's parent all the same) until the agent is gone: forward
  * the signals the supervisor sends to the agent, reap orphans (as PID 1),
- * report the agent's stops, continues and end on @fd; then exit.
+ * report the agent's stops, continues and end, and the terminal's stops of
+ * its process group, on @fd; then exit.
  * @fd: the channel's [1] end
  * @agent: the agent's pid
  * Every signal must be blocked already. Does not return.

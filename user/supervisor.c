@@ -14,16 +14,22 @@
  * agent. If pasta dies, the agent's cgroup is killed: no agent runs on
  * without its network. The loop ends when the agent is reaped.
  *
- * Job control: the shell waits for the supervisor, so when the terminal
- * stops the job (Ctrl-Z, or a background job touching it) the supervisor
- * stops too, and the shell sees the job stop. It does so only when both
- * happened: the terminal sent it a stop signal (the kernel's own, SI_KERNEL)
- * and the agent stopped, within JOB_STOP_WINDOW_NS of each other in either
- * order. A stop the agent makes for itself (`kill -STOP $$`) leaves the
+ * Job control, as sudo does it: the agent and its init are a process
+ * group of their own (agent.c), the terminal's foreground while the
+ * supervisor's group would be; a kill() of the agent's process group never
+ * reaches the supervisor. The shell waits for the supervisor, so when the
+ * terminal stops the agent (Ctrl-Z, or a background job touching it) the
+ * supervisor stops too, handing the terminal back, and the shell sees the
+ * job stop; `fg` or `bg` continues the supervisor, which continues the
+ * agent (and `fg` gives it the terminal again). It stops only when both
+ * happened: the terminal sent the agent's group a stop signal (the
+ * kernel's own, SI_KERNEL, which the init reports) and the agent stopped,
+ * within JOB_STOP_WINDOW_NS of each other in either order. A stop the
+ * agent makes for itself (`kill -STOP $$`, `kill -STOP 0`) leaves the
  * supervisor running: audit log, control socket, relays and the host watch
- * go on (the agent, another uid, cannot send the supervisor a signal of its
- * own). While stopped, the agent's cgroup is frozen, so nothing of the
- * agent runs with nobody to audit it, whatever made the terminal stop us.
+ * go on. While stopped, the agent's cgroup is frozen (without one, its
+ * init stops every process of the namespace), so nothing of the agent runs
+ * with nobody to audit it, whatever made the terminal stop it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -387,12 +393,28 @@ static bool from_terminal(const struct signalfd_siginfo *si)
 		si->ssi_signo == SIGTTOU) && si->ssi_code == SI_KERNEL;
 }
 
-/* job_stop() - stop with the agent when the terminal stopped it (see the
- * top of the file); return once `fg` or `bg` continued us. */
-static void job_stop(struct jail *j)
+/* hold_agent() - every process of the agent stopped (@hold) or let go:
+ * its cgroup frozen, or, without one, each stopped by its init */
+static void hold_agent(struct jail *j, bool hold)
 {
 	int err;
 
+	if (j->cg_path[0]) {
+		if ((err = cgroup_freeze(j->cg_path, hold)))
+			log_debug("cannot %sfreeze the agent's cgroup: %s", hold ? "" : "un",
+				  strerror(-err));
+	} else if (j->proc.init > 0) {
+		sigqueue(j->proc.init, SIGCONT,
+			 (union sigval){ .sival_int = hold ? JAILINIT_HOLD : JAILINIT_RELEASE });
+	}
+}
+
+/* job_stop() - stop with the agent when the terminal stopped it (see the
+ * top of the file) as a shell's job stops, the terminal handed back to
+ * the shell; once `fg` or `bg` continued us, the agent goes on too (the
+ * shell continued our process group, not the agent's). */
+static void job_stop(struct jail *j)
+{
 	/* The attack: `kill -STOP $$` in the agent used to stop its
 	 * supervisor, and with it the audit log, root's `ebpfjail deny` and
 	 * the relays, while the agent's other processes ran on. A stop the
@@ -400,14 +422,16 @@ static void job_stop(struct jail *j)
 	if (!j->agent_stopped || !j->tty_stop_ns || now_ns() - j->tty_stop_ns > JOB_STOP_WINDOW_NS)
 		return;
 	j->tty_stop_ns = 0;
-	/* The agent can still make the terminal stop us (a process group of
-	 * its own in the foreground, a write from ours with TOSTOP): nothing
-	 * of it runs while nobody audits it. */
-	if (j->cg_path[0] && (err = cgroup_freeze(j->cg_path, true)))
-		log_debug("cannot freeze the agent's cgroup: %s", strerror(-err));
+	/* The agent can still make the terminal stop it (a process group of
+	 * its own in the foreground, a write from the init's with TOSTOP):
+	 * nothing of it runs while nobody audits it. */
+	hold_agent(j, true);
+	agent_terminal_return(&j->proc);
 	raise(SIGSTOP);
-	if (j->cg_path[0])
-		cgroup_freeze(j->cg_path, false);
+	agent_terminal_give(&j->proc); /* `fg` gave it to us */
+	hold_agent(j, false);
+	if (j->proc.init > 0)
+		kill(-j->proc.init, SIGCONT);
 }
 
 /* serve_init() - what the agent's init reports: stops and continues (for
@@ -434,6 +458,9 @@ static void serve_init(struct jail *j)
 			j->agent_status = m.status;
 		} else if (m.event == JAILINIT_STOPPED || m.event == JAILINIT_CONTINUED) {
 			j->agent_stopped = m.event == JAILINIT_STOPPED;
+			job_stop(j);
+		} else if (m.event == JAILINIT_TERMINAL_STOP) {
+			j->tty_stop_ns = now_ns();
 			job_stop(j);
 		}
 	}
@@ -668,6 +695,10 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 		close(tfd);
 	close(efd);
 	close(sfd);
+	agent_terminal_return(&j->proc); /* the agent is gone: to the shell */
+	if (j->proc.tty >= 0)
+		close(j->proc.tty);
+	j->proc.tty = -1;
 	return j->network_lost ? -ENETDOWN : 0;
 }
 

@@ -20,6 +20,19 @@ need_landlock_scopes() {
 	[ "${abi:-0}" -ge 6 ] || skip "kernel lacks Landlock scopes (ABI ${abi:-none}, 6 needed)${1:+: $1}"
 }
 
+# _state PID: the process's state letter (S: sleeping, T: stopped), or nothing
+_state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || true; }
+
+# hide_landlock: the jails this test starts (jail_cmd) run as on a kernel
+# without Landlock (Debian 12's 6.1 has no scopes): $T/nolandlock wraps
+# them (nolandlock.c), and `$T/nolandlock --check` in the agent says
+# "landlock errno ENOSYS" if it holds there too
+hide_landlock() {
+	cc -O2 -o "$T/nolandlock" "$SRC/tests/integration/nolandlock.c" || fail "cannot build nolandlock.c"
+	chmod 755 "$T/nolandlock"
+	export JAIL_WRAP=$T/nolandlock
+}
+
 # run CMD...: run it, keeping stdout in $T/out, stderr in $T/err, status in $rc
 run() {
 	set +e

@@ -351,13 +351,15 @@ netsim_down() {
 # host, with its resolv.conf, as uid 4242 (as if through sudo). JAIL_PATH, if
 # set, replaces PATH (to hide or wrap pasta); JAIL_NPROC, the run's
 # RLIMIT_NPROC; JAIL_XDG (rootless), its runtime directory; JAIL_SETUP, if set, is shell
-# code run first in the jail's private mount namespace (a test's mounts).
+# code run first in the jail's private mount namespace (a test's mounts);
+# JAIL_WRAP, a program (no arguments) that runs the rest, as root, before
+# the uid change (hide_landlock's).
 jail_cmd() (
 	rootless && exec unshare --mount --propagation private -- sh -c '
 		t=$0 host=$1 bin=$2 path=$3 nproc=$4 xdg=$5; shift 5
 		mount --bind "$t/resolv.conf" /etc/resolv.conf && mount --bind "$t/varlib" /var/lib/ebpfjail &&
 		mount --bind "$t/tun" /dev/net/tun && eval "${JAIL_SETUP:-:}" &&
-		exec ${nproc:+prlimit --nproc=$nproc} nsenter -t "$host" -n -- \
+		exec ${JAIL_WRAP:-} ${nproc:+prlimit --nproc=$nproc} nsenter -t "$host" -n -- \
 			setpriv --reuid 4242 --regid 4242 --clear-groups -- \
 			env -u SUDO_UID -u SUDO_GID -u SUDO_USER -u XDG_STATE_HOME PATH="$path" \
 			HOME="$t/home" XDG_RUNTIME_DIR="$xdg" "$bin" run --config "$t/jail.conf" "$@"' \
@@ -367,7 +369,7 @@ jail_cmd() (
 		t=$0 host=$1 bin=$2 path=$3 nproc=$4; shift 4
 		mount --bind "$t/resolv.conf" /etc/resolv.conf && mount --bind "$t/varlib" /var/lib/ebpfjail &&
 		eval "${JAIL_SETUP:-:}" &&
-		exec ${nproc:+prlimit --nproc=$nproc} nsenter -t "$host" -n -- env PATH="$path" SUDO_UID=4242 \
+		exec ${JAIL_WRAP:-} ${nproc:+prlimit --nproc=$nproc} nsenter -t "$host" -n -- env PATH="$path" SUDO_UID=4242 \
 			SUDO_GID=4242 "$bin" run --config "$t/jail.conf" "$@"' \
 		"$T" "$HOST" "$EBPFJAIL" "${JAIL_PATH:-$PATH}" "${JAIL_NPROC:-}" "$@"
 )

@@ -232,13 +232,13 @@ test_attack_sysv_ipc_of_the_users_processes_is_out_of_reach() {
 }
 
 # The attack: kill(0, SIG) signals the whole process group, and the agent
-# shares the caller's (`sudo ebpfjail run claude | tee log`: tee is the
+# shared the caller's (`sudo ebpfjail run claude | tee log`: tee is the
 # user's). The PID namespace does not limit a process-group kill; Landlock's
-# signal scope does: stopped, but only on kernels with Landlock scopes, as
-# long as the agent shares its caller's process group (SPEC wants this to
-# hold without Landlock: a later issue).
+# signal scope does, but only on kernels with Landlock scopes (hidden here,
+# as Debian 12's 6.1 has none): the agent's process group is its own.
 test_attack_process_group_kill_does_not_reach_the_users_processes() {
 	netsim_up
+	hide_landlock
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	local i job agent
 	_as_agent_user sh -c "trap 'touch $T/agent/got' USR1; touch $T/agent/ready
@@ -252,23 +252,77 @@ test_attack_process_group_kill_does_not_reach_the_users_processes() {
 	[ -e "$T/agent/got" ] || fail "a process-group signal does not reach the victim even unjailed"
 	rm "$T/agent/got"
 	# The agent's own trap shows its kill(0) ran and was delivered.
-	jail_cmd -- sh -c "trap 'echo own-got' USR1
+	jail_cmd -- sh -c "'$T/nolandlock' --check; trap 'echo own-got' USR1
 		for i in \$(seq 1 200); do [ -e $T/go ] && break; sleep 0.05; done
 		kill -USR1 0; sleep 0.2" >"$T/out" 2>"$T/err" &
 	job=$!
 	agent=$(agent_pid)
-	# In the victim's process group, only Landlock's signal scope stops it.
-	# Not a skip where the kernel has none (Debian 12's 6.1): SPEC wants a
-	# process group of the agent's own, which must hold without Landlock,
-	# and until it does the attack works there.
 	[ "$(ps -o pgid= -p "$agent")" != "$(ps -o pgid= -p "$VICTIM")" ] ||
-		(need_landlock_scopes) >/dev/null ||
-		fail "the agent shares its caller's process group and this kernel has no Landlock signal scope: its kill(0) reaches the caller's processes"
+		fail "the agent shares its caller's process group"
 	touch "$T/go"
 	wait "$job" || fail "the jail failed: $(cat "$T/err")"
+	expect_out "landlock errno ENOSYS"
 	expect_out own-got
 	sleep 0.3
 	[ ! -e "$T/agent/got" ] || fail "the agent signalled a process of its user outside the jail"
+}
+
+# The attack (rootless, where the supervisor is the agent's uid, and
+# --user root; on a kernel without Landlock scopes, as Debian 12's 6.1,
+# hidden here): a child of the agent stops its whole process group,
+# kill(0, SIGSTOP). The supervisor shared it and stopped: no host watch, no
+# name expiry, no `deny`, no audit record while the agent's other
+# processes ran on. The agent's group is its own: the stop reaches the
+# agent alone, and the supervisor records what a process the stop did not
+# reach (a session of its own) tries next.
+test_attack_process_group_stop_never_stops_the_supervisor() {
+	netsim_up
+	hide_landlock
+	# Writable for a --user root agent too: it has no CAP_DAC_OVERRIDE.
+	mkdir -m 777 "$T/agent"
+	local user=() job i pgid
+	rootless || user=(--user root)
+	cat >"$T/stop.sh" <<AGENT
+'$T/nolandlock' --check >$T/agent/landlock
+sleep 60 &
+setsid sh -c 'touch $T/agent/apart
+	for i in \$(seq 1 200); do [ -e $T/go ] && break; sleep 0.05; done
+	$T/probe tcp:169.254.169.254:80 >$T/agent/probe.out' </dev/null >/dev/null 2>&1 &
+for i in \$(seq 1 100); do [ -e $T/agent/apart ] && break; sleep 0.05; done
+sh -c 'kill -STOP 0'
+echo continued
+AGENT
+	# A process group of its own (set -m), so that where the attack works
+	# it stops the jail, not this test.
+	set -m
+	jail_cmd "${user[@]}" -- sh "$T/stop.sh" >"$T/out" 2>"$T/err" &
+	job=$!
+	set +m
+	SUP=$(supervisor_pid) AGENT=$(agent_pid)
+	pgid=$(ps -o pgid= -p "$AGENT" | tr -d ' ')
+	# Stopped processes act on nothing but SIGCONT and SIGKILL: all go on
+	# before the teardown signals them.
+	PGID=$pgid
+	trap 'kill -CONT $SUP 2>/dev/null || true; kill -CONT -- -$PGID 2>/dev/null || true; netsim_down' EXIT
+	# Not vacuous: the stop ran, and reached the agent's group.
+	for i in $(seq 1 100); do [ "$(_state "$AGENT")" = T ] && break; sleep 0.05; done
+	[ "$(_state "$AGENT")" = T ] || fail "the agent's kill(0, SIGSTOP) did not stop it: $(cat "$T/err")"
+	[ "$(cat "$T/agent/landlock")" = "landlock errno ENOSYS" ] ||
+		fail "Landlock is not hidden from the agent: $(cat "$T/agent/landlock")"
+	sleep 0.3 # time enough for a supervisor in that group to stop
+	[ "$(_state "$SUP")" != T ] || fail "the supervisor stopped with its agent's process group"
+	touch "$T/go"
+	for i in $(seq 1 100); do
+		grep -q '"daddr": "169.254.169.254"' "$T/audit.jsonl" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q "\"daddr\": \"169.254.169.254\", \"dport\": 80, \"hook\": \"$HOOK4\", \"reason\": \"metadata\"" \
+		"$T/audit.jsonl" || fail "no audit record of the next attempt: $(cat "$T/audit.jsonl" 2>/dev/null)"
+	kill -CONT -- "-$pgid"
+	wait "$job" || fail "the jail failed: $(cat "$T/err")"
+	expect_out continued
+	cat "$T/agent/probe.out" >>"$T/out"
+	expect_denied tcp:169.254.169.254:80
 }
 
 # The attack: a root agent has its init's uid; ptrace, /proc/1/fd and

@@ -1,8 +1,6 @@
 # test_jailinit.sh - the agent's own PID namespace: the user's other
 # processes, the supervisor and pasta are out of its sight and reach
 
-# _state PID: the process's state letter (S: sleeping), or nothing
-_state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || true; }
 
 # The attack: a process of the agent's own user outside the jail (a shell,
 # an editor, another jail's agent) is found in /proc and ptraced into
