@@ -405,9 +405,12 @@ test_attack_user_agent_cannot_leave_its_cgroup() {
 
 # _standin PATH MODE OWNER: a socket at PATH (in the test's own /run) that
 # records a hit; for JAIL_SETUP, which fails if it does not listen
+# (listening, not only bound: socat binds, sets the mode and owner, then
+# listens, and a connect in between is refused)
 _standin() {
 	echo "mkdir -p $(dirname "$1") && { socat -U UNIX-LISTEN:$1,fork,mode=$2,user=$3 SYSTEM:'echo standin >>$T/hits; echo standin' </dev/null >/dev/null 2>&1 & echo \$! >>$T/standin.pid; } &&
-		for i in \$(seq 1 100); do [ -S $1 ] && break; sleep 0.02; done && [ -S $1 ]"
+		for i in \$(seq 1 100); do ss -xlnH | grep -qF ' $1 ' && break; sleep 0.02; done &&
+		ss -xlnH | grep -qF ' $1 '"
 }
 
 # The attack: the unix hooks judge the string, and /tmp is the agent's own:
