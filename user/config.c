@@ -524,6 +524,25 @@ static int set_local_model_port(struct config *cfg, const char *value,
 	return 0;
 }
 
+static int set_host_settle_ms(struct config *cfg, const char *value,
+			      const struct config_origin *origin, char *why, size_t why_size)
+{
+	unsigned long ms = 0;
+	const char *c;
+
+	for (c = value; *c >= '0' && *c <= '9' && ms <= CONFIG_HOST_SETTLE_MS_MAX; c++)
+		ms = ms * 10 + (unsigned long)(*c - '0');
+	if (*c || c == value || value[0] == '0' || ms < CONFIG_HOST_SETTLE_MS_MIN ||
+	    ms > CONFIG_HOST_SETTLE_MS_MAX) {
+		snprintf(why, why_size, "must be milliseconds %u-%u in plain decimal",
+			 CONFIG_HOST_SETTLE_MS_MIN, CONFIG_HOST_SETTLE_MS_MAX);
+		return -EINVAL;
+	}
+	cfg->host_settle_ms = (unsigned int)ms;
+	cfg->host_settle_ms_origin = *origin;
+	return 0;
+}
+
 /* Variables that would let the environment take over the agent's process or
  * the jail's own markers: a PATH or LD_PRELOAD chosen outside the jail, or a
  * shell startup file, runs code the user never looked at. */
@@ -689,6 +708,11 @@ static const struct key_def keys[] = {
 	  SINGLE(share_tmp_origin) },
 	{ "audit-log", "EBPFJAIL_AUDIT_LOG", false, KEY_ROOT_FILE_ONLY, NULL, set_audit_log,
 	  SINGLE(audit_log_origin) },
+	/* Never a loosening: what the host gains is blocked at its first
+	 * notification (hostwatch.c); a longer wait only keeps what it
+	 * lost blocked longer and gathers a longer burst into one read. */
+	{ "host-settle-ms", "EBPFJAIL_HOST_SETTLE_MS", false, KEY_TIGHTENS, NULL,
+	  set_host_settle_ms, SINGLE(host_settle_ms_origin) },
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -1141,6 +1165,7 @@ void config_init(struct config *cfg)
 	cfg->egress_jail = true;
 	cfg->internet = true;
 	cfg->local_model_port = CONFIG_DEFAULT_LOCAL_MODEL_PORT;
+	cfg->host_settle_ms = CONFIG_HOST_SETTLE_MS_MIN;
 	cfg->audit_log = xstrdup(config_default_audit_log());
 }
 
@@ -1224,6 +1249,7 @@ void config_print(const struct config *cfg, FILE *out)
 		print_line(out, &cfg->unix_socket[i].origin, "unix-socket = %s",
 			   cfg->unix_socket[i].name);
 	print_line(out, &cfg->share_tmp_origin, "share-tmp = %s", cfg->share_tmp ? "on" : "off");
+	print_line(out, &cfg->host_settle_ms_origin, "host-settle-ms = %u", cfg->host_settle_ms);
 	for (i = 0; i < cfg->n_allow_host; i++) {
 		if (cfg->allow_host[i].port)
 			print_line(out, &cfg->allow_host[i].origin, "allow-host = %s:%u",

@@ -23,6 +23,12 @@
  */
 const char *config_default_audit_log(void);
 #define CONFIG_DEFAULT_LOCAL_MODEL_PORT 1920
+
+/* host-settle-ms: how long a burst of the host's network changes settles
+ * before the jail reads them again whole (what the host gains is blocked at
+ * its first notification whatever this says); the default is the shortest. */
+#define CONFIG_HOST_SETTLE_MS_MIN 100
+#define CONFIG_HOST_SETTLE_MS_MAX 600000
 /* Longest accepted line; longer ones are an error, not a truncation. */
 #define CONFIG_MAX_LINE 4096
 /* Largest file read; a config is a few hundred bytes. */
@@ -114,6 +120,8 @@ struct config {
 	struct config_origin local_model_port_origin;
 	char *audit_log;
 	struct config_origin audit_log_origin;
+	unsigned int host_settle_ms; /* CONFIG_HOST_SETTLE_MS_MIN..._MAX */
+	struct config_origin host_settle_ms_origin;
 	/* Off: the agent gets a private /tmp, /dev/shm and /run/user/UID; on,
 	 * the host's, with the sockets in them (tmux, ssh-agent, X11, D-Bus). */
 	bool share_tmp;

@@ -10,18 +10,23 @@
  * network namespace, to rtnetlink's IPv4 address and route notifications
  * (every table, the local one included: AnyIP prefixes live there).
  *
- * The notifications only say that something changed: the facts are then
- * read again whole (hostnet_read()), which cannot drift from what a start
- * or a reload reads. A burst (a VPN pushing a thousand routes) must be one
- * new policy, not a thousand: the first notification starts a one-shot
- * timer, HOSTWATCH_DEBOUNCE_MS, and later ones do not move it, so a steady
- * stream of changes cannot postpone the new policy either. When it fires
- * the socket is emptied (the read that follows covers everything before
- * it) and the caller reads the facts and recompiles.
+ * Two steps. At once, what a notification says the host gained (a new
+ * address, network or route: struct hostwatch_news) is blocked in place
+ * (jail_policy_host_gained()): an agent probing in a loop would otherwise
+ * reach a VPN in the wait below. Then the facts are read again whole
+ * (hostnet_read()), which cannot drift from what a start or a reload reads,
+ * and that compile also opens what the host lost. A burst (a VPN pushing a
+ * thousand routes) must be one such compile, not a thousand: the first
+ * notification starts a one-shot timer (delay_ms, HOSTWATCH_DEBOUNCE_MS
+ * unless configured longer) and later ones do not move it, so a steady
+ * stream of changes cannot postpone the compile either. When it fires the
+ * socket is emptied (the read that follows covers everything before it)
+ * and the caller reads the facts and recompiles.
  *
  * A notification the kernel could not queue (ENOBUFS: the socket overran)
- * said something nobody knows, so it counts as a change, as does anything
- * that cannot be parsed.
+ * said something nobody knows, so it is "unknown", as is anything that
+ * cannot be parsed: the caller reads the facts at once then, without the
+ * wait (a gain nobody saw must not stay open for delay_ms).
  *
  * Both fds belong to the supervisor, are created before the jail reads the
  * host's facts for the first time (a change in between is not lost) and are
@@ -51,6 +56,8 @@ int hostwatch_open(struct hostwatch *hw)
 
 	hw->armed = false;
 	hw->timer_fd = -1;
+	if (hw->delay_ms < HOSTWATCH_DEBOUNCE_MS)
+		hw->delay_ms = HOSTWATCH_DEBOUNCE_MS;
 	/* CLOEXEC: an agent holding a netlink socket of the host's namespace
 	 * would read the host's networks from inside its jail. NONBLOCK: the
 	 * supervisor must never stall on it while signals and denials wait. */
@@ -77,13 +84,34 @@ static bool family_is_ipv4(const struct nlmsghdr *nlh)
 	return mnl_nlmsg_get_payload_len(nlh) < 1 || *family == AF_INET;
 }
 
-bool hostwatch_parse(const void *buf, size_t len)
+/* gain() - a new address or route of @nlh into @news; one that does not
+ * fit makes it unknown */
+static void gain(const struct nlmsghdr *nlh, struct hostwatch_news *news)
+{
+	if (nlh->nlmsg_type == RTM_NEWADDR) {
+		if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct ifaddrmsg) ||
+		    news->n_addrs == HOSTWATCH_GAINS_MAX)
+			news->unknown = true;
+		else
+			nl_parse_addr(nlh, &news->addrs[news->n_addrs++]);
+	} else if (nlh->nlmsg_type == RTM_NEWROUTE) {
+		if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct rtmsg) ||
+		    news->n_routes == HOSTWATCH_GAINS_MAX)
+			news->unknown = true;
+		else
+			nl_parse_route(nlh, &news->routes[news->n_routes++]);
+	}
+}
+
+void hostwatch_parse(const void *buf, size_t len, struct hostwatch_news *news)
 {
 	const struct nlmsghdr *nlh = buf;
 	int left;
 
-	if (len > INT_MAX)
-		return true;
+	if (len > INT_MAX) {
+		news->changed = news->unknown = true;
+		return;
+	}
 	left = (int)len;
 	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
 		switch (nlh->nlmsg_type) {
@@ -91,16 +119,20 @@ bool hostwatch_parse(const void *buf, size_t len)
 		case RTM_DELROUTE:
 		case RTM_NEWADDR:
 		case RTM_DELADDR:
-			if (family_is_ipv4(nlh))
-				return true;
+			if (family_is_ipv4(nlh)) {
+				news->changed = true;
+				gain(nlh, news);
+			}
 			break;
 		case NLMSG_ERROR:
 		case NLMSG_OVERRUN:
-			return true;
+			news->changed = news->unknown = true;
+			break;
 		}
 	}
 	/* Bytes left over that are no whole message: a cut-off datagram. */
-	return left > 0;
+	if (left > 0)
+		news->changed = news->unknown = true;
 }
 
 int hostwatch_arm(struct hostwatch *hw, unsigned int ms)
@@ -116,16 +148,20 @@ int hostwatch_arm(struct hostwatch *hw, unsigned int ms)
 	return 0;
 }
 
-/* drain() - read a batch of datagrams. Return: whether any of them, or an
- * overrun, may have changed the host's facts. */
-static bool drain(int fd)
+/* drain() - read a batch of datagrams into @news (NULL: only empty the
+ * socket) */
+static void drain(int fd, struct hostwatch_news *news)
 {
 	/* Aligned for struct nlmsghdr; big enough for any rtnetlink
 	 * notification of an address or route. */
 	uint32_t buf[8192 / sizeof(uint32_t)];
-	bool changed = false;
+	struct hostwatch_news scratch;
 	int i;
 
+	if (!news)
+		news = &scratch;
+	news->changed = news->unknown = false;
+	news->n_addrs = news->n_routes = 0;
 	for (i = 0; i < HOSTWATCH_BATCH; i++) {
 		ssize_t n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
 
@@ -137,22 +173,24 @@ static bool drain(int fd)
 			/* ENOBUFS: the kernel dropped notifications it had
 			 * no room for. Ignoring that would leave a VPN that
 			 * connected in the burst open to the agent: what
-			 * was lost counts as a change. Any other error too;
+			 * was lost is unknown. Any other error too;
 			 * ENOBUFS is reported once, so reading goes on. */
-			changed = true;
+			news->changed = news->unknown = true;
 			if (errno != ENOBUFS)
 				break;
 			continue;
 		}
-		if ((size_t)n > sizeof(buf) || hostwatch_parse(buf, (size_t)n))
-			changed = true;
+		if ((size_t)n > sizeof(buf))
+			news->changed = news->unknown = true;
+		else
+			hostwatch_parse(buf, (size_t)n, news);
 	}
-	return changed;
 }
 
-int hostwatch_receive(struct hostwatch *hw)
+int hostwatch_receive(struct hostwatch *hw, struct hostwatch_news *news)
 {
-	return drain(hw->fd) ? hostwatch_arm(hw, HOSTWATCH_DEBOUNCE_MS) : 0;
+	drain(hw->fd, news);
+	return news->changed ? hostwatch_arm(hw, hw->delay_ms) : 0;
 }
 
 bool hostwatch_due(struct hostwatch *hw)
@@ -162,7 +200,7 @@ bool hostwatch_due(struct hostwatch *hw)
 	if (read(hw->timer_fd, &expirations, sizeof(expirations)) != sizeof(expirations))
 		return false;
 	hw->armed = false;
-	drain(hw->fd);
+	drain(hw->fd, NULL);
 	return true;
 }
 

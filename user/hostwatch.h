@@ -6,19 +6,38 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "netlink.h"
+
 /* How long a change waits for the rest of its burst before the host's
- * facts are read again, and how long after a failed read they are read
- * again. */
+ * facts are read again (by default: the configuration may say longer), and
+ * how long after a failed read they are read again. */
 #define HOSTWATCH_DEBOUNCE_MS 100
 #define HOSTWATCH_RETRY_MS 1000
+
+/* New addresses and routes one read of the socket may carry (a batch of
+ * datagrams); more are "unknown". */
+#define HOSTWATCH_GAINS_MAX 128
+
+/* What a batch of notifications said. */
+struct hostwatch_news {
+	bool changed; /* the facts must be read again, after the burst */
+	bool unknown; /* something was lost or unreadable (an overrun, a
+			 cut-off message, more gains than fit): what the
+			 host gained is not known, so read the facts now */
+	struct nl_addr addrs[HOSTWATCH_GAINS_MAX];   /* new IPv4 addresses */
+	size_t n_addrs;
+	struct nl_route routes[HOSTWATCH_GAINS_MAX]; /* new IPv4 routes */
+	size_t n_routes;
+};
 
 struct hostwatch {
 	int fd;       /* NETLINK_ROUTE, IPv4 route and address groups, or -1 */
 	int timer_fd; /* one-shot timer: the facts are due to be read, or -1 */
 	bool armed;   /* timer_fd is running */
+	unsigned int delay_ms; /* the burst's wait: HOSTWATCH_DEBOUNCE_MS or longer */
 };
 
-#define HOSTWATCH_INIT { .fd = -1, .timer_fd = -1 }
+#define HOSTWATCH_INIT { .fd = -1, .timer_fd = -1, .delay_ms = HOSTWATCH_DEBOUNCE_MS }
 
 /**
  * hostwatch_open() - subscribe to changes of IPv4 addresses and routes (of
@@ -29,22 +48,22 @@ struct hostwatch {
 int hostwatch_open(struct hostwatch *hw);
 
 /**
- * hostwatch_parse() - whether a buffer of rtnetlink messages says anything
- * that can change the host's facts
- * Pure. A new or deleted IPv4 address or route counts; so does anything
- * that cannot be read as whole messages (a truncated buffer), and an
- * overrun or error notice.
- * Return: true when the facts must be read again.
+ * hostwatch_parse() - what a buffer of rtnetlink messages says, added to
+ * @news
+ * Pure. A new or deleted IPv4 address or route is a change; a new one is
+ * also a gain, as the dumps give it (nl_parse_addr(), nl_parse_route()).
+ * Anything that cannot be read as whole messages (a truncated buffer), an
+ * overrun or error notice, and more gains than @news holds are unknown.
  */
-bool hostwatch_parse(const void *buf, size_t len);
+void hostwatch_parse(const void *buf, size_t len, struct hostwatch_news *news);
 
 /**
  * hostwatch_receive() - read what the socket holds (a bounded batch; the
- * rest stays readable) and, if the host may have changed, start the timer
- * unless it runs already
+ * rest stays readable) into @news and, if the host may have changed,
+ * start the timer unless it runs already
  * Return: 0 or -errno from the timer.
  */
-int hostwatch_receive(struct hostwatch *hw);
+int hostwatch_receive(struct hostwatch *hw, struct hostwatch_news *news);
 
 /**
  * hostwatch_due() - the timer fired: drop what the socket holds (the read

@@ -63,6 +63,36 @@ static void mark_refused(struct jail_policy *jp, size_t first)
 	}
 }
 
+static void record(struct jail_policy *jp, const char *action, const char *change,
+		   unsigned long uid)
+{
+	char line[AUDIT_LINE_MAX];
+	struct timespec now;
+	size_t len;
+
+	if (!jp->audit || jp->audit->fd < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	len = audit_format_policy(jp->id, action, change, uid, now, line, sizeof(line));
+	audit_log_append(jp->audit, line, len);
+}
+
+/* flush_gained() - one record of what the blocks in place added since the
+ * burst's first was recorded, if anything */
+static void flush_gained(struct jail_policy *jp)
+{
+	char list[AUDIT_CHANGE_MAX - 40], change[AUDIT_CHANGE_MAX];
+
+	if (!jp->gained_pending)
+		return;
+	if (live_rules_changes(&jp->gained_since, &jp->rules, list, sizeof(list))) {
+		snprintf(change, sizeof(change), "host gained (blocked at once): %s", list);
+		record(jp, "host", change, 0);
+	}
+	policy_free(&jp->gained_since);
+	jp->gained_pending = false;
+}
+
 /* swap() - @next into the maps in one update, and into @jp->rules; on
  * failure @next is freed and the policy in force stays. Return: 0 or
  * -errno. */
@@ -91,32 +121,21 @@ static int swap(struct jail_policy *jp, struct policy *next)
 int jail_policy_install(struct jail_policy *jp, const struct hostnet *host)
 {
 	struct policy next;
-	int err = compile(jp, host, &next);
+	int err;
 
+	flush_gained(jp);
+	err = compile(jp, host, &next);
 	return err ? err : swap(jp, &next);
 }
 
 void jail_policy_free(struct jail_policy *jp)
 {
+	flush_gained(jp); /* the jail ends before its burst's read */
 	policy_free(&jp->rules);
 	live_clear(&jp->live);
 	dnsallow_free(&jp->names);
 	free(jp->seen);
 	jp->seen = NULL;
-}
-
-static void record(struct jail_policy *jp, const char *action, const char *change,
-		   unsigned long uid)
-{
-	char line[AUDIT_LINE_MAX];
-	struct timespec now;
-	size_t len;
-
-	if (!jp->audit || jp->audit->fd < 0)
-		return;
-	clock_gettime(CLOCK_REALTIME, &now);
-	len = audit_format_policy(jp->id, action, change, uid, now, line, sizeof(line));
-	audit_log_append(jp->audit, line, len);
 }
 
 static uint64_t monotonic_ns(void)
@@ -140,6 +159,7 @@ static int names_apply(struct jail_policy *jp)
 	struct policy next;
 	int err;
 
+	flush_gained(jp);
 	err = hostnet_read(&host);
 	if (err)
 		return err;
@@ -408,6 +428,7 @@ int jail_policy_host_changed(struct jail_policy *jp)
 	struct policy next;
 	int err;
 
+	flush_gained(jp); /* the burst's blocks in place first, then the read */
 	err = hostnet_read(&host);
 	if (!err) {
 		err = compile(jp, &host, &next);
@@ -438,6 +459,67 @@ int jail_policy_host_changed(struct jail_policy *jp)
 		log_info("jail %s: the policy follows the host's networks again", jp->id);
 	jp->host_stale = err != 0;
 	return err;
+}
+
+int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained)
+{
+	char list[AUDIT_CHANGE_MAX - 40], change[AUDIT_CHANGE_MAX];
+	struct policy_name *names = NULL;
+	struct policy_rule *set = NULL;
+	struct policy_key *del = NULL;
+	struct host_facts facts;
+	size_t n_set, n_del;
+	struct policy next;
+	int err;
+
+	hostnet_facts(gained, 0, 0, &facts);
+	if (jp->names.n) {
+		names = calloc(jp->names.n, sizeof(*names));
+		if (!names)
+			return -ENOMEM;
+		dnsallow_names(&jp->names, names);
+	}
+	err = policy_copy(&jp->rules, &next);
+	if (!err)
+		err = policy_block_gained(&next, &facts, names, jp->names.n, jp->live.entries,
+					  jp->live.n);
+	free(names);
+	if (err <= 0) {
+		if (!err)
+			policy_free(&next);
+		return err; /* policy_copy() freed it on failure */
+	}
+	live_rules_changes(&jp->rules, &next, list, sizeof(list));
+	/* BPF: only the keys that change, each in place (the trie holds the
+	 * old policy or one step more of the new, every step a tightening:
+	 * blocks first, then the names' rules that go). */
+	if (jp->bpf) {
+		err = policy_changes(&jp->rules, &next, &set, &n_set, &del, &n_del);
+		if (!err)
+			err = loader_change_policy(jp->bpf, set, n_set, del, n_del);
+		free(set);
+		free(del);
+		if (err) {
+			policy_free(&next);
+			return err;
+		}
+		policy_free(&jp->rules);
+		jp->rules = next;
+		mark_refused(jp, 0);
+	} else {
+		err = swap(jp, &next);
+		if (err)
+			return err;
+	}
+	log_debug("jail %s: host gained (blocked at once): %s", jp->id, list);
+	/* The burst's first change is recorded now, the rest together
+	 * before the next whole policy (flush_gained()). */
+	if (!jp->gained_pending) {
+		snprintf(change, sizeof(change), "host gained (blocked at once): %s", list);
+		record(jp, "host", change, 0);
+		jp->gained_pending = !policy_copy(&jp->rules, &jp->gained_since);
+	}
+	return 0;
 }
 
 static void reply_error(char *reply, size_t size, const char *id, const char *fmt, ...)

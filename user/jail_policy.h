@@ -45,6 +45,10 @@ struct jail_policy {
 	uint32_t kept_gen;              /* deny and reload renew kept flows */
 	bool host_stale;                /* the host's networks changed and could
 					   not be read or applied (logged) */
+	struct policy gained_since;     /* a burst's blocks in place: the rules
+					   as its first was recorded, until the
+					   rest are (flush_gained()) */
+	bool gained_pending;
 };
 
 /**
@@ -64,6 +68,20 @@ int jail_policy_install(struct jail_policy *jp, const struct hostnet *host);
  * until it works again; the policy in force is unchanged; try again later).
  */
 int jail_policy_host_changed(struct jail_policy *jp);
+
+/**
+ * jail_policy_host_gained() - the host has just gained @gained (addresses,
+ * networks, routes from its notifications: hostwatch.c): block them in
+ * the policy in force at once, in place (policy_block_gained()), before
+ * the full read after the burst (jail_policy_host_changed()); audit records,
+ * policy "host", "host gained (blocked at once): RULES", uid 0: the
+ * burst's first change at once, what later ones added in one record before
+ * the next whole policy (a VPN's thousand routes are two records, not one
+ * per notification)
+ * Return: 0 (nothing was new, or it is blocked), or -errno (the policy in
+ * force is unchanged or only tighter: read the host's facts now).
+ */
+int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained);
 
 /**
  * jail_policy_request() - carry out one control request ("reload",

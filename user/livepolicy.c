@@ -202,6 +202,10 @@ size_t live_config_diff(const struct config *old, const struct config *new, char
 		textbuf_put(&r, "%sshare-tmp = %s", r.len ? "; " : "", new->share_tmp ? "on" : "off");
 		n++;
 	}
+	if (old->host_settle_ms != new->host_settle_ms) {
+		textbuf_put(&r, "%shost-settle-ms = %u", r.len ? "; " : "", new->host_settle_ms);
+		n++;
+	}
 	return n;
 }
 

@@ -115,28 +115,33 @@ static void copy_addr(uint8_t dst[16], const struct nlattr *a)
 	memcpy(dst, mnl_attr_get_payload(a), len > 16 ? 16 : len);
 }
 
-static int addr_cb(const struct nlmsghdr *nlh, void *data)
+void nl_parse_addr(const struct nlmsghdr *nlh, struct nl_addr *out)
 {
 	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a, *local = NULL, *address = NULL;
-	struct vec *v = data;
-	struct nl_addr *out;
 
+	memset(out, 0, sizeof(*out));
 	mnl_attr_for_each(a, nlh, sizeof(*ifa)) {
 		if (mnl_attr_get_type(a) == IFA_LOCAL)
 			local = a;
 		else if (mnl_attr_get_type(a) == IFA_ADDRESS)
 			address = a;
 	}
-	out = vec_push(v);
-	if (!out)
-		return MNL_CB_ERROR;
 	out->family = ifa->ifa_family;
 	out->prefixlen = ifa->ifa_prefixlen;
 	out->scope = ifa->ifa_scope;
 	out->ifindex = (int)ifa->ifa_index;
 	if (local || address)
 		copy_addr(out->addr, local ? local : address);
+}
+
+static int addr_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl_addr *out = vec_push(data);
+
+	if (!out)
+		return MNL_CB_ERROR;
+	nl_parse_addr(nlh, out);
 	return MNL_CB_OK;
 }
 
@@ -146,16 +151,12 @@ int nl_dump_addrs(int family, struct nl_addr **out, size_t *n)
 		    (void **)out, n);
 }
 
-static int route_cb(const struct nlmsghdr *nlh, void *data)
+void nl_parse_route(const struct nlmsghdr *nlh, struct nl_route *r)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
-	struct vec *v = data;
-	struct nl_route *r;
 
-	r = vec_push(v);
-	if (!r)
-		return MNL_CB_ERROR;
+	memset(r, 0, sizeof(*r));
 	r->family = rtm->rtm_family;
 	r->dst_len = rtm->rtm_dst_len;
 	r->type = rtm->rtm_type;
@@ -185,6 +186,15 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		}
 	}
+}
+
+static int route_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl_route *r = vec_push(data);
+
+	if (!r)
+		return MNL_CB_ERROR;
+	nl_parse_route(nlh, r);
 	return MNL_CB_OK;
 }
 

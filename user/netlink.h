@@ -48,6 +48,16 @@ int nl_dump_addrs(int family, struct nl_addr **out, size_t *n);
 int nl_dump_routes(int family, struct nl_route **out, size_t *n);
 int nl_dump_rules(int family, struct nl_rule **out, size_t *n);
 
+/*
+ * nl_parse_addr(), nl_parse_route() - one RTM_*ADDR or RTM_*ROUTE message,
+ * from a dump or a notification, as the dumps give it. Pure. The caller
+ * checks that @nlh holds a whole message of that type with its header
+ * (struct ifaddrmsg, struct rtmsg); attributes that do not fit are not read.
+ */
+struct nlmsghdr;
+void nl_parse_addr(const struct nlmsghdr *nlh, struct nl_addr *out);
+void nl_parse_route(const struct nlmsghdr *nlh, struct nl_route *out);
+
 /** nl_link_index() - the ifindex of @name, or -ENODEV */
 int nl_link_index(const char *name);
 

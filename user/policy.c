@@ -411,6 +411,156 @@ bool policy_remove_name_rule(struct policy *p, const struct policy_key *key)
 	return true;
 }
 
+/* block_key() - a deny of @addr/@prefixlen for @reason into @p unless a
+ * rule at that key won it in the compile (an allow-ip, a temporary change,
+ * a block); a name's rule there gives way, as it would in the compile
+ * (policy_name_rule(): never over a block of its own key). Return: 1 when
+ * @p changed, 0 when not, -ENOMEM. */
+static int block_key(struct policy *p, uint32_t addr, unsigned int prefixlen,
+		     enum jail_reason reason)
+{
+	struct policy_rule r = {
+		.key = { .prefixlen = prefixlen,
+			 .addr = prefixlen >= 32 ? addr : htonl(ntohl(addr) & netaddr_mask(prefixlen)) },
+		.value = { .action = JAIL_DENY, .reason = (uint8_t)reason,
+			   .prefixlen = (uint8_t)prefixlen },
+	};
+	size_t at = find(p, &r.key);
+	int err;
+
+	if (at < p->n && !policy_key_compare(&p->rules[at].key, &r.key)) {
+		if (p->rules[at].value.reason != REASON_ALLOW_HOST)
+			return 0;
+		p->rules[at] = r;
+		return 1;
+	}
+	err = policy_insert_rule(p, &r);
+	return err ? err : 1;
+}
+
+static int block_prefixes(struct policy *p, const struct host_prefix *list, size_t n,
+			  unsigned int min_prefixlen, enum jail_reason reason)
+{
+	size_t i;
+	int changed = 0, c;
+
+	for (i = 0; i < n; i++) {
+		if (list[i].prefixlen < min_prefixlen || list[i].prefixlen > 32)
+			continue;
+		c = block_key(p, list[i].addr, list[i].prefixlen, reason);
+		if (c < 0)
+			return c;
+		changed += c;
+	}
+	return changed;
+}
+
+/* gained_addr() - is @addr in one of the prefixes @g holds? */
+static bool gained_addr(const struct host_facts *g, uint32_t addr)
+{
+	return in_prefixes(g->addresses, g->n_addresses, addr) ||
+	       in_prefixes(g->connected, g->n_connected, addr) ||
+	       in_prefixes(g->routes, g->n_routes, addr) || in_prefixes(g->local, g->n_local, addr);
+}
+
+/* name_still_opens() - whether a name of @names for the rule @r's address
+ * and port (an exact one and a wildcard one may share it) is still given
+ * that rule by @p, which no longer holds it */
+static bool name_still_opens(const struct policy *p, const struct policy_rule *r,
+			     const struct policy_name *names, size_t n_names,
+			     const struct policy_live *live, size_t n_live)
+{
+	uint16_t port = r->key.prefixlen == POLICY_PREFIXLEN_PORT ? ntohs(r->key.port) : 0;
+	struct policy_rule again;
+	size_t i;
+
+	for (i = 0; i < n_names; i++)
+		if (names[i].addr == r->key.addr && names[i].port == port &&
+		    policy_name_rule(p, &names[i], live, n_live, &again))
+			return true;
+	return false;
+}
+
+int policy_block_gained(struct policy *p, const struct host_facts *gained,
+			const struct policy_name *names, size_t n_names,
+			const struct policy_live *live, size_t n_live)
+{
+	const struct {
+		const struct host_prefix *list;
+		size_t n;
+		unsigned int min;
+		enum jail_reason reason;
+	} blocks[] = {
+		{ gained->addresses, gained->n_addresses, 32, REASON_CONNECTED },
+		{ gained->connected, gained->n_connected, 0, REASON_CONNECTED },
+		{ gained->routes, gained->n_routes, POLICY_MIN_ROUTE_PREFIXLEN, REASON_HOST_ROUTE },
+	};
+	size_t n_own = gained->n_addresses + gained->n_local, i, k;
+	int changed = 0, c;
+
+	/* Own first: no name may open the host itself (refusal_of()). */
+	if (n_own) {
+		struct host_prefix *own = reallocarray(p->own, p->n_own + n_own, sizeof(*own));
+
+		if (!own)
+			return -ENOMEM;
+		memcpy(own + p->n_own, gained->addresses,
+		       gained->n_addresses * sizeof(*own));
+		memcpy(own + p->n_own + gained->n_addresses, gained->local,
+		       gained->n_local * sizeof(*own));
+		p->own = own;
+		p->n_own += n_own;
+	}
+	/* The same blocks, reasons and bounds as collect(). */
+	for (k = 0; k < sizeof(blocks) / sizeof(blocks[0]); k++) {
+		c = block_prefixes(p, blocks[k].list, blocks[k].n, blocks[k].min, blocks[k].reason);
+		if (c < 0)
+			return c;
+		changed += c;
+	}
+	/* The names' rules inside what is new, judged again without them:
+	 * a wildcard answer opened 192.0.2.5 on the internet, then a VPN
+	 * routes 192.0.2.0/24; until the compile after the burst, the /32
+	 * would still win over the new block. An exact name keeps it. */
+	for (i = 0; i < p->n;) {
+		struct policy_rule r = p->rules[i];
+
+		if (r.value.reason != REASON_ALLOW_HOST || !gained_addr(gained, r.key.addr)) {
+			i++;
+			continue;
+		}
+		policy_remove_name_rule(p, &r.key);
+		if (name_still_opens(p, &r, names, n_names, live, n_live)) {
+			c = policy_insert_rule(p, &r);
+			if (c)
+				return c;
+			i++;
+			continue;
+		}
+		changed++; /* p->rules[i] is the next rule now */
+	}
+	return changed;
+}
+
+int policy_copy(const struct policy *from, struct policy *to)
+{
+	memset(to, 0, sizeof(*to));
+	to->rules = calloc(from->n ? from->n : 1, sizeof(*to->rules));
+	to->own = from->n_own ? calloc(from->n_own, sizeof(*to->own)) : NULL;
+	if (!to->rules || (from->n_own && !to->own)) {
+		policy_free(to);
+		return -ENOMEM;
+	}
+	memcpy(to->rules, from->rules, from->n * sizeof(*to->rules));
+	if (from->n_own)
+		memcpy(to->own, from->own, from->n_own * sizeof(*to->own));
+	to->n = to->cap = from->n;
+	to->n_own = from->n_own;
+	to->keeps_flows = from->keeps_flows;
+	to->kept_mark = from->kept_mark;
+	return 0;
+}
+
 int policy_compile_jail(const struct config *cfg, const struct host_facts *facts,
 			const struct policy_live *live, size_t n_live,
 			const struct policy_name *names, size_t n_names, struct policy *out)

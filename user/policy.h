@@ -113,6 +113,29 @@ bool policy_name_rule(const struct policy *p, const struct policy_name *nm,
 		      const struct policy_live *live, size_t n_live, struct policy_rule *r);
 
 /**
+ * policy_block_gained() - what the host has just gained (@gained: its new
+ * addresses, connected networks, routes and AnyIP prefixes, read from
+ * netlink notifications) blocked in @p (a policy without sources) at once,
+ * as policy_compile_jail() would block it, before the full compile that
+ * follows the burst: a deny at each new key (a rule already at that key
+ * stays: an allow-ip, a temporary change or a block won it in the
+ * compile; a name's rule there gives way), and the names' rules inside
+ * the new prefixes judged again against them (@names with @live, as the
+ * compile judges them: a wildcard's over a new VPN route goes).
+ * Return: how many rules changed (0: @p is as it was), or -ENOMEM (@p
+ * may hold part of the change: only blocks, never fewer).
+ */
+int policy_block_gained(struct policy *p, const struct host_facts *gained,
+			const struct policy_name *names, size_t n_names,
+			const struct policy_live *live, size_t n_live);
+
+/**
+ * policy_copy() - @from's rules and own prefixes into @to (no sources)
+ * Return: 0 or -ENOMEM.
+ */
+int policy_copy(const struct policy *from, struct policy *to);
+
+/**
  * policy_insert_rule() - @r into @p in its place (a policy without
  * sources, as a jail keeps it): the fast way for one answer's addresses,
  * once the trie holds it

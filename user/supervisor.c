@@ -6,9 +6,9 @@
  * One thread, one epoll set: a signalfd (SIGCHLD and the signals to
  * forward), the BPF ring buffer (denials -> audit log and exit summary),
  * the relays, the control socket (`ebpfjail reload/allow/deny`), and the
- * watch on the host's addresses and routes with its debounce timer
- * (hostwatch.c: a change reaches the policy HOSTWATCH_DEBOUNCE_MS and one
- * recompile later); a one-second timerfd reads the counters (lost events,
+ * watch on the host's addresses and routes with its settle timer
+ * (hostwatch.c: what the host gains is blocked at its notification, the
+ * whole read follows the burst); a one-second timerfd reads the counters (lost events,
  * what `ebpfjail status` shows) and nothing else does: no event costs a
  * counter read. Signals that did not come from the terminal are forwarded to the
  * agent. If pasta dies, the agent's cgroup is killed: no agent runs on
@@ -549,6 +549,28 @@ static void host_changed(struct jail *j)
 	stop_agent(j);
 }
 
+/* host_news() - the host's notifications: what it gained blocked at once
+ * (the attack: an agent connecting in a loop while a VPN comes up gets
+ * through in the wait before the full read), the full read after the
+ * burst. What nobody could read (an overrun), or a gain that cannot be
+ * blocked in place, is read whole now. */
+static void host_news(struct jail *j)
+{
+	static struct hostwatch_news news; /* 11 KiB: off the stack */
+	struct hostnet gained;
+
+	if (hostwatch_receive(&j->watch, &news) < 0 || news.unknown) {
+		host_changed(j); /* no timer, or nothing known: at once */
+		return;
+	}
+	if (!news.n_addrs && !news.n_routes)
+		return;
+	if (hostnet_from_dumps(news.addrs, news.n_addrs, news.routes, news.n_routes, &gained) ||
+	    jail_policy_host_gained(&j->policy, &gained) < 0)
+		host_changed(j);
+	hostnet_free(&gained);
+}
+
 /* wait_ms() - the sooner of two epoll_wait() timeouts (-1: none) */
 static int wait_ms(int a, int b)
 {
@@ -673,9 +695,7 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 				continue;
 			}
 			if (got[i].data.fd == j->watch.fd) {
-				/* No timer: at once, rather than never. */
-				if (hostwatch_receive(&j->watch) < 0)
-					host_changed(j);
+				host_news(j);
 				continue;
 			}
 			if (got[i].data.fd == j->watch.timer_fd) {

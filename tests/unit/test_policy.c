@@ -411,3 +411,101 @@ Test(policy, adding_one_name_in_place_gives_what_a_whole_compile_gives)
 	policy_free(&base);
 	config_free(&cfg);
 }
+
+/* What the host gains is blocked in place (policy_block_gained()) exactly
+ * as a whole compile with it blocks it: the blocks at their keys, an
+ * allow-ip inside kept, a wildcard's rule under a new VPN route gone, an
+ * exact name's kept, no name over a new address of the host's own. */
+Test(policy, blocking_what_the_host_gained_in_place_gives_what_a_whole_compile_gives)
+{
+	struct host_prefix addrs[] = { { nm_ip("10.23.0.1"), 32 }, { nm_ip("198.51.100.50"), 32 } };
+	struct host_prefix nets[] = { { nm_ip("10.23.0.0"), 24 }, { nm_ip("198.51.100.48"), 28 } };
+	struct host_prefix routes[] = { { nm_ip("192.0.2.0"), 24 }, { nm_ip("203.0.113.0"), 29 },
+					{ nm_ip("0.0.0.0"), 1 } };
+	struct host_prefix anyip = { nm_ip("203.0.113.0"), 29 };
+	struct host_facts before = { .addresses = addrs, .n_addresses = 1, .connected = nets,
+				     .n_connected = 1, .gateway = nm_ip("192.0.2.1"),
+				     .dns_forward = nm_ip("169.254.1.1") };
+	struct host_facts after = { .addresses = addrs, .n_addresses = 2, .connected = nets,
+				    .n_connected = 2, .routes = routes, .n_routes = 3,
+				    .local = &anyip, .n_local = 1, .gateway = nm_ip("192.0.2.1"),
+				    .dns_forward = nm_ip("169.254.1.1") };
+	struct host_facts gained = { .addresses = &addrs[1], .n_addresses = 1,
+				     .connected = &nets[1], .n_connected = 1, .routes = routes,
+				     .n_routes = 3, .local = &anyip, .n_local = 1 };
+	struct policy_name names[] = {
+		{ nm_ip("192.0.2.5"), 0, "x.wild.example", true },     /* under the new route */
+		{ nm_ip("192.0.2.7"), 443, "y.wild.example", true },   /* the same, one port */
+		{ nm_ip("192.0.2.6"), 0, "forge.example", false },     /* exact: stays */
+		{ nm_ip("192.0.2.8"), 0, "z.wild.example", true },     /* both kinds at one key */
+		{ nm_ip("192.0.2.8"), 0, "forge.example", false },
+		{ nm_ip("198.51.100.50"), 0, "forge.example", false }, /* the host's own now */
+		{ nm_ip("203.0.113.3"), 0, "forge.example", false },   /* its AnyIP now */
+		{ nm_ip("198.18.0.1"), 0, "w.wild.example", true },    /* elsewhere: stays */
+	};
+	size_t n_names = sizeof(names) / sizeof(names[0]), i;
+	struct policy whole, inplace, compiled;
+	struct config cfg;
+
+	nm_config(&cfg, "internet = off\nallow-host = *.wild.example\nallow-host = forge.example\n"
+			"allow-ip = 192.0.2.9\n");
+	cr_assert_eq(policy_compile_jail(&cfg, &after, NULL, 0, names, n_names, &whole), 0);
+	cr_assert_eq(policy_compile_jail(&cfg, &before, NULL, 0, names, n_names, &compiled), 0);
+	cr_assert_eq(nm_rule_at(&compiled, nm_ip("192.0.2.5"), 80)->value.reason, REASON_ALLOW_HOST,
+		     "control: before, the wildcard's rule opens the address");
+	cr_assert_eq(policy_copy(&compiled, &inplace), 0);
+	cr_assert_gt(policy_block_gained(&inplace, &gained, names, n_names, NULL, 0), 0);
+	cr_expect_eq(nm_rule_at(&inplace, nm_ip("192.0.2.5"), 80)->value.reason, REASON_HOST_ROUTE);
+	cr_expect_eq(nm_rule_at(&inplace, nm_ip("192.0.2.7"), 443)->value.reason, REASON_HOST_ROUTE);
+	cr_expect_eq(nm_rule_at(&inplace, nm_ip("192.0.2.6"), 80)->value.reason, REASON_ALLOW_HOST);
+	cr_expect_eq(nm_rule_at(&inplace, nm_ip("192.0.2.8"), 80)->value.reason, REASON_ALLOW_HOST);
+	cr_expect_eq(nm_rule_at(&inplace, nm_ip("192.0.2.9"), 80)->value.reason, REASON_ALLOW_IP);
+	cr_expect_eq(nm_rule_at(&inplace, nm_ip("198.51.100.50"), 80)->value.reason,
+		     REASON_CONNECTED);
+	cr_expect_eq(nm_rule_at(&inplace, nm_ip("198.51.100.49"), 80)->value.reason,
+		     REASON_CONNECTED);
+	cr_expect_eq(nm_rule_at(&inplace, nm_ip("203.0.113.3"), 80)->value.reason,
+		     REASON_HOST_ROUTE);
+	cr_expect_eq(nm_rule_at(&inplace, nm_ip("198.18.0.1"), 80)->value.reason, REASON_ALLOW_HOST);
+	cr_assert_eq(inplace.n, whole.n);
+	for (i = 0; i < whole.n; i++)
+		cr_expect(!memcmp(&inplace.rules[i], &whole.rules[i], sizeof(whole.rules[i])),
+			  "rule %zu differs", i);
+	cr_expect_eq(inplace.n_own, whole.n_own);
+	cr_expect_eq(policy_block_gained(&inplace, &gained, names, n_names, NULL, 0), 0,
+		     "nothing new the second time");
+	policy_free(&whole);
+	policy_free(&inplace);
+	policy_free(&compiled);
+	config_free(&cfg);
+}
+
+/* A rule that won its key in the compile stays; a name's gives way. */
+Test(policy, a_gained_block_leaves_a_key_won_in_the_compile_and_takes_a_names)
+{
+	struct host_prefix gained_addr = { nm_ip("192.0.2.9"), 32 };
+	struct host_prefix gained_route = { nm_ip("198.51.100.7"), 32 };
+	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
+	struct host_facts gained = { .addresses = &gained_addr, .n_addresses = 1,
+				     .routes = &gained_route, .n_routes = 1 };
+	struct policy_name name = { nm_ip("198.51.100.7"), 0, "forge.example", false };
+	struct policy_live live = { nm_ip("203.0.113.4"), 0, true };
+	struct host_prefix live_route = { nm_ip("203.0.113.4"), 32 };
+	struct host_facts gained_live = { .routes = &live_route, .n_routes = 1 };
+	struct policy compiled, p;
+	struct config cfg;
+
+	nm_config(&cfg, "internet = off\nallow-host = forge.example\nallow-ip = 192.0.2.9\n");
+	cr_assert_eq(policy_compile_jail(&cfg, &f, &live, 1, &name, 1, &compiled), 0);
+	cr_assert_eq(policy_copy(&compiled, &p), 0);
+	cr_assert_eq(policy_block_gained(&p, &gained, &name, 1, &live, 1), 1,
+		     "only the name's key changes");
+	cr_expect_eq(nm_rule_at(&p, nm_ip("192.0.2.9"), 80)->value.action, JAIL_ALLOW,
+		     "allow-ip wins over the host's new address, as in the compile");
+	cr_expect_eq(nm_rule_at(&p, nm_ip("198.51.100.7"), 80)->value.reason, REASON_HOST_ROUTE);
+	cr_expect_eq(policy_block_gained(&p, &gained_live, &name, 1, &live, 1), 0,
+		     "a temporary allow keeps its key");
+	policy_free(&p);
+	policy_free(&compiled);
+	config_free(&cfg);
+}
