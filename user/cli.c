@@ -70,6 +70,7 @@ enum {
 	OPT_SINCE,
 	OPT_JAIL,
 	OPT_SUGGEST,
+	OPT_YES,
 };
 
 struct option_def {
@@ -100,6 +101,7 @@ static const struct option_def option_defs[] = {
 	{ { "since", required_argument, NULL, OPT_SINCE }, CLI_OPT_AUDIT, NULL, NULL },
 	{ { "jail", required_argument, NULL, OPT_JAIL }, CLI_OPT_AUDIT | CLI_OPT_JAIL, NULL, NULL },
 	{ { "suggest", no_argument, NULL, OPT_SUGGEST }, CLI_OPT_AUDIT, NULL, NULL },
+	{ { "yes", no_argument, NULL, OPT_YES }, CLI_OPT_YES, NULL, NULL },
 };
 
 #define N_OPTION_DEFS (sizeof(option_defs) / sizeof(option_defs[0]))
@@ -152,6 +154,9 @@ int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_optio
 			break;
 		case OPT_SUGGEST:
 			o->suggest = true;
+			break;
+		case OPT_YES:
+			o->yes = true;
 			break;
 		case ':':
 			return cli_usage_error(cmd, "%s: option '%s' needs a value", cmd->name,
@@ -252,6 +257,7 @@ static void load_file(struct config *cfg, const char *path, bool must_exist, uid
 {
 	struct config_approval approval = { 0 };
 	struct config_text text;
+	size_t i;
 	int err;
 
 	if (cli_read_file(cfg, path, must_exist, &text) <= 0)
@@ -262,7 +268,24 @@ static void load_file(struct config *cfg, const char *path, bool must_exist, uid
 	if (err)
 		log_warn("%s: its approval cannot be read (%s): its lines that loosen the jail "
 			 "count as not approved", path, strerror(-err));
+	if (approval.n_lines)
+		approval.found = calloc(approval.n_lines, sizeof(*approval.found));
 	config_parse(cfg, path, text.data, text.len, &approval);
+	/* Root reads the file as it is now: an approved line it no longer
+	 * holds loses its approval, so one deleted and added again needs
+	 * `trust` again (trust_withdraw_unfound()). */
+	if (geteuid() == 0 && approval.found) {
+		err = trust_withdraw_unfound(path, agent_uid, &approval);
+		for (i = 0; err > 0 && i < approval.n_lines; i++)
+			if (!approval.found[i])
+				log_info("%s: '%s' is no longer in it: its approval is withdrawn "
+					 "(added again, it needs 'sudo ebpfjail trust' again)", path,
+					 approval.lines[i]);
+		if (err < 0)
+			log_warn("%s: the approval of lines no longer in it cannot be withdrawn "
+				 "(%s)", path, strerror(-err));
+	}
+	free(approval.found);
 	trust_approval_free(&approval);
 	config_text_free(&text);
 }

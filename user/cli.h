@@ -25,6 +25,7 @@ enum cli_option_set {
 	CLI_OPT_COMMAND = 1 << 4, /* stop at the first non-option: COMMAND [ARG...] */
 	CLI_OPT_JAIL = 1 << 5,   /* --jail (audit has it too) */
 	CLI_OPT_ARGS = 1 << 6,   /* positional arguments among the options */
+	CLI_OPT_YES = 1 << 7,    /* --yes: do it without asking */
 };
 
 struct cli_flag_value {
@@ -38,7 +39,7 @@ struct cli_options {
 	const char *user;        /* --user */
 	const char *since;       /* --since */
 	const char *jail;        /* --jail */
-	bool json, follow, suggest;
+	bool json, follow, suggest, yes;
 	struct cli_flag_value *flags; /* policy flags, in command-line order */
 	size_t n_flags;
 	char **rest; /* positional arguments (the command for run) */

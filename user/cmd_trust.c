@@ -3,8 +3,8 @@
  * that loosen the jail, for a file the agent could have written
  *
  * The file is read once; those bytes are checked (an invalid file approves
- * nothing) and their loosening lines approved and printed, so what root
- * approves is exactly what it was shown.
+ * nothing) and their loosening lines shown, then approved once root said
+ * yes (or gave --yes), so what root approves is exactly what it was shown.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,20 +42,79 @@ static bool has_line(char *const *lines, size_t n, const char *line)
 	return false;
 }
 
-/* approve() - save @lines as the file's approval and say what is new and
- * what was withdrawn; @found has every loosening line with its number,
- * @checked the file as read with them approved */
+/* show() - what approving @lines would do: each loosening line of @found
+ * (new ones marked), and each line of @old that goes. Return: how many are
+ * new. */
+static size_t show(const struct config *found, const struct config *checked,
+		   const struct config_approval *old, char *const *lines, size_t n)
+{
+	size_t i, fresh = 0;
+
+	for (i = 0; i < found->n_unapproved; i++) {
+		const struct config_name *line = &found->unapproved[i];
+		bool overridden = config_overridden(checked, line);
+		bool known = has_line(old->lines, old->n_lines, line->name);
+
+		printf("  line %u: %s%s\n", line->origin.line, line->name,
+		       overridden ? "  (set again below: not approved)" : known ? "" : "  (new)");
+		fresh += !overridden && !known;
+	}
+	for (i = 0; i < old->n_lines; i++)
+		if (!has_line(lines, n, old->lines[i]))
+			printf("  withdrawn: %s\n", old->lines[i]);
+	if (!n)
+		printf("  no line of it loosens the jail\n");
+	return fresh;
+}
+
+/* confirmed() - root said yes on the terminal. The attack: a tool (or an
+ * agent's script) that runs `sudo ebpfjail trust` for the user would get
+ * every line it planted approved unseen; root must see them first. With no
+ * terminal to ask on, only --yes approves. */
+static bool confirmed(bool yes, size_t fresh)
+{
+	char answer[16];
+
+	if (yes)
+		return true;
+	if (!isatty(STDIN_FILENO)) {
+		fprintf(stderr, "ebpfjail: trust: nothing approved: no terminal to ask on (--yes "
+				"approves without asking)\n");
+		return false;
+	}
+	printf("Approve %zu new line%s? [y/N] ", fresh, fresh == 1 ? "" : "s");
+	fflush(stdout);
+	if (!fgets(answer, sizeof(answer), stdin) ||
+	    (strcmp(answer, "y\n") && strcmp(answer, "yes\n"))) {
+		fprintf(stderr, "ebpfjail: trust: nothing approved\n");
+		return false;
+	}
+	return true;
+}
+
+/* approve() - show what approving @lines would change, ask for what is new,
+ * then save @lines as the file's approval; @found has every loosening line
+ * with its number, @checked the file as read with them approved.
+ * Return: 0, 1 when root said no, or -errno. */
 static int approve(const char *path, const struct agent_user *u, char *const *lines, size_t n,
-		   const struct config *found, const struct config *checked)
+		   const struct config *found, const struct config *checked, bool yes)
 {
 	struct config_approval old;
-	size_t i;
+	size_t fresh;
 	int err;
 
 	if (trust_load(path, u->uid, &old))
 		fprintf(stderr, "ebpfjail: trust: the earlier approval of %s cannot be read: "
 				"it is replaced, and nothing below is marked new or withdrawn "
 				"against it\n", path);
+	printf("%s, for agents of uid %u%s%s%s:\n", path, (unsigned int)u->uid,
+	       u->name[0] ? " (" : "", u->name, u->name[0] ? ")" : "");
+	fresh = show(found, checked, &old, lines, n);
+	/* Only what loosens needs the question: a withdrawal tightens. */
+	if (fresh && !confirmed(yes, fresh)) {
+		err = 1;
+		goto out;
+	}
 	err = trust_save(path, u->uid, lines, n);
 	if (err) {
 		fprintf(stderr, "ebpfjail: trust: cannot save the approval of %s: %s\n", path,
@@ -64,19 +123,6 @@ static int approve(const char *path, const struct agent_user *u, char *const *li
 	}
 	printf("approved for agents of uid %u%s%s%s: %s\n", (unsigned int)u->uid,
 	       u->name[0] ? " (" : "", u->name, u->name[0] ? ")" : "", path);
-	for (i = 0; i < found->n_unapproved; i++) {
-		const struct config_name *line = &found->unapproved[i];
-		const char *mark = config_overridden(checked, line) ? "  (set again below: not approved)"
-				   : has_line(old.lines, old.n_lines, line->name) ? ""
-										  : "  (new)";
-
-		printf("  line %u: %s%s\n", line->origin.line, line->name, mark);
-	}
-	for (i = 0; i < old.n_lines; i++)
-		if (!has_line(lines, n, old.lines[i]))
-			printf("  withdrawn: %s\n", old.lines[i]);
-	if (!n)
-		printf("  no line of it loosens the jail\n");
 out:
 	trust_approval_free(&old);
 	return err;
@@ -85,7 +131,7 @@ out:
 /* check_and_approve() - @text is agent-writable: its loosening lines are
  * approved if, so approved, the file is valid */
 static int check_and_approve(const char *path, const struct config_text *text,
-			     const struct agent_user *u)
+			     const struct agent_user *u, bool yes)
 {
 	struct config_approval approval = { .agent_writable = true, .user_writable = true };
 	struct config found, checked;
@@ -119,7 +165,7 @@ static int check_and_approve(const char *path, const struct config_text *text,
 		if (!config_overridden(&checked, &found.unapproved[i]) &&
 		    !has_line(lines, n, found.unapproved[i].name))
 			lines[n++] = found.unapproved[i].name;
-	if (!approve(path, u, lines, n, &found, &checked))
+	if (!approve(path, u, lines, n, &found, &checked, yes))
 		ret = 0;
 out:
 	free(lines);
@@ -181,7 +227,7 @@ int cmd_trust(const struct command *cmd, int argc, char **argv)
 	/* u.uid is not root here: what the agent can write is what any
 	 * user but root can. */
 	if (trust_agent_writable(path, &text.st, u.uid)) {
-		ret = check_and_approve(path, &text, &u);
+		ret = check_and_approve(path, &text, &u, o.yes);
 		goto out;
 	}
 	printf("%s can be changed by root alone: its lines count without approval for agents "

@@ -71,23 +71,28 @@ const struct command commands[] = {
 	  "  --allow-ip, --local-port, --callback-port, --pass-env as for 'run'.\n"
 	  "With KEY, only that key's lines.\n\n"
 	  "Exit status: 0 when the configuration is valid (warnings allowed), 1 when not.\n" },
-	{ "trust", cmd_trust, CLI_OPT_USER, "[--config FILE] [--user USER|UID]",
+	{ "trust", cmd_trust, CLI_OPT_USER | CLI_OPT_YES, "[--config FILE] [--user USER|UID] [--yes]",
 	  "Approve the lines of a configuration file that loosen the jail.",
 	  "The agent runs as its user and can change that user's files, so lines that\n"
 	  "loosen the jail (allow-ip, local-port, local-model-port, callback-port,\n"
 	  "pass-env, unix-socket, egress-jail = off, share-tmp = on) count, in a file\n"
 	  "the agent could have written, only once root approved them here. The file\n"
 	  "(default: the invoking user's ~/" CONFIG_USER_RELPATH ", or --config FILE)\n"
-	  "is read once, checked, and its loosening lines approved for agents of that\n"
-	  "user (SUDO_USER, or --user) and printed, the new ones marked; approved\n"
-	  "lines no longer in the file are withdrawn. After a change, 'run' refuses\n"
-	  "and 'reload' keeps the running policy until the file is approved again.\n"
-	  "Lines that tighten (block-cidr, share-tmp = off) never need approval. Run\n"
-	  "it as root (sudo), outside any jail.\n\n"
+	  "is read once and checked; its loosening lines are shown, the new ones\n"
+	  "marked and the approved ones no longer in the file as withdrawn, and root\n"
+	  "is asked on the terminal before they are approved for agents of that user\n"
+	  "(SUDO_USER, or --user). With no terminal, nothing is approved unless --yes\n"
+	  "is given. 'run' as root withdraws the approval of a line the file no\n"
+	  "longer holds, so a line deleted and added again needs approval again.\n"
+	  "After a change, 'run' refuses and 'reload' keeps the running policy until\n"
+	  "the file is approved again. Lines that tighten (block-cidr, share-tmp =\n"
+	  "off) never need approval. Run it as root (sudo), outside any jail.\n\n"
 	  "Options:\n"
 	  "  --config FILE      approve this file\n"
-	  "  --user USER|UID    for agents of this user (default: the one calling sudo)\n\n"
-	  "Exit status: 0 when approved (or nothing needs approval), 1 when not.\n" },
+	  "  --user USER|UID    for agents of this user (default: the one calling sudo)\n"
+	  "  --yes              approve without asking (for scripts)\n\n"
+	  "Exit status: 0 when approved (or nothing needs approval), 1 when not\n"
+	  "(refused at the question, no terminal to ask on, an invalid file).\n" },
 	{ "help", cmd_help, CLI_OPT_COMMAND, "[COMMAND]", "Show help for ebpfjail or a COMMAND.",
 	  NULL },
 	{ NULL, NULL, 0, NULL, NULL, NULL },

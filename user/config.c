@@ -840,8 +840,11 @@ static bool approved(struct config *cfg, const struct key_def *key, const char *
 		return true;
 	snprintf(text, sizeof(text), "%s = %s", key->name, value);
 	for (i = 0; i < approval->n_lines; i++)
-		if (!strcmp(approval->lines[i], text))
+		if (!strcmp(approval->lines[i], text)) {
+			if (approval->found)
+				approval->found[i] = true;
 			return true;
+		}
 	quote(value, strlen(value), q, sizeof(q));
 	diag(cfg, CONFIG_ERROR, origin,
 	     "%s = %s loosens the jail and was not approved (the agent can change this file)",

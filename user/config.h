@@ -104,6 +104,7 @@ struct config_approval {
 	bool user_writable; /* a uid but root could change it: audit-log is refused */
 	char **lines; /* approved lines, "key = value" (see approved() in config.c) */
 	size_t n_lines;
+	bool *found;  /* NULL, or per line: the file holds it (config_parse() marks) */
 };
 
 /* Which engine enforces the policy (docs/DESIGN.md): BPF needs root in the

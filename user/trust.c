@@ -270,6 +270,26 @@ int trust_judge(const char *path, const struct stat *st, uid_t agent_uid,
 	return err;
 }
 
+int trust_withdraw_unfound(const char *path, uid_t agent_uid,
+			   const struct config_approval *approval)
+{
+	char **kept;
+	size_t n = 0, i;
+	int err;
+
+	if (!approval->found || !approval->n_lines)
+		return 0;
+	kept = calloc(approval->n_lines, sizeof(*kept));
+	if (!kept)
+		return -ENOMEM;
+	for (i = 0; i < approval->n_lines; i++)
+		if (approval->found[i])
+			kept[n++] = approval->lines[i];
+	err = n == approval->n_lines ? 0 : trust_save(path, agent_uid, kept, n);
+	free(kept);
+	return err ? err : (int)(approval->n_lines - n);
+}
+
 /* make_dir() - @path as a directory only root may change, created if absent */
 static int make_dir(const char *path)
 {

@@ -77,6 +77,17 @@ void trust_approval_free(struct config_approval *approval);
 int trust_save(const char *path, uid_t agent_uid, char *const *lines, size_t n_lines);
 
 /**
+ * trust_withdraw_unfound() - the approval of @path for agents of @agent_uid
+ * without the lines its file no longer holds (@approval, as trust_judge()
+ * loaded it and config_parse() marked what it found). The attack: the user
+ * deletes an approved `allow-ip` (a tightening, which needs no trust); the
+ * agent appends it again and the next run would take it unseen. Root only.
+ * Return: how many lines were withdrawn (0: nothing to do), or -errno.
+ */
+int trust_withdraw_unfound(const char *path, uid_t agent_uid,
+			   const struct config_approval *approval);
+
+/**
  * trust_record_format() - an approval's text (pure)
  * Return: a malloc'ed NUL-terminated text, NULL on ENOMEM.
  */

@@ -77,12 +77,14 @@ private_varlib() {
 	chmod 700 "$T/varlib"
 }
 
-# trust_cmd [OPTIONS]: `ebpfjail trust` as through sudo by uid 4242, with
-# the tests' /var/lib/ebpfjail
+# trust_cmd [OPTIONS]: `ebpfjail trust --yes` as through sudo by uid 4242,
+# with the tests' /var/lib/ebpfjail (TRUST_ASK=1: without --yes, so it asks)
 trust_cmd() {
+	local yes=--yes
+	[ -n "${TRUST_ASK:-}" ] && yes=
 	private_varlib
 	unshare --mount --propagation private -- sh -c 'mount --bind "$0/varlib" /var/lib/ebpfjail &&
-		exec env SUDO_UID=4242 SUDO_GID=4242 "$@"' "$T" "$EBPFJAIL" trust "$@"
+		exec env SUDO_UID=4242 SUDO_GID=4242 "$@"' "$T" "$EBPFJAIL" trust $yes "$@"
 }
 
 # alive PID: running, not a zombie waiting for a reaper

@@ -85,7 +85,7 @@ test_config_precedence_across_all_sources() {
 	expect_rc 1
 	expect_err "ebpfjail.conf:2: allow-ip = \"192.0.2.2\" loosens the jail and was not approved"
 	expect_err "approve them: sudo ebpfjail trust"
-	run env SUDO_USER=jailtest SUDO_UID=4242 bash -c "$(declare -f with_etc skip private_varlib); with_etc \"\$@\"" _ "$EBPFJAIL" trust
+	run env SUDO_USER=jailtest SUDO_UID=4242 bash -c "$(declare -f with_etc skip private_varlib); with_etc \"\$@\"" _ "$EBPFJAIL" trust --yes
 	expect_rc 0
 	expect_out "approved for agents of uid 4242 (jailtest): $T/home/.config/ebpfjail.conf"
 	run env SUDO_USER=jailtest SUDO_UID=4242 EBPFJAIL_LOCAL_MODEL_PORT=3333 EBPFJAIL_ALLOW_IP="192.0.2.3 192.0.2.1" \

@@ -241,3 +241,66 @@ test_trust_skips_overridden_lines() {
 	expect_err "user.conf:2: egress-jail = \"off\" loosens the jail and was not approved"
 	expect_no_leftovers
 }
+
+# Issue 30, finding 6: the user deletes an approved line (a tightening: no
+# trust needed); the agent appends it again and the next run took it
+# unseen. Now a run as root withdraws the approval of a line the file no
+# longer holds, so the line added again is refused until approved again.
+# Control: while approved, the same line opens the address.
+test_a_deleted_approved_line_needs_trust_again() {
+	netsim_up
+	_agent_conf
+	printf 'allow-ip = 10.23.0.2\n' >>"$T/agent/user.conf"
+	run trust_cmd --config "$T/agent/user.conf"
+	expect_rc 0
+	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 ok
+	[ "$(grep -cx lan-ssh "$T/hits")" = 1 ] || fail "control: the approved line did not open the address"
+
+	sed -i '/^allow-ip = 10.23.0.2$/d' "$T/agent/user.conf"
+	jail --config "$T/agent/user.conf" -- sh -c "printf 'allow-ip = 10.23.0.2\n' >>$T/agent/user.conf"
+	expect_rc 0
+	expect_err "$T/agent/user.conf: 'allow-ip = 10.23.0.2' is no longer in it: its approval is withdrawn"
+	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 125
+	expect_err "user.conf:2: allow-ip = \"10.23.0.2\" loosens the jail and was not approved"
+	[ "$(grep -cx lan-ssh "$T/hits")" = 1 ] || fail "the line added again reached the LAN host"
+
+	# Approved again, it counts again.
+	run trust_cmd --config "$T/agent/user.conf"
+	expect_rc 0
+	expect_out "  line 2: allow-ip = 10.23.0.2  (new)"
+	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.2:22
+	expect_rc 0
+	expect_result tcp:10.23.0.2:22 ok
+	expect_no_leftovers
+}
+
+# trust shows the lines before it approves them and asks on the terminal;
+# with no terminal only --yes approves. The attack: a script run as the
+# user's `sudo ebpfjail trust` got every line the agent planted approved
+# unseen.
+test_trust_shows_the_lines_and_asks() {
+	netsim_up
+	_agent_conf
+	printf 'allow-ip = 10.23.0.2\n' >>"$T/agent/user.conf"
+	TRUST_ASK=1 run trust_cmd --config "$T/agent/user.conf"
+	expect_rc 1
+	expect_out "  line 2: allow-ip = 10.23.0.2  (new)"
+	expect_err "nothing approved: no terminal to ask on (--yes approves without asking)"
+	[ -z "$(find "$T/varlib" -type f)" ] || fail "an approval was written: $(find "$T/varlib" -type f)"
+	# On a terminal: "n" approves nothing, "y" approves.
+	cat >"$T/ask.sh" <<EOF2
+exec unshare --mount --propagation private -- sh -c 'mount --bind "$T/varlib" /var/lib/ebpfjail &&
+	exec env SUDO_UID=4242 SUDO_GID=4242 "$EBPFJAIL" trust --config "$T/agent/user.conf"'
+EOF2
+	run sh -c "printf 'n\n' | timeout 20 script -qec 'sh $T/ask.sh' /dev/null"
+	expect_out "  line 2: allow-ip = 10.23.0.2  (new)"
+	expect_out "Approve 1 new line? [y/N]"
+	expect_out "nothing approved"
+	[ -z "$(find "$T/varlib" -type f)" ] || fail "'n' wrote an approval: $(find "$T/varlib" -type f)"
+	run sh -c "printf 'y\n' | timeout 20 script -qec 'sh $T/ask.sh' /dev/null"
+	expect_out "approved for agents of uid 4242"
+	[ -n "$(find "$T/varlib" -type f)" ] || fail "control: 'y' wrote no approval"
+}

@@ -830,6 +830,26 @@ Test(config_approval, approved_lines_count)
 	config_free(&cfg);
 }
 
+/* What the file still holds is marked, so root's run can withdraw the
+ * approval of a line that is gone (trust_withdraw_unfound()). */
+Test(config_approval, the_approved_lines_a_file_holds_are_marked_found)
+{
+	char *ok[] = { "allow-ip = 192.0.2.1", "pass-env = FOO", "allow-ip = 192.0.2.9" };
+	bool found[3] = { false, false, false };
+	struct config_approval approval = { .agent_writable = true, .lines = ok, .n_lines = 3,
+					    .found = found };
+	static const char text[] = "allow-ip=192.0.2.1 # written another way\npass-env = FOO\n";
+	struct config cfg;
+
+	config_init(&cfg);
+	config_parse(&cfg, "a.conf", text, strlen(text), &approval);
+	cr_expect(config_ok(&cfg));
+	cr_expect(found[0]);
+	cr_expect(found[1]);
+	cr_expect_not(found[2], "a line the file no longer holds is not found");
+	config_free(&cfg);
+}
+
 Test(config_approval, root_controlled_file_needs_none)
 {
 	struct config_approval root = { .agent_writable = false };
