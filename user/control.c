@@ -22,11 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include "control.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5; Debian 12's headers lack it */
+#endif
 
 static int socket_path(const char *state_dir, struct sockaddr_un *sa)
 {
@@ -143,11 +149,41 @@ static int in_nested_pid_ns(pid_t pid)
 	return nested;
 }
 
+/* peer_still_there() - is the process that connected @fd still the one
+ * /proc/PID showed? The attack: the caller connects and exits, a child of
+ * it keeps the connection, and its pid, freed, goes to another process
+ * (rootless: one of the user's outside every jail) whose /proc entry then
+ * passes for the caller's. A pidfd taken at connect (SO_PEERPIDFD, 6.5+)
+ * names that very process: if it is alive after the checks, they read its
+ * entry. On older kernels the checks are made right at accept, before the
+ * request is read, so the pid has the time from connect to accept to be
+ * reused, not the second the request may take.
+ * Return: 1 (yes, or no pidfd to tell), 0 (it exited), or -errno. */
+static int peer_still_there(int pidfd)
+{
+	if (pidfd < 0)
+		return 1;
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0)
+		return 1;
+	return errno == ESRCH ? 0 : -errno;
+}
+
+/* peer_pidfd() - the pidfd of @fd's peer, or -1 (a kernel before 6.5) */
+static int peer_pidfd(int fd)
+{
+	socklen_t len = sizeof(int);
+	int pidfd = -1;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len))
+		return -1;
+	return pidfd;
+}
+
 int control_accept(int lfd, char req[CONTROL_MAX_REQUEST], bool rootless)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	int fd, err;
+	int fd, err, pidfd, judged;
 
 	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
@@ -155,6 +191,20 @@ int control_accept(int lfd, char req[CONTROL_MAX_REQUEST], bool rootless)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 	    cred.uid != (rootless ? geteuid() : 0)) {
 		close(fd);
+		return -EPERM;
+	}
+	pidfd = peer_pidfd(fd);
+	if (rootless)
+		judged = in_nested_pid_ns(cred.pid); /* at once: see peer_still_there() */
+	else
+		judged = has_net_admin(cred.pid);
+	err = peer_still_there(pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (err <= 0) {
+		/* Gone: what /proc showed may be another process's. */
+		read_line(fd, req, CONTROL_MAX_REQUEST, 1000);
+		control_reply(fd, "error the caller exited before it was heard\n");
 		return -EPERM;
 	}
 
@@ -173,14 +223,13 @@ int control_accept(int lfd, char req[CONTROL_MAX_REQUEST], bool rootless)
 		 * directory outside /run/user) would let it ask for `allow
 		 * 10.0.0.1`. Every process of a jail lives in the agent's PID
 		 * namespace, below ours, and cannot leave it. */
-		err = in_nested_pid_ns(cred.pid);
-		if (err == 0)
+		if (judged == 0)
 			return fd;
-		control_reply(fd, err > 0 ? "error a process inside a jail cannot change a jail\n"
-					  : "error cannot read the caller's PID namespace\n");
+		control_reply(fd, judged > 0 ? "error a process inside a jail cannot change a jail\n"
+					     : "error cannot read the caller's PID namespace\n");
 		return -EPERM;
 	}
-	err = has_net_admin(cred.pid);
+	err = judged;
 	if (err < 0) {
 		/* Not a capability the caller lacks (out of descriptors, root
 		 * was once told that): what really happened. */

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,4 +204,69 @@ Test(control, a_server_inside_a_jail_is_told_nothing)
 		unlink(path);
 	}
 	rmdir(dir2);
+}
+
+/* peer_pidfd_known() - does this kernel give a peer's pidfd (6.5+)? */
+static bool peer_pidfd_known(void)
+{
+	int sv[2], pidfd = -1;
+	socklen_t len = sizeof(pidfd);
+	bool known;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	known = getsockopt(sv[0], SOL_SOCKET, 77 /* SO_PEERPIDFD */, &pidfd, &len) == 0;
+	if (pidfd >= 0)
+		close(pidfd);
+	close(sv[0]);
+	close(sv[1]);
+	return known;
+}
+
+/* The attack: the caller connects, sends, and exits, and a child keeps the
+ * connection; its pid, freed, could go to another process whose /proc
+ * entry would then pass for the caller's. A caller gone before it is heard
+ * is refused (its pidfd, SO_PEERPIDFD, says it exited), and told why.
+ * Control: the same request from a caller that stays is heard. */
+Test(control, a_caller_that_exited_before_it_was_heard_is_refused)
+{
+	char req[CONTROL_MAX_REQUEST], buf[128];
+	int sv[2], status, err, fd;
+	pid_t pid;
+	ssize_t n;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		/* The connector sends, hands the connection to a child that
+		 * keeps it and passes the reply on, and exits. */
+		fd = client("reload 0\n");
+		if (fork() == 0) {
+			n = recv(fd, buf, sizeof(buf) - 1, 0);
+			_exit(write(sv[1], buf, n > 0 ? (size_t)n : 0) < 0);
+		}
+		_exit(0);
+	}
+	close(sv[1]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	err = control_accept(lfd, req, false);
+	n = read(sv[0], buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	if (!peer_pidfd_known()) {
+		/* Before 6.5 the pid's /proc entry is gone (not reused here):
+		 * refused all the same, for another reason. */
+		cr_expect_lt(err, 0, "control_accept: %d", err);
+		cr_log_warn("no SO_PEERPIDFD on this kernel: only the refusal is checked");
+	} else {
+		cr_expect_eq(err, -EPERM, "control_accept: %d (%s)", err, strerror(-err));
+		cr_expect(strstr(buf, "error the caller exited before it was heard"), "reply: %s",
+			  buf);
+	}
+	close(sv[0]);
+	fd = client("reload 0\n");
+	err = control_accept(lfd, req, false);
+	cr_expect_geq(err, 0, "control: a caller that stays is heard: %s", strerror(-err));
+	if (err >= 0)
+		control_reply(err, "ok\n");
+	close(fd);
 }
