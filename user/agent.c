@@ -524,6 +524,26 @@ static int foreground_tty(void)
 	return fd;
 }
 
+/* warn_kept_root_groups() - the rootless agent keeps every group of its
+ * user (a user namespace of one's own cannot drop them: setgroups() is
+ * denied there). The attack drop_root_groups() stops as root is then open:
+ * a daemon that binds its masked socket again after the start is bare in
+ * the agent's view, and the group lets the agent in. Said, not refused:
+ * the BPF engine (root) closes it. */
+static void warn_kept_root_groups(void)
+{
+	gid_t groups[AGENT_GROUPS_MAX];
+	int n = getgroups(AGENT_GROUPS_MAX, groups), i;
+
+	for (i = 0; i < n; i++)
+		if (root_group(groups[i]))
+			log_warn("the agent keeps group %u, which opens a daemon's socket that grants "
+				 "root (without root a jail cannot drop a group): the socket is masked, "
+				 "but not once its daemon binds it again; run through sudo (the BPF "
+				 "engine drops the group) if that matters here",
+				 (unsigned)groups[i]);
+}
+
 int agent_spawn(const struct agent_spec *s, struct agent_proc *p)
 {
 	int pipefd[2] = { -1, -1 }, channel[2] = { -1, -1 }, err = 0;
@@ -534,6 +554,8 @@ int agent_spawn(const struct agent_spec *s, struct agent_proc *p)
 	p->init = p->agent = p->pgrp = -1;
 	p->channel = -1;
 	p->tty = foreground_tty();
+	if (s->rootless)
+		warn_kept_root_groups();
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		err = -errno;
 		goto out;
