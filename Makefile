@@ -174,6 +174,13 @@ FUZZ_SEEDS_config := etc/ebpfjail.conf
 FUZZ_FLAGS_config := -max_len=4096
 $(eval $(call fuzz_target,config))
 
+# The DNS messages the forwarder reads (queries from the agent, answers
+# from the resolver or whoever spoofs one). -max_len: a TCP message's
+# length field allows 65535; what matters fits a UDP datagram.
+FUZZ_SRCS_dnsmsg := user/dnsmsg.c
+FUZZ_FLAGS_dnsmsg := -max_len=1500
+$(eval $(call fuzz_target,dnsmsg))
+
 fuzz-build: $(patsubst %,$(OUT)/fuzz/fuzz-%,$(FUZZ_TARGETS))
 fuzz: $(addprefix fuzz-,$(FUZZ_TARGETS))
 fuzz-long: $(addprefix fuzz-long-,$(FUZZ_TARGETS))
