@@ -627,3 +627,12 @@ void agent_terminal_give(const struct agent_proc *p)
 	if (p->tty >= 0 && p->pgrp > 0 && tcgetpgrp(p->tty) == getpgrp())
 		tcsetpgrp(p->tty, p->pgrp);
 }
+
+void agent_terminal_reclaim(const struct agent_proc *p)
+{
+	pid_t fg = p->tty >= 0 ? tcgetpgrp(p->tty) : -1;
+
+	/* Only from a group of the jail's: never from the shell's or ours. */
+	if (fg > 0 && p->pgrp > 0 && fg != p->pgrp && fg != getpgrp())
+		tcsetpgrp(p->tty, p->pgrp);
+}

@@ -86,9 +86,12 @@ struct agent_proc {
 /**
  * agent_spawn() - start the agent's init, which starts the agent and
  * execs it
- * @p: on success, the init, the agent and the channel (the caller closes it)
+ * @p: on success, the init, the agent, the channel and the tty (the caller
+ *      closes both), and the process group
  *
- * The init gets back the descriptor limit the supervisor raised for
+ * The init makes a process group of its own (@p->pgrp) and, if ours held
+ * the terminal's foreground, gives it that (@p->tty stays open for
+ * agent_terminal_return() when the agent is gone). The init gets back the descriptor limit the supervisor raised for
  * itself, joins the cgroup and namespace, makes the agent's mount
  * namespace; the agent becomes the user (groups included), loses every
  * capability, sets no_new_privs, keeps only fds 0-2, dies with its init
@@ -109,5 +112,12 @@ void agent_terminal_return(const struct agent_proc *p);
  * group if the caller's holds it (the job was continued by `fg`)
  */
 void agent_terminal_give(const struct agent_proc *p);
+
+/**
+ * agent_terminal_reclaim() - the terminal's foreground to the agent's
+ * process group if another group of the agent's took it (no job control:
+ * a background write would stop the agent's group again at once)
+ */
+void agent_terminal_reclaim(const struct agent_proc *p);
 
 #endif /* EBPFJAIL_AGENT_H */

@@ -48,6 +48,7 @@ struct jail {
 	bool agent_exited;         /* the init said so: agent_status is its own */
 	int agent_status;          /* the agent's wait status */
 	uint64_t tty_stop_ns;      /* when the terminal last stopped the agent, CLOCK_MONOTONIC */
+	bool job_control_said;     /* said once: no cgroup, so no job control */
 	bool network_lost;         /* pasta died under the agent, or the policy
 				      could not follow the host: exit 125 */
 	uint64_t host_stale_ns;    /* since when the policy has failed to follow

@@ -19,9 +19,7 @@
  *     When the agent is gone the init exits, and the kernel kills whatever
  *     the agent left in the namespace.
  *   - a signal the supervisor forwards (SIGTERM, SIGHUP, ... sent to it,
- *     queued with JAILINIT_FORWARD): passed on to the agent; JAILINIT_HOLD
- *     and JAILINIT_RELEASE: every process of the namespace stopped or
- *     continued (a job stop without a cgroup to freeze, supervisor.c).
+ *     queued with JAILINIT_FORWARD): passed on to the agent.
  *   - a stop the terminal sent (SIGTSTP, SIGTTIN, SIGTTOU from the kernel):
  *     it reached the agent; the supervisor is told, for job control.
  *   - any other: dropped. The terminal's (Ctrl-C, SIGWINCH) and a kill()
@@ -131,10 +129,11 @@ static bool reap(int fd, pid_t agent)
 	return false;
 }
 
-/* from_supervisor() - @si was sent from outside the agent's PID namespace
- * (numbered 0 there, as the init's parent is) or, without one, by the
- * parent. The attack: the agent queues JAILINIT_RELEASE to its init while
- * a stopped job holds it. */
+/* from_supervisor() - @si claims to come from outside the agent's PID
+ * namespace (numbered 0 there, as the init's parent is) or, without one,
+ * from the parent. A claim only: rt_sigqueueinfo() lets any sender write
+ * si_pid, so nothing taken from a queued signal may do more than the
+ * agent could do itself (JAILINIT_FORWARD: signal the agent). */
 static bool from_supervisor(const struct signalfd_siginfo *si)
 {
 	return si->ssi_pid == (uint32_t)getppid();
@@ -143,21 +142,8 @@ static bool from_supervisor(const struct signalfd_siginfo *si)
 /* take_request() - what the supervisor queued (jailinit.h) */
 static void take_request(const struct signalfd_siginfo *si, pid_t agent)
 {
-	if (si->ssi_int == JAILINIT_FORWARD) {
+	if (si->ssi_int == JAILINIT_FORWARD)
 		kill(agent, (int)si->ssi_signo);
-		return;
-	}
-	/* kill(-1) is every process this one may signal: only as PID 1 is
-	 * that the namespace's and nothing of the user's outside it. */
-	if (getpid() != 1)
-		return;
-	/* One pass reaches all: it walks the task list under the lock fork()
-	 * takes to add a child, and a fork that finds the stop pending starts
-	 * over once continued. */
-	if (si->ssi_int == JAILINIT_HOLD)
-		kill(-1, SIGSTOP);
-	if (si->ssi_int == JAILINIT_RELEASE)
-		kill(-1, SIGCONT);
 }
 
 void jailinit_run(int fd, pid_t agent)

@@ -26,14 +26,9 @@ enum jailinit_event {
  *   JAILINIT_FORWARD  pass the signal on to the agent. A plain kill() that
  *                     reached the init reached the agent too (a kill of
  *                     the whole process group), and would double.
- *   JAILINIT_HOLD     stop every process of the namespace (SIGSTOP), the
- *                     ones in process groups of their own too: the
- *                     supervisor is about to stop and has no cgroup to
- *                     freeze
- *   JAILINIT_RELEASE  continue them (SIGCONT) */
+ * No request may do more than the agent could itself: the sender of a
+ * queued signal writes its own si_pid (rt_sigqueueinfo()). */
 #define JAILINIT_FORWARD 0x6a61696c /* "jail" */
-#define JAILINIT_HOLD 0x686f6c64    /* "hold" */
-#define JAILINIT_RELEASE 0x676f6f6e /* "goon" */
 
 struct jailinit_msg {
 	int32_t event;  /* enum jailinit_event */

@@ -393,21 +393,7 @@ static bool from_terminal(const struct signalfd_siginfo *si)
 		si->ssi_signo == SIGTTOU) && si->ssi_code == SI_KERNEL;
 }
 
-/* hold_agent() - every process of the agent stopped (@hold) or let go:
- * its cgroup frozen, or, without one, each stopped by its init */
-static void hold_agent(struct jail *j, bool hold)
-{
-	int err;
-
-	if (j->cg_path[0]) {
-		if ((err = cgroup_freeze(j->cg_path, hold)))
-			log_debug("cannot %sfreeze the agent's cgroup: %s", hold ? "" : "un",
-				  strerror(-err));
-	} else if (j->proc.init > 0) {
-		sigqueue(j->proc.init, SIGCONT,
-			 (union sigval){ .sival_int = hold ? JAILINIT_HOLD : JAILINIT_RELEASE });
-	}
-}
+static void host_changed(struct jail *j);
 
 /* job_stop() - stop with the agent when the terminal stopped it (see the
  * top of the file) as a shell's job stops, the terminal handed back to
@@ -415,6 +401,8 @@ static void hold_agent(struct jail *j, bool hold)
  * shell continued our process group, not the agent's). */
 static void job_stop(struct jail *j)
 {
+	int err;
+
 	/* The attack: `kill -STOP $$` in the agent used to stop its
 	 * supervisor, and with it the audit log, root's `ebpfjail deny` and
 	 * the relays, while the agent's other processes ran on. A stop the
@@ -422,16 +410,34 @@ static void job_stop(struct jail *j)
 	if (!j->agent_stopped || !j->tty_stop_ns || now_ns() - j->tty_stop_ns > JOB_STOP_WINDOW_NS)
 		return;
 	j->tty_stop_ns = 0;
-	/* The agent can still make the terminal stop it (a process group of
-	 * its own in the foreground, a write from the init's with TOSTOP):
-	 * nothing of it runs while nobody audits it. */
-	hold_agent(j, true);
+	/* The agent can make the terminal stop it whenever it likes (a
+	 * process group of its own in the foreground, then a read from the
+	 * init's), so we stop only with every process of it frozen: a
+	 * stopped process continues itself (a timer's SIGCONT) and then the
+	 * rest, and a queued request to the init can be forged. Without a
+	 * cgroup to freeze there is no job control: the agent goes on. */
+	err = j->cg_path[0] ? cgroup_freeze(j->cg_path, true) : -ENOENT;
+	if (err) {
+		if (!j->job_control_said)
+			log_warn("the agent was stopped from the terminal, but without a cgroup to "
+				 "freeze it ebpfjail cannot stop with it (the agent could go on "
+				 "while nothing watched it): it goes on; end it with Ctrl-C");
+		j->job_control_said = true;
+		agent_terminal_reclaim(&j->proc);
+		kill(-j->proc.pgrp, SIGCONT);
+		return;
+	}
 	agent_terminal_return(&j->proc);
 	raise(SIGSTOP);
+	/* Continued. What happened meanwhile is in force before the agent
+	 * runs again: the host's networks as they are now (a VPN that came up
+	 * while we were stopped), and the names that expired. */
+	host_changed(j);
+	jail_policy_expire_names(&j->policy);
 	agent_terminal_give(&j->proc); /* `fg` gave it to us */
-	hold_agent(j, false);
-	if (j->proc.init > 0)
-		kill(-j->proc.init, SIGCONT);
+	if ((err = cgroup_freeze(j->cg_path, false)))
+		log_warn("cannot thaw the agent's cgroup: %s", strerror(-err));
+	kill(-j->proc.pgrp, SIGCONT);
 }
 
 /* serve_init() - what the agent's init reports: stops and continues (for
