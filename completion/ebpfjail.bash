@@ -8,7 +8,7 @@ _ebpfjail()
 	_init_completion || return
 
 	local commands="run audit doctor status reload allow deny config trust help"
-	local keys="engine egress-jail allow-ip allow-host internet block-cidr local-port local-model-port callback-port pass-env unix-socket share-tmp audit-log"
+	local keys="engine egress-jail allow-ip allow-host internet block-cidr local-port local-model-port callback-port pass-env unix-socket share-tmp audit-log host-settle-ms"
 	local common="--config --verbose --quiet --help"
 
 	# the command: the first word after ebpfjail that is not an option
@@ -46,7 +46,7 @@ _ebpfjail()
 	doctor | status) opts="--json" ;;
 	reload | allow | deny) opts="--jail" ;;
 	config) opts="--allow-ip --allow-host --internet --local-port --callback-port --pass-env" ;;
-	trust) opts="--user" ;;
+	trust) opts="--user --yes" ;;
 	help)
 		COMPREPLY=($(compgen -W "$commands" -- "$cur"))
 		return ;;

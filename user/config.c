@@ -524,15 +524,13 @@ static int set_local_model_port(struct config *cfg, const char *value,
 	return 0;
 }
 
+/* set_host_settle_ms() - host-settle-ms: milliseconds, in range */
 static int set_host_settle_ms(struct config *cfg, const char *value,
 			      const struct config_origin *origin, char *why, size_t why_size)
 {
-	unsigned long ms = 0;
-	const char *c;
+	unsigned long ms;
 
-	for (c = value; *c >= '0' && *c <= '9' && ms <= CONFIG_HOST_SETTLE_MS_MAX; c++)
-		ms = ms * 10 + (unsigned long)(*c - '0');
-	if (*c || c == value || value[0] == '0' || ms < CONFIG_HOST_SETTLE_MS_MIN ||
+	if (netaddr_parse_decimal(value, 6, &ms) || ms < CONFIG_HOST_SETTLE_MS_MIN ||
 	    ms > CONFIG_HOST_SETTLE_MS_MAX) {
 		snprintf(why, why_size, "must be milliseconds %u-%u in plain decimal",
 			 CONFIG_HOST_SETTLE_MS_MIN, CONFIG_HOST_SETTLE_MS_MAX);

@@ -35,12 +35,14 @@ int hostnet_from_dumps(const struct nl_addr *addrs, size_t n_addrs, const struct
 
 		if (r->family != AF_INET)
 			continue;
-		/* The local table: the host's own addresses (pushed below
-		 * from the address dump), broadcast entries of its connected
-		 * networks, and AnyIP prefixes (`ip route add local P dev
-		 * lo`), for which the host answers every address of P
-		 * itself: a way to its services that no address shows. */
-		if (r->table == RT_TABLE_LOCAL && (r->type != RTN_LOCAL || r->dst_len == 32))
+		/* The local table: the host's own addresses, broadcast
+		 * entries of its connected networks, and AnyIP prefixes (`ip
+		 * route add local P dev lo`), for which the host answers every
+		 * address of P itself: a way to its services that no address
+		 * shows. A local /32 without an address is one too, and a
+		 * local route in another table as well: every RTN_LOCAL
+		 * route is the host's own (an address's /32 twice is one key). */
+		if (r->table == RT_TABLE_LOCAL && r->type != RTN_LOCAL)
 			continue;
 		memcpy(&dst, r->dst, 4);
 		if (r->dst_len == 0) {
@@ -52,7 +54,7 @@ int hostnet_from_dumps(const struct nl_addr *addrs, size_t n_addrs, const struct
 			continue;
 		}
 		err = push(&h->routes, &h->n_routes, dst, r->dst_len);
-		if (!err && r->table == RT_TABLE_LOCAL)
+		if (!err && r->type == RTN_LOCAL)
 			err = push(&h->local, &h->n_local, dst, r->dst_len);
 	}
 	for (i = 0; i < n_addrs && !err; i++) {

@@ -26,9 +26,10 @@ struct hostnet {
 /**
  * hostnet_from_dumps() - the host's facts from its address and route dumps
  * Pure. Every non-default route is internal, whatever its type (unicast
- * via a VPN, blackhole, unreachable) or table; of the local table, the
- * prefixes the host answers for itself (AnyIP: RTN_LOCAL shorter than
- * /32; its /32s are the host's addresses, taken from @addrs).
+ * via a VPN, blackhole, unreachable) or table; of the local table, only
+ * what the host answers for itself. Every RTN_LOCAL route, in any table
+ * and of any length (AnyIP, a local /32 with no address), is the host's
+ * own (@out->local).
  * Return: 0 or -ENOMEM.
  */
 int hostnet_from_dumps(const struct nl_addr *addrs, size_t n_addrs, const struct nl_route *routes,

@@ -17,7 +17,7 @@
  * (hostnet_read()), which cannot drift from what a start or a reload reads,
  * and that compile also opens what the host lost. A burst (a VPN pushing a
  * thousand routes) must be one such compile, not a thousand: the first
- * notification starts a one-shot timer (delay_ms, HOSTWATCH_DEBOUNCE_MS
+ * notification starts a one-shot timer (settle_ms, HOSTWATCH_DEBOUNCE_MS
  * unless configured longer) and later ones do not move it, so a steady
  * stream of changes cannot postpone the compile either. When it fires the
  * socket is emptied (the read that follows covers everything before it)
@@ -26,7 +26,7 @@
  * A notification the kernel could not queue (ENOBUFS: the socket overran)
  * said something nobody knows, so it is "unknown", as is anything that
  * cannot be parsed: the caller reads the facts at once then, without the
- * wait (a gain nobody saw must not stay open for delay_ms).
+ * wait (a gain nobody saw must not stay open for settle_ms).
  *
  * Both fds belong to the supervisor, are created before the jail reads the
  * host's facts for the first time (a change in between is not lost) and are
@@ -48,7 +48,7 @@
  * flood, and what is left keeps the socket readable. */
 #define HOSTWATCH_BATCH 64
 
-int hostwatch_open(struct hostwatch *hw)
+int hostwatch_open(struct hostwatch *hw, unsigned int settle_ms)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
 				  .nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE };
@@ -56,8 +56,7 @@ int hostwatch_open(struct hostwatch *hw)
 
 	hw->armed = false;
 	hw->timer_fd = -1;
-	if (hw->delay_ms < HOSTWATCH_DEBOUNCE_MS)
-		hw->delay_ms = HOSTWATCH_DEBOUNCE_MS;
+	hw->settle_ms = settle_ms < HOSTWATCH_DEBOUNCE_MS ? HOSTWATCH_DEBOUNCE_MS : settle_ms;
 	/* CLOEXEC: an agent holding a netlink socket of the host's namespace
 	 * would read the host's networks from inside its jail. NONBLOCK: the
 	 * supervisor must never stall on it while signals and denials wait. */
@@ -138,9 +137,14 @@ void hostwatch_parse(const void *buf, size_t len, struct hostwatch_news *news)
 int hostwatch_arm(struct hostwatch *hw, unsigned int ms)
 {
 	struct itimerspec its = { .it_value = { .tv_sec = ms / 1000,
-						.tv_nsec = (long)(ms % 1000) * 1000000L } };
+						.tv_nsec = (long)(ms % 1000) * 1000000L } },
+			  left;
 
-	if (hw->armed)
+	/* Running: only ever sooner. */
+	if (hw->armed && !timerfd_gettime(hw->timer_fd, &left) &&
+	    (left.it_value.tv_sec < its.it_value.tv_sec ||
+	     (left.it_value.tv_sec == its.it_value.tv_sec &&
+	      left.it_value.tv_nsec <= its.it_value.tv_nsec)))
 		return 0;
 	if (timerfd_settime(hw->timer_fd, 0, &its, NULL))
 		return -errno;
@@ -149,17 +153,21 @@ int hostwatch_arm(struct hostwatch *hw, unsigned int ms)
 }
 
 /* drain() - read a batch of datagrams into @news (NULL: only empty the
- * socket) */
+ * socket, the read that follows covers them) */
 static void drain(int fd, struct hostwatch_news *news)
 {
 	/* Aligned for struct nlmsghdr; big enough for any rtnetlink
 	 * notification of an address or route. */
 	uint32_t buf[8192 / sizeof(uint32_t)];
-	struct hostwatch_news scratch;
 	int i;
 
-	if (!news)
-		news = &scratch;
+	if (!news) {
+		for (i = 0; i < HOSTWATCH_BATCH; i++)
+			if (recv(fd, buf, sizeof(buf), MSG_TRUNC) < 0 && errno != EINTR &&
+			    errno != ENOBUFS)
+				break;
+		return;
+	}
 	news->changed = news->unknown = false;
 	news->n_addrs = news->n_routes = 0;
 	for (i = 0; i < HOSTWATCH_BATCH; i++) {
@@ -187,10 +195,10 @@ static void drain(int fd, struct hostwatch_news *news)
 	}
 }
 
-int hostwatch_receive(struct hostwatch *hw, struct hostwatch_news *news)
+int hostwatch_receive(struct hostwatch *hw)
 {
-	drain(hw->fd, news);
-	return news->changed ? hostwatch_arm(hw, hw->delay_ms) : 0;
+	drain(hw->fd, &hw->news);
+	return hw->news.changed ? hostwatch_arm(hw, hw->settle_ms) : 0;
 }
 
 bool hostwatch_due(struct hostwatch *hw)

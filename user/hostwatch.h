@@ -34,18 +34,21 @@ struct hostwatch {
 	int fd;       /* NETLINK_ROUTE, IPv4 route and address groups, or -1 */
 	int timer_fd; /* one-shot timer: the facts are due to be read, or -1 */
 	bool armed;   /* timer_fd is running */
-	unsigned int delay_ms; /* the burst's wait: HOSTWATCH_DEBOUNCE_MS or longer */
+	unsigned int settle_ms; /* the burst's wait: HOSTWATCH_DEBOUNCE_MS or longer */
+	struct hostwatch_news news; /* what the last hostwatch_receive() read */
 };
 
-#define HOSTWATCH_INIT { .fd = -1, .timer_fd = -1, .delay_ms = HOSTWATCH_DEBOUNCE_MS }
+#define HOSTWATCH_INIT { .fd = -1, .timer_fd = -1, .settle_ms = HOSTWATCH_DEBOUNCE_MS }
 
 /**
  * hostwatch_open() - subscribe to changes of IPv4 addresses and routes (of
  * every table, local included) in the current network namespace
+ * @settle_ms: how long a burst settles before the facts are due (at least
+ *             HOSTWATCH_DEBOUNCE_MS: shorter is taken as that)
  * Both descriptors are non-blocking and close-on-exec.
  * Return: 0 or -errno.
  */
-int hostwatch_open(struct hostwatch *hw);
+int hostwatch_open(struct hostwatch *hw, unsigned int settle_ms);
 
 /**
  * hostwatch_parse() - what a buffer of rtnetlink messages says, added to
@@ -59,11 +62,11 @@ void hostwatch_parse(const void *buf, size_t len, struct hostwatch_news *news);
 
 /**
  * hostwatch_receive() - read what the socket holds (a bounded batch; the
- * rest stays readable) into @news and, if the host may have changed,
+ * rest stays readable) into @hw->news and, if the host may have changed,
  * start the timer unless it runs already
  * Return: 0 or -errno from the timer.
  */
-int hostwatch_receive(struct hostwatch *hw, struct hostwatch_news *news);
+int hostwatch_receive(struct hostwatch *hw);
 
 /**
  * hostwatch_due() - the timer fired: drop what the socket holds (the read
@@ -73,8 +76,9 @@ int hostwatch_receive(struct hostwatch *hw, struct hostwatch_news *news);
 bool hostwatch_due(struct hostwatch *hw);
 
 /**
- * hostwatch_arm() - start the timer to fire in @ms milliseconds, unless it
- * runs already
+ * hostwatch_arm() - have the timer fire in @ms milliseconds, or sooner if it
+ * runs already and is due sooner (a retry after a failed read must not wait
+ * for a long settle; a burst's later notifications never push it back)
  * Return: 0 or -errno.
  */
 int hostwatch_arm(struct hostwatch *hw, unsigned int ms);

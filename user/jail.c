@@ -305,8 +305,7 @@ static int read_host(struct jail *j, struct hostnet *host)
 {
 	int err;
 
-	j->watch.delay_ms = j->policy.cfg->host_settle_ms;
-	err = hostwatch_open(&j->watch);
+	err = hostwatch_open(&j->watch, j->policy.cfg->host_settle_ms);
 	if (err)
 		return fail(j, err, "cannot watch the host's addresses and routes: %s",
 			    strerror(-err));

@@ -93,6 +93,18 @@ static void flush_gained(struct jail_policy *jp)
 	jp->gained_pending = false;
 }
 
+/* kept_anew() - the host gained a network, so the connections allowed by
+ * name are judged again, as after `deny` (renew_kept()). The attack: a
+ * wildcard's connected UDP socket to X (an internet address then) goes on
+ * to whatever a VPN that now routes X answers there. For nftables @next
+ * carries a new conntrack mark, put in force by its swap; BPF renews its
+ * generation after the change (one array write). */
+static void kept_anew(struct jail_policy *jp, struct policy *next)
+{
+	jp->kept_gen++;
+	next->kept_mark = jp->kept_gen + 1;
+}
+
 /* swap() - @next into the maps in one update, and into @jp->rules; on
  * failure @next is freed and the policy in force stays. Return: 0 or
  * -errno. */
@@ -209,6 +221,7 @@ static int names_add(struct jail_policy *jp, size_t first)
 
 	if (!jp->bpf || jp->names_dirty)
 		return names_apply(jp);
+	flush_gained(jp); /* its record must not take these for the host's */
 	for (i = first; i < jp->names.n && !err; i++) {
 		const struct dnsallow_entry *e = &jp->names.v[i];
 		struct policy_name nm = { .addr = e->addr, .port = e->port, .name = e->name,
@@ -259,6 +272,7 @@ static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gon
 
 	if (!jp->bpf || jp->names_dirty)
 		return names_apply(jp);
+	flush_gained(jp); /* its record must not take these for the host's */
 	for (i = 0; i < n && !err; i++) {
 		key = (struct policy_key){ .prefixlen = gone[i].port ? POLICY_PREFIXLEN_PORT : 32,
 					   .addr = gone[i].addr,
@@ -439,7 +453,10 @@ int jail_policy_host_changed(struct jail_policy *jp)
 		 * renewed, the default route moved): nothing to swap. */
 		policy_free(&next);
 	} else if (!err) {
+		kept_anew(jp, &next);
 		err = swap(jp, &next);
+		if (!err && jp->bpf)
+			loader_renew_kept_flows(jp->bpf); /* logged on failure */
 		if (!err) {
 			snprintf(change, sizeof(change), "host networks: %s", list);
 			log_debug("jail %s: %s", jp->id, change);
@@ -480,16 +497,19 @@ int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained
 		dnsallow_names(&jp->names, names);
 	}
 	err = policy_copy(&jp->rules, &next);
-	if (!err)
-		err = policy_block_gained(&next, &facts, names, jp->names.n, jp->live.entries,
-					  jp->live.n);
+	if (err) {
+		free(names);
+		return err; /* policy_copy() freed @next */
+	}
+	err = policy_block_gained(&next, &facts, names, jp->names.n, jp->live.entries, jp->live.n);
 	free(names);
 	if (err <= 0) {
-		if (!err)
-			policy_free(&next);
-		return err; /* policy_copy() freed it on failure */
+		policy_free(&next);
+		return err;
 	}
+	/* Empty when only own prefixes came (no key changed). */
 	live_rules_changes(&jp->rules, &next, list, sizeof(list));
+	kept_anew(jp, &next);
 	/* BPF: only the keys that change, each in place (the trie holds the
 	 * old policy or one step more of the new, every step a tightening:
 	 * blocks first, then the names' rules that go). */
@@ -500,12 +520,19 @@ int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained
 		free(set);
 		free(del);
 		if (err) {
+			/* The trie may be one step ahead of jp->rules (only
+			 * tighter): names go through a whole compile until the
+			 * full read puts them in step again, so no answer is
+			 * judged against the copy that lacks the new blocks. */
+			jp->names_dirty = true;
 			policy_free(&next);
 			return err;
 		}
 		policy_free(&jp->rules);
 		jp->rules = next;
 		mark_refused(jp, 0);
+		if (loader_renew_kept_flows(jp->bpf))
+			jp->names_dirty = true; /* logged; the full read swaps all */
 	} else {
 		err = swap(jp, &next);
 		if (err)
@@ -514,7 +541,7 @@ int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained
 	log_debug("jail %s: host gained (blocked at once): %s", jp->id, list);
 	/* The burst's first change is recorded now, the rest together
 	 * before the next whole policy (flush_gained()). */
-	if (!jp->gained_pending) {
+	if (!jp->gained_pending && list[0]) {
 		snprintf(change, sizeof(change), "host gained (blocked at once): %s", list);
 		record(jp, "host", change, 0);
 		jp->gained_pending = !policy_copy(&jp->rules, &jp->gained_since);
@@ -547,6 +574,8 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	size_t added, removed, i, len;
 	int err;
 
+	flush_gained(jp); /* against the rules in force, before they are set aside
+			   * (install_now() would compare with none) */
 	config_init(&next);
 	cli_read_config(&next, jp->opts, jp->agent_uid);
 	if (!config_ok(&next)) {

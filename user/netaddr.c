@@ -11,8 +11,7 @@
 
 #include "netaddr.h"
 
-/* Plain decimal without sign or leading zero, at most max_digits long. */
-static int parse_decimal(const char *s, unsigned int max_digits, unsigned long *out)
+int netaddr_parse_decimal(const char *s, unsigned int max_digits, unsigned long *out)
 {
 	unsigned long v = 0;
 	unsigned int n = 0;
@@ -43,7 +42,7 @@ int netaddr_parse_ipv4(const char *s, uint32_t *addr)
 		while (*s >= '0' && *s <= '9' && n < 3)
 			digits[n++] = *s++;
 		digits[n] = '\0';
-		if (parse_decimal(digits, 3, &v) || v > 255)
+		if (netaddr_parse_decimal(digits, 3, &v) || v > 255)
 			return -EINVAL;
 		host = host << 8 | (uint32_t)v;
 		if (part < 3 && *s++ != '.')
@@ -59,7 +58,7 @@ int netaddr_parse_port(const char *s, bool allow_zero, uint16_t *port)
 {
 	unsigned long v;
 
-	if (parse_decimal(s, 6, &v))
+	if (netaddr_parse_decimal(s, 6, &v))
 		return -EINVAL;
 	if (v > 65535 || (v == 0 && !allow_zero))
 		return -ERANGE;
@@ -71,7 +70,7 @@ int netaddr_parse_prefixlen(const char *s, uint8_t *prefixlen)
 {
 	unsigned long v;
 
-	if (parse_decimal(s, 3, &v))
+	if (netaddr_parse_decimal(s, 3, &v))
 		return -EINVAL;
 	if (v > 32)
 		return -ERANGE;

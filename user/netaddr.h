@@ -21,6 +21,13 @@
 int netaddr_parse_ipv4(const char *s, uint32_t *addr);
 
 /**
+ * netaddr_parse_decimal() - plain decimal without sign or leading zero, at
+ * most @max_digits long
+ * Return: 0 with *@out, or -EINVAL.
+ */
+int netaddr_parse_decimal(const char *s, unsigned int max_digits, unsigned long *out);
+
+/**
  * netaddr_parse_port() - parse a port: plain decimal 1-65535
  * @s: the text, NUL-terminated
  * @allow_zero: accept "0" as well (local-model-port = 0 disables it)

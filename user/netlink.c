@@ -151,38 +151,38 @@ int nl_dump_addrs(int family, struct nl_addr **out, size_t *n)
 		    (void **)out, n);
 }
 
-void nl_parse_route(const struct nlmsghdr *nlh, struct nl_route *r)
+void nl_parse_route(const struct nlmsghdr *nlh, struct nl_route *out)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
 
-	memset(r, 0, sizeof(*r));
-	r->family = rtm->rtm_family;
-	r->dst_len = rtm->rtm_dst_len;
-	r->type = rtm->rtm_type;
-	r->scope = rtm->rtm_scope;
-	r->protocol = rtm->rtm_protocol;
-	r->table = rtm->rtm_table;
-	r->flags = rtm->rtm_flags;
+	memset(out, 0, sizeof(*out));
+	out->family = rtm->rtm_family;
+	out->dst_len = rtm->rtm_dst_len;
+	out->type = rtm->rtm_type;
+	out->scope = rtm->rtm_scope;
+	out->protocol = rtm->rtm_protocol;
+	out->table = rtm->rtm_table;
+	out->flags = rtm->rtm_flags;
 	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
 		switch (mnl_attr_get_type(a)) {
 		case RTA_DST:
-			copy_addr(r->dst, a);
+			copy_addr(out->dst, a);
 			break;
 		case RTA_GATEWAY:
-			copy_addr(r->gateway, a);
-			r->has_gateway = true;
+			copy_addr(out->gateway, a);
+			out->has_gateway = true;
 			break;
 		case RTA_OIF:
 			if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
-				r->oif = (int)mnl_attr_get_u32(a);
+				out->oif = (int)mnl_attr_get_u32(a);
 			break;
 		case RTA_TABLE:
 			if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
-				r->table = mnl_attr_get_u32(a);
+				out->table = mnl_attr_get_u32(a);
 			break;
 		case RTA_MULTIPATH:
-			r->multipath = true;
+			out->multipath = true;
 			break;
 		}
 	}

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct nlmsghdr;
+
 /* Every call opens its own socket, in the caller's network namespace at the
  * time of the call: setns() first to work on another namespace. */
 
@@ -48,14 +50,22 @@ int nl_dump_addrs(int family, struct nl_addr **out, size_t *n);
 int nl_dump_routes(int family, struct nl_route **out, size_t *n);
 int nl_dump_rules(int family, struct nl_rule **out, size_t *n);
 
-/*
- * nl_parse_addr(), nl_parse_route() - one RTM_*ADDR or RTM_*ROUTE message,
- * from a dump or a notification, as the dumps give it. Pure. The caller
- * checks that @nlh holds a whole message of that type with its header
- * (struct ifaddrmsg, struct rtmsg); attributes that do not fit are not read.
+/**
+ * nl_parse_addr() - one RTM_NEWADDR or RTM_DELADDR message, from a dump or a
+ * notification, as the dumps give it
+ * @nlh: a whole message with its struct ifaddrmsg (the caller checks the
+ *       length); attributes that do not fit are not read
+ * @out: filled
+ * Pure.
  */
-struct nlmsghdr;
 void nl_parse_addr(const struct nlmsghdr *nlh, struct nl_addr *out);
+
+/**
+ * nl_parse_route() - one RTM_NEWROUTE or RTM_DELROUTE message, as
+ * nl_parse_addr() for addresses
+ * @nlh: a whole message with its struct rtmsg (the caller checks the length)
+ * @out: filled
+ */
 void nl_parse_route(const struct nlmsghdr *nlh, struct nl_route *out);
 
 /** nl_link_index() - the ifindex of @name, or -ENODEV */

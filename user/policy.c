@@ -260,18 +260,11 @@ static bool in_prefixes(const struct host_prefix *list, size_t n, uint32_t addr)
 	return false;
 }
 
-/* refusal_of() - policy_name_refusal() for @addr, whose longest match in
- * @base is @r (NULL: none), already looked up */
-static enum jail_reason refusal_of(const struct policy *base, const struct policy_rule *r,
-				   uint32_t addr, bool wildcard)
+/* reason_refusal() - what a block for @reason refuses a name of that kind
+ * (REASON_NONE: the name may open it) */
+static enum jail_reason reason_refusal(uint8_t reason, bool wildcard)
 {
-	if (!r || r->value.action == JAIL_ALLOW)
-		return REASON_NONE;
-	/* The host itself, AnyIP prefixes included: its services listen
-	 * there, and allow-ip names the host on purpose. */
-	if (in_prefixes(base->own, base->n_own, addr))
-		return REASON_CONNECTED;
-	switch (r->value.reason) {
+	switch (reason) {
 	/* A name's records are whatever its zone says, and a zone may be
 	 * anyone's, or a record anyone's to write: a nip.io-style service
 	 * answers any name with any address, a cloud's public zone names
@@ -284,7 +277,7 @@ static enum jail_reason refusal_of(const struct policy *base, const struct polic
 	case REASON_CGNAT:
 	case REASON_CONNECTED:
 	case REASON_HOST_ROUTE:
-		return wildcard ? (enum jail_reason)r->value.reason : REASON_NONE;
+		return wildcard ? (enum jail_reason)reason : REASON_NONE;
 	case REASON_INTERNET:
 		return REASON_NONE;
 	/* Never by name: the cloud's credentials, pasta's side, the host's
@@ -292,8 +285,42 @@ static enum jail_reason refusal_of(const struct policy *base, const struct polic
 	 * more metadata services live there), multicast and reserved
 	 * space, and a block-cidr: the user's own, narrower word. */
 	default:
-		return (enum jail_reason)r->value.reason;
+		return (enum jail_reason)reason;
 	}
+}
+
+static size_t find(const struct policy *p, const struct policy_key *key);
+
+/* refusal_of() - policy_name_refusal() for @addr, whose longest match in
+ * @base is @r (NULL: none), already looked up. Every block on the way to
+ * the address counts, not the longest alone: the attack is a host route
+ * or a connected network inside a block-cidr or link-local (10.6.1.0/24
+ * under block-cidr = 10.6.0.0/16, a VPN's 169.254.100.0/24), whose
+ * longest match an exact name may open, over the block it may not. */
+static enum jail_reason refusal_of(const struct policy *base, const struct policy_rule *r,
+				   uint32_t addr, bool wildcard)
+{
+	enum jail_reason why;
+	unsigned int len;
+
+	if (!r || r->value.action == JAIL_ALLOW)
+		return REASON_NONE;
+	/* The host itself, AnyIP prefixes included: its services listen
+	 * there, and allow-ip names the host on purpose. */
+	if (in_prefixes(base->own, base->n_own, addr))
+		return REASON_CONNECTED;
+	why = reason_refusal(r->value.reason, wildcard);
+	for (len = 33; why == REASON_NONE && len-- > 0;) {
+		struct policy_key k = { .prefixlen = len,
+					.addr = len >= 32 ? addr
+							  : htonl(ntohl(addr) & netaddr_mask(len)) };
+		size_t at = find(base, &k);
+
+		if (at < base->n && !policy_key_compare(&base->rules[at].key, &k) &&
+		    base->rules[at].value.action != JAIL_ALLOW)
+			why = reason_refusal(base->rules[at].value.reason, wildcard);
+	}
+	return why;
 }
 
 enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, uint16_t port,
@@ -455,6 +482,17 @@ static int block_prefixes(struct policy *p, const struct host_prefix *list, size
 	return changed;
 }
 
+/* own_has() - is @pfx one of @p's own prefixes already? */
+static bool own_has(const struct policy *p, const struct host_prefix *pfx)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_own; i++)
+		if (p->own[i].addr == pfx->addr && p->own[i].prefixlen == pfx->prefixlen)
+			return true;
+	return false;
+}
+
 /* gained_addr() - is @addr in one of the prefixes @g holds? */
 static bool gained_addr(const struct host_facts *g, uint32_t addr)
 {
@@ -498,18 +536,25 @@ int policy_block_gained(struct policy *p, const struct host_facts *gained,
 	size_t n_own = gained->n_addresses + gained->n_local, i, k;
 	int changed = 0, c;
 
-	/* Own first: no name may open the host itself (refusal_of()). */
+	/* Own first: no name may open the host itself (refusal_of()). A new
+	 * own prefix is a change even where its key holds a block already
+	 * (AnyIP over 10.0.0.0/8): an exact name must not open it. */
 	if (n_own) {
 		struct host_prefix *own = reallocarray(p->own, p->n_own + n_own, sizeof(*own));
 
 		if (!own)
 			return -ENOMEM;
-		memcpy(own + p->n_own, gained->addresses,
-		       gained->n_addresses * sizeof(*own));
-		memcpy(own + p->n_own + gained->n_addresses, gained->local,
-		       gained->n_local * sizeof(*own));
 		p->own = own;
-		p->n_own += n_own;
+		for (k = 0; k < 2; k++) {
+			const struct host_prefix *list = k ? gained->local : gained->addresses;
+			size_t n = k ? gained->n_local : gained->n_addresses;
+
+			for (i = 0; i < n; i++)
+				if (!own_has(p, &list[i])) {
+					p->own[p->n_own++] = list[i];
+					changed++;
+				}
+		}
 	}
 	/* The same blocks, reasons and bounds as collect(). */
 	for (k = 0; k < sizeof(blocks) / sizeof(blocks[0]); k++) {

@@ -562,16 +562,16 @@ static void host_changed(struct jail *j)
  * blocked in place, is read whole now. */
 static void host_news(struct jail *j)
 {
-	static struct hostwatch_news news; /* 11 KiB: off the stack */
+	const struct hostwatch_news *news = &j->watch.news;
 	struct hostnet gained;
 
-	if (hostwatch_receive(&j->watch, &news) < 0 || news.unknown) {
+	if (hostwatch_receive(&j->watch) < 0 || news->unknown) {
 		host_changed(j); /* no timer, or nothing known: at once */
 		return;
 	}
-	if (!news.n_addrs && !news.n_routes)
+	if (!news->n_addrs && !news->n_routes)
 		return;
-	if (hostnet_from_dumps(news.addrs, news.n_addrs, news.routes, news.n_routes, &gained) ||
+	if (hostnet_from_dumps(news->addrs, news->n_addrs, news->routes, news->n_routes, &gained) ||
 	    jail_policy_host_gained(&j->policy, &gained) < 0)
 		host_changed(j);
 	hostnet_free(&gained);

@@ -148,7 +148,7 @@ test_hostwatch_a_new_route_is_blocked_at_its_first_notification() {
 # A VPN pushing a thousand routes at once: each blocked in place as it
 # comes, a few records at most (the burst's first block at once, the rest
 # together, then the read), not a thousand, and the last route is in.
-test_hostwatch_a_burst_of_routes_is_one_swap() {
+test_hostwatch_a_burst_of_routes_is_a_few_records() {
 	netsim_up
 	in_ns "$LAN" ip addr add 198.51.100.7/32 dev lo
 	_serve "$LAN" tcp 198.51.100.7 80 vpn-web

@@ -58,10 +58,13 @@ Test(hostnet, facts_from_dumps)
 		route4(RT_TABLE_LOCAL, RTN_LOCAL, 2, "203.0.113.2", 32, NULL),
 		route4(RT_TABLE_LOCAL, RTN_BROADCAST, 2, "203.0.113.255", 32, NULL),
 		route4(RT_TABLE_LOCAL, RTN_LOCAL, 1, "192.0.2.0", 24, NULL),
+		/* a local /32 with no address, and a local route elsewhere */
+		route4(RT_TABLE_LOCAL, RTN_LOCAL, 1, "198.51.100.7", 32, NULL),
+		route4(100, RTN_LOCAL, 1, "198.51.100.64", 26, NULL),
 	};
 	struct hostnet h;
 
-	cr_assert_eq(hostnet_from_dumps(addrs, 3, routes, 7, &h), 0);
+	cr_assert_eq(hostnet_from_dumps(addrs, 3, routes, 9, &h), 0);
 	cr_expect_eq(h.default_gateway, inet_addr("203.0.113.1"));
 	cr_expect_eq(h.default_ifindex, 2);
 	cr_expect_eq(h.default_addr, inet_addr("203.0.113.2"));
@@ -74,5 +77,9 @@ Test(hostnet, facts_from_dumps)
 	cr_expect(has(h.routes, h.n_routes, "192.0.2.0", 24), "AnyIP prefix lost");
 	cr_expect(!has(h.routes, h.n_routes, "0.0.0.0", 0), "the default route is not internal");
 	cr_expect(!has(h.routes, h.n_routes, "203.0.113.255", 32), "a broadcast entry is no route");
+	cr_expect(has(h.routes, h.n_routes, "198.51.100.7", 32), "a local /32 is not blocked");
+	cr_expect(has(h.local, h.n_local, "198.51.100.7", 32), "a local /32 is not the host's own");
+	cr_expect(has(h.local, h.n_local, "198.51.100.64", 26), "another table's local route");
+	cr_expect(has(h.local, h.n_local, "192.0.2.0", 24), "AnyIP prefix not the host's own");
 	hostnet_free(&h);
 }

@@ -127,13 +127,13 @@ Test(hostwatch, a_burst_is_one_reread)
 	if (geteuid() != 0)
 		cr_skip_test("needs root: a network namespace");
 	cr_assert_eq(unshare(CLONE_NEWNET), 0);
-	cr_assert_eq(hostwatch_open(&hw), 0);
+	cr_assert_eq(hostwatch_open(&hw, HOSTWATCH_DEBOUNCE_MS), 0);
 	/* the agent inherits neither; the supervisor never blocks on them */
 	cr_assert(fcntl(hw.fd, F_GETFD) & FD_CLOEXEC);
 	cr_assert(fcntl(hw.timer_fd, F_GETFD) & FD_CLOEXEC);
 	cr_assert(fcntl(hw.fd, F_GETFL) & O_NONBLOCK);
 	cr_assert(fcntl(hw.timer_fd, F_GETFL) & O_NONBLOCK);
-	cr_assert_eq(hostwatch_receive(&hw, &news), 0);
+	cr_assert_eq(hostwatch_receive(&hw), 0);
 	cr_assert_not(hw.armed);
 
 	cr_assert_eq(system("ip link set lo up && ip route add local 198.51.100.0/25 dev lo table local"
@@ -141,13 +141,13 @@ Test(hostwatch, a_burst_is_one_reread)
 			    " && ip addr add 192.0.2.1/24 dev lo"), 0);
 	start = now_ms();
 	cr_assert(wait_readable(hw.fd, 1000));
-	cr_assert_eq(hostwatch_receive(&hw, &news), 0);
+	cr_assert_eq(hostwatch_receive(&hw), 0);
 	cr_assert(hw.armed);
-	cr_assert_not(news.unknown);
-	cr_assert(news.n_routes > 0 || news.n_addrs > 0, "the gains come with the news");
+	cr_assert_not(hw.news.unknown);
+	cr_assert(hw.news.n_routes > 0 || hw.news.n_addrs > 0, "the gains come with the news");
 	cr_assert_eq(system("ip route add 198.18.0.0/15 dev lo"), 0);
 	cr_assert(wait_readable(hw.fd, 1000));
-	cr_assert_eq(hostwatch_receive(&hw, &news), 0); /* the timer is not pushed back */
+	cr_assert_eq(hostwatch_receive(&hw), 0); /* the timer is not pushed back */
 	cr_assert(wait_readable(hw.timer_fd, 1000));
 	waited = now_ms() - start;
 	cr_assert(hostwatch_due(&hw));
@@ -170,15 +170,45 @@ Test(hostwatch, an_overrun_is_a_change)
 		cr_skip_test("needs root: a network namespace");
 	cr_assert_eq(unshare(CLONE_NEWNET), 0);
 	cr_assert_eq(system("ip link set lo up"), 0);
-	cr_assert_eq(hostwatch_open(&hw), 0);
+	cr_assert_eq(hostwatch_open(&hw, HOSTWATCH_DEBOUNCE_MS), 0);
 	cr_assert_eq(setsockopt(hw.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)), 0);
 	cr_assert_eq(setsockopt(hw.fd, SOL_SOCKET, SO_RCVBUF, &tiny, sizeof(tiny)), 0);
 	for (i = 0; i < 8; i++)
 		cr_assert_eq(system(i % 2 ? "ip link set lo mtu 65000" : "ip link set lo mtu 60000"), 0);
 	cr_assert_eq(system("ip addr add 192.0.2.1/24 dev lo"), 0);
-	cr_assert_eq(hostwatch_receive(&hw, &news), 0);
+	cr_assert_eq(hostwatch_receive(&hw), 0);
 	cr_assert(hw.armed, "an overrun was not taken as a change");
-	cr_assert(news.unknown, "an overrun was taken as known");
+	cr_assert(hw.news.unknown, "an overrun was taken as known");
+	hostwatch_close(&hw);
+}
+
+/* A retry after a failed read must not wait for a long settle: arming
+ * again only ever brings the timer forward (and never pushes it back). */
+Test(hostwatch, arming_again_only_brings_the_timer_forward)
+{
+	struct hostwatch hw = HOSTWATCH_INIT;
+	long long start, waited;
+
+	cr_assert_eq(hostwatch_open(&hw, 600000), 0);
+	cr_assert_eq(hw.settle_ms, 600000);
+	start = now_ms();
+	cr_assert_eq(hostwatch_arm(&hw, 600000), 0);
+	cr_assert_eq(hostwatch_arm(&hw, 50), 0);
+	cr_assert(wait_readable(hw.timer_fd, 2000), "the retry waited for the settle");
+	waited = now_ms() - start;
+	cr_expect(waited < 1000, "fired after %lld ms", waited);
+	cr_assert(hostwatch_due(&hw));
+	/* Later arms do not push a running timer back. */
+	start = now_ms();
+	cr_assert_eq(hostwatch_arm(&hw, 100), 0);
+	cr_assert_eq(hostwatch_arm(&hw, 600000), 0);
+	cr_assert(wait_readable(hw.timer_fd, 2000), "pushed back");
+	waited = now_ms() - start;
+	cr_expect(waited < 1000, "fired after %lld ms", waited);
+	hostwatch_close(&hw);
+	/* and a settle below the floor is the floor */
+	cr_assert_eq(hostwatch_open(&hw, 1), 0);
+	cr_expect_eq(hw.settle_ms, HOSTWATCH_DEBOUNCE_MS);
 	hostwatch_close(&hw);
 }
 

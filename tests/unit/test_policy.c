@@ -498,8 +498,8 @@ Test(policy, a_gained_block_leaves_a_key_won_in_the_compile_and_takes_a_names)
 	nm_config(&cfg, "internet = off\nallow-host = forge.example\nallow-ip = 192.0.2.9\n");
 	cr_assert_eq(policy_compile_jail(&cfg, &f, &live, 1, &name, 1, &compiled), 0);
 	cr_assert_eq(policy_copy(&compiled, &p), 0);
-	cr_assert_eq(policy_block_gained(&p, &gained, &name, 1, &live, 1), 1,
-		     "only the name's key changes");
+	cr_assert_eq(policy_block_gained(&p, &gained, &name, 1, &live, 1), 2,
+		     "the name's key, and the new own address (its key stays allow-ip's)");
 	cr_expect_eq(nm_rule_at(&p, nm_ip("192.0.2.9"), 80)->value.action, JAIL_ALLOW,
 		     "allow-ip wins over the host's new address, as in the compile");
 	cr_expect_eq(nm_rule_at(&p, nm_ip("198.51.100.7"), 80)->value.reason, REASON_HOST_ROUTE);
@@ -507,5 +507,58 @@ Test(policy, a_gained_block_leaves_a_key_won_in_the_compile_and_takes_a_names)
 		     "a temporary allow keeps its key");
 	policy_free(&p);
 	policy_free(&compiled);
+	config_free(&cfg);
+}
+
+/* An AnyIP prefix whose key a block holds already (10.0.0.0/8, private)
+ * changes no block, but the host answers every address in it now: an
+ * exact name's rule there goes, and no later answer may open it. */
+Test(policy, a_gained_own_prefix_over_a_block_still_closes_names)
+{
+	struct host_prefix anyip = { nm_ip("10.0.0.0"), 8 };
+	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
+	struct host_facts gained = { .routes = &anyip, .n_routes = 1, .local = &anyip, .n_local = 1 };
+	struct policy_name name = { nm_ip("10.1.2.3"), 0, "forge.example", false };
+	struct policy compiled, p;
+	struct policy_rule r;
+	struct config cfg;
+
+	nm_config(&cfg, "allow-host = forge.example\n");
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, &name, 1, &compiled), 0);
+	cr_assert_eq(nm_rule_at(&compiled, nm_ip("10.1.2.3"), 80)->value.reason, REASON_ALLOW_HOST,
+		     "control: the exact name opens the private address");
+	cr_assert_eq(policy_copy(&compiled, &p), 0);
+	cr_assert_gt(policy_block_gained(&p, &gained, &name, 1, NULL, 0), 0);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.1.2.3"), 80)->value.reason, REASON_PRIVATE);
+	cr_expect_not(policy_name_rule(&p, &name, NULL, 0, &r), "a later answer opens it again");
+	cr_expect_eq(policy_block_gained(&p, &gained, &name, 1, NULL, 0), 0,
+		     "nothing new the second time");
+	policy_free(&p);
+	policy_free(&compiled);
+	config_free(&cfg);
+}
+
+/* A host route or connected network inside a block-cidr or link-local is
+ * the longest match, and an exact name may open a host route: the block
+ * around it still refuses the name. Control: the same route elsewhere. */
+Test(policy, a_route_inside_a_block_no_name_may_open_still_refuses_names)
+{
+	struct host_prefix routes[] = { { nm_ip("10.6.1.0"), 24 }, { nm_ip("169.254.100.0"), 24 },
+					{ nm_ip("198.18.0.0"), 15 } };
+	struct host_facts f = { .routes = routes, .n_routes = 3, .gateway = nm_ip("192.0.2.1"),
+				.dns_forward = nm_ip("169.254.1.1") };
+	struct policy p;
+	struct config cfg;
+
+	nm_config(&cfg, "allow-host = forge.example\nblock-cidr = 10.6.0.0/16\n");
+	cr_assert_eq(policy_compile(&cfg, &f, &p), 0);
+	cr_expect_eq(nm_rule_at(&p, nm_ip("10.6.1.5"), 80)->value.reason, REASON_HOST_ROUTE,
+		     "the route is the longest match");
+	cr_expect_eq(policy_name_refusal(&p, nm_ip("10.6.1.5"), 0, false), REASON_BLOCK_CIDR);
+	cr_expect_eq(policy_name_refusal(&p, nm_ip("169.254.100.5"), 0, false), REASON_LINK_LOCAL);
+	cr_expect_eq(policy_name_refusal(&p, nm_ip("198.18.0.5"), 0, false), REASON_NONE,
+		     "control: an exact name opens a VPN's route");
+	cr_expect_eq(policy_name_refusal(&p, nm_ip("198.18.0.5"), 0, true), REASON_HOST_ROUTE);
+	policy_free(&p);
 	config_free(&cfg);
 }
