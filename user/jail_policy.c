@@ -448,7 +448,8 @@ int jail_policy_host_changed(struct jail_policy *jp)
 		err = compile(jp, &host, &next);
 		hostnet_free(&host);
 	}
-	if (!err && !live_rules_changes(&jp->rules, &next, list, sizeof(list))) {
+	if (!err && !live_rules_changes(&jp->rules, &next, list, sizeof(list)) &&
+	    policy_same_own(&jp->rules, &next)) {
 		/* Nothing the policy holds changed (an address's lifetime
 		 * renewed, the default route moved): nothing to swap. */
 		policy_free(&next);
@@ -528,11 +529,13 @@ int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained
 			policy_free(&next);
 			return err;
 		}
+		/* Kept flows judged again at once, before anything else:
+		 * until then one to a newly blocked address still passes. */
+		if (loader_renew_kept_flows(jp->bpf))
+			jp->names_dirty = true; /* logged; the next reload or deny renews */
 		policy_free(&jp->rules);
 		jp->rules = next;
 		mark_refused(jp, 0);
-		if (loader_renew_kept_flows(jp->bpf))
-			jp->names_dirty = true; /* logged; the full read swaps all */
 	} else {
 		err = swap(jp, &next);
 		if (err)

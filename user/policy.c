@@ -300,16 +300,21 @@ static size_t find(const struct policy *p, const struct policy_key *key);
 static enum jail_reason refusal_of(const struct policy *base, const struct policy_rule *r,
 				   uint32_t addr, bool wildcard)
 {
-	enum jail_reason why;
+	enum jail_reason why = REASON_NONE;
 	unsigned int len;
 
-	if (!r || r->value.action == JAIL_ALLOW)
+	/* Allowed by the configuration or `allow`: nothing to refuse. Allowed
+	 * by another name only, the blocks beneath still judge this one: an
+	 * exact name's 10.1.2.3 must not let a wildcard's answer open
+	 * 10.1.2.3:443, which outlives the exact entry. */
+	if (!r || (r->value.action == JAIL_ALLOW && r->value.reason != REASON_ALLOW_HOST))
 		return REASON_NONE;
 	/* The host itself, AnyIP prefixes included: its services listen
 	 * there, and allow-ip names the host on purpose. */
 	if (in_prefixes(base->own, base->n_own, addr))
 		return REASON_CONNECTED;
-	why = reason_refusal(r->value.reason, wildcard);
+	if (r->value.action != JAIL_ALLOW)
+		why = reason_refusal(r->value.reason, wildcard);
 	for (len = 33; why == REASON_NONE && len-- > 0;) {
 		struct policy_key k = { .prefixlen = len,
 					.addr = len >= 32 ? addr
@@ -585,6 +590,18 @@ int policy_block_gained(struct policy *p, const struct host_facts *gained,
 		changed++; /* p->rules[i] is the next rule now */
 	}
 	return changed;
+}
+
+bool policy_same_own(const struct policy *a, const struct policy *b)
+{
+	size_t i;
+
+	if (a->n_own != b->n_own)
+		return false;
+	for (i = 0; i < a->n_own; i++)
+		if (!own_has(b, &a->own[i]))
+			return false;
+	return true;
 }
 
 int policy_copy(const struct policy *from, struct policy *to)

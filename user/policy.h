@@ -130,6 +130,12 @@ int policy_block_gained(struct policy *p, const struct host_facts *gained,
 			const struct policy_live *live, size_t n_live);
 
 /**
+ * policy_same_own() - do @a and @b hold the same own prefixes (in any
+ * order)? A change of them alone changes no rule, but what names may open.
+ */
+bool policy_same_own(const struct policy *a, const struct policy *b);
+
+/**
  * policy_copy() - @from's rules and own prefixes into @to (no sources)
  * Return: 0 or -ENOMEM.
  */

@@ -27,9 +27,10 @@
  * within JOB_STOP_WINDOW_NS of each other in either order. A stop the
  * agent makes for itself (`kill -STOP $$`, `kill -STOP 0`) leaves the
  * supervisor running: audit log, control socket, relays and the host watch
- * go on. While stopped, the agent's cgroup is frozen (without one, its
- * init stops every process of the namespace), so nothing of the agent runs
- * with nobody to audit it, whatever made the terminal stop it.
+ * go on. The supervisor stops only with the agent's cgroup frozen, so
+ * nothing of the agent runs with nobody to audit it, whatever made the
+ * terminal stop it; without a cgroup (rootless, no delegation) it never
+ * stops and the agent goes on (job_stop()).
  */
 #include <errno.h>
 #include <signal.h>

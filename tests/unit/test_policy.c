@@ -562,3 +562,31 @@ Test(policy, a_route_inside_a_block_no_name_may_open_still_refuses_names)
 	policy_free(&p);
 	config_free(&cfg);
 }
+
+/* An exact name opened 10.1.2.3 (private); a wildcard's answer for the same
+ * address, one port, must still be refused: judged over the exact name's
+ * rule it used to pass, and outlive it. Control: an exact name's own port
+ * rule there is fine. */
+Test(policy, another_names_rule_does_not_lift_the_blocks_beneath)
+{
+	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
+	struct policy_name exact = { nm_ip("10.1.2.3"), 0, "forge.example", false };
+	struct policy_name wild = { nm_ip("10.1.2.3"), 443, "x.w.example", true };
+	struct policy_name exact_port = { nm_ip("10.1.2.3"), 22, "ssh.example", false };
+	struct policy p;
+	struct policy_rule r;
+	struct config cfg;
+
+	nm_config(&cfg, "allow-host = forge.example\nallow-host = *.w.example:443\n"
+			"allow-host = ssh.example:22\n");
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, &exact, 1, &p), 0);
+	free(p.sources);
+	p.sources = NULL;
+	cr_assert_eq(nm_rule_at(&p, nm_ip("10.1.2.3"), 443)->value.reason, REASON_ALLOW_HOST);
+	cr_expect_not(policy_name_rule(&p, &wild, NULL, 0, &r),
+		      "a wildcard's port rule over an exact name's address");
+	cr_expect_eq(policy_name_refusal(&p, nm_ip("10.1.2.3"), 443, true), REASON_PRIVATE);
+	cr_expect(policy_name_rule(&p, &exact_port, NULL, 0, &r), "control: an exact name's port");
+	policy_free(&p);
+	config_free(&cfg);
+}
