@@ -391,7 +391,12 @@ _this_run() {
 supervisor_pid() {
 	local i p
 	for i in $(seq 1 100); do
+		# Not a child of one (its agent's init, or a fork about to exec
+		# pasta, gone a moment later): the supervisor's parent is the
+		# caller's.
 		for p in $(ps -o pid= --sort=-start_time -p "$(pgrep -d, -x ebpfjail || echo 0)"); do
+			[ "$(ps -o comm= -p "$(ps -o ppid= -p "$p" | tr -d ' ')" 2>/dev/null)" = ebpfjail ] &&
+				continue
 			_this_run "$p" && { echo "$p"; return 0; }
 		done
 		sleep 0.05
