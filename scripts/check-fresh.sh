@@ -240,6 +240,13 @@ chmod 755 "$R/root/usr/sbin/policy-rc.d"
 cg=$(cgroup_mount)
 [ -n "$cg" ] || { echo "check-fresh: FAILED: no cgroup2 mounted (the jail needs it)"; exit 1; }
 own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+# A run killed outright (SIGKILL, the machine restarted) could not take its
+# trap: its empty cgroup goes now, once its shell is gone.
+for old in "$cg${own%/}"/ebpfjail-fresh.*; do
+	[ -d "$old" ] && ! kill -0 "${old##*.}" 2>/dev/null &&
+		grep -qx 'populated 0' "$old/cgroup.events" 2>/dev/null &&
+		find "$old" -depth -type d -exec rmdir {} + 2>/dev/null
+done
 sub=$cg${own%/}/ebpfjail-fresh.$$
 mkdir "$sub" || { echo "check-fresh: FAILED: cannot create the cgroup $sub"; exit 1; }
 echo "# check-fresh: $(git -C "$top" describe --always --dirty) in a fresh Debian 12 root ($R), cgroup $sub"
