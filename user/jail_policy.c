@@ -23,21 +23,48 @@
 #include "log.h"
 #include "netaddr.h"
 
+/* names_view() - the names' entries as policy.c judges them, in *@names
+ * (NULL when there are none; free it). Return: 0 or -ENOMEM. */
+static int names_view(const struct jail_policy *jp, struct policy_name **names)
+{
+	*names = NULL;
+	if (!jp->names.n)
+		return 0;
+	*names = calloc(jp->names.n, sizeof(**names));
+	if (!*names)
+		return -ENOMEM;
+	dnsallow_names(&jp->names, *names);
+	return 0;
+}
+
+/* change_in_place() - BPF: the trie from @jp->rules to @next, only the keys
+ * that differ (loader_change_policy()). Return: 0 or -errno (what was done
+ * stays done). */
+static int change_in_place(struct jail_policy *jp, const struct policy *next)
+{
+	struct policy_rule *set = NULL;
+	struct policy_key *del = NULL;
+	size_t n_set, n_del;
+	int err = policy_changes(&jp->rules, next, &set, &n_set, &del, &n_del);
+
+	if (!err)
+		err = loader_change_policy(jp->bpf, set, n_set, del, n_del);
+	free(set);
+	free(del);
+	return err;
+}
+
 /* compile() - the complete policy: the configuration in force, @host, the
  * temporary changes and the names' addresses. Return: 0 or -errno. */
 static int compile(const struct jail_policy *jp, const struct hostnet *host, struct policy *next)
 {
-	struct policy_name *names = NULL;
+	struct policy_name *names;
 	struct host_facts facts;
 	int err;
 
 	hostnet_facts(host, jp->gateway, jp->dns_forward, &facts);
-	if (jp->names.n) {
-		names = calloc(jp->names.n, sizeof(*names));
-		if (!names)
-			return -ENOMEM;
-		dnsallow_names(&jp->names, names);
-	}
+	if (names_view(jp, &names))
+		return -ENOMEM;
 	err = policy_compile_jail(jp->cfg, &facts, jp->live.entries, jp->live.n, names,
 				  jp->names.n, next);
 	free(names);
@@ -164,9 +191,6 @@ static uint64_t monotonic_ns(void)
  * -errno (the caller tries again: names_dirty). */
 static int names_apply(struct jail_policy *jp)
 {
-	struct policy_rule *set = NULL;
-	struct policy_key *del = NULL;
-	size_t n_set, n_del;
 	struct hostnet host;
 	struct policy next;
 	int err;
@@ -179,8 +203,7 @@ static int names_apply(struct jail_policy *jp)
 	hostnet_free(&host);
 	if (err)
 		return err;
-	if (jp->bpf && !policy_changes(&jp->rules, &next, &set, &n_set, &del, &n_del) &&
-	    !loader_change_policy(jp->bpf, set, n_set, del, n_del)) {
+	if (jp->bpf && !change_in_place(jp, &next)) {
 		free(next.sources);
 		next.sources = NULL;
 		policy_free(&jp->rules);
@@ -189,8 +212,6 @@ static int names_apply(struct jail_policy *jp)
 	} else {
 		err = swap(jp, &next);
 	}
-	free(set);
-	free(del);
 	jp->names_dirty = err != 0;
 	return err;
 }
@@ -482,21 +503,14 @@ int jail_policy_host_changed(struct jail_policy *jp)
 int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained)
 {
 	char list[AUDIT_CHANGE_MAX - 40], change[AUDIT_CHANGE_MAX];
-	struct policy_name *names = NULL;
-	struct policy_rule *set = NULL;
-	struct policy_key *del = NULL;
+	struct policy_name *names;
 	struct host_facts facts;
-	size_t n_set, n_del;
 	struct policy next;
 	int err;
 
 	hostnet_facts(gained, 0, 0, &facts);
-	if (jp->names.n) {
-		names = calloc(jp->names.n, sizeof(*names));
-		if (!names)
-			return -ENOMEM;
-		dnsallow_names(&jp->names, names);
-	}
+	if (names_view(jp, &names))
+		return -ENOMEM;
 	err = policy_copy(&jp->rules, &next);
 	if (err) {
 		free(names);
@@ -515,11 +529,7 @@ int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained
 	 * old policy or one step more of the new, every step a tightening:
 	 * blocks first, then the names' rules that go). */
 	if (jp->bpf) {
-		err = policy_changes(&jp->rules, &next, &set, &n_set, &del, &n_del);
-		if (!err)
-			err = loader_change_policy(jp->bpf, set, n_set, del, n_del);
-		free(set);
-		free(del);
+		err = change_in_place(jp, &next);
 		if (err) {
 			/* The trie may be one step ahead of jp->rules (only
 			 * tighter): names go through a whole compile until the
