@@ -71,6 +71,7 @@ static int run_unjailed(char **argv, const struct agent_user *u, const struct co
 {
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = -1, .netns_fd = -1 };
 	char **env = agent_env(environ, u, cfg);
+	struct supervisor_loop loop = SUPERVISOR_LOOP_INIT;
 	struct jail j = JAIL_INIT;
 	sigset_t set;
 	int err, status;
@@ -83,11 +84,18 @@ static int run_unjailed(char **argv, const struct agent_user *u, const struct co
 		return refuse("out of memory");
 	spec.envp = env;
 	supervisor_block_signals(&set);
+	err = supervisor_open(&loop, &j, &set);
+	if (err) {
+		agent_env_free(env);
+		return refuse("cannot set up the supervisor's event loop: %s", strerror(-err));
+	}
 	err = agent_spawn(&spec, &j.proc);
 	agent_env_free(env);
-	if (err)
+	if (err) {
+		supervisor_close(&loop);
 		return spawn_error(err, argv[0]);
-	err = supervise(&j, &set, &status);
+	}
+	err = supervise(&j, &loop, &status);
 	return run_status(err, status);
 }
 
@@ -96,13 +104,13 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 		       const struct config *cfg)
 {
 	struct agentfs fs = { .uid = u->uid, .gid = u->gid, .share_tmp = cfg->share_tmp,
-			      .rootless = j->rootless, .own_cgroup = j->cg_fd >= 0,
+			      .rootless = j->mode == JAIL_MODE_ROOTLESS, .own_cgroup = j->cg_fd >= 0,
 			      .resolv_conf = j->resolv_conf, .denials = j->denials,
 			      .n_unix_sockets = cfg->n_unix_socket };
 	struct agent_spec spec = { .argv = argv, .user = u, .cgroup_fd = j->cg_fd,
 				   .netns_fd = j->ns.fd, .fs = &fs,
 				   .nofile = j->nofile.rlim_max ? &j->nofile : NULL,
-				   .rootless = j->rootless };
+				   .rootless = j->mode == JAIL_MODE_ROOTLESS };
 	int err;
 
 	char log_dir[4096];
@@ -111,7 +119,7 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 	 * its view (agentfs.c). */
 	snprintf(log_dir, sizeof(log_dir), "%s", cfg->audit_log);
 	*strrchr(log_dir, '/') = '\0';
-	if (j->rootless && log_dir[0])
+	if (j->mode == JAIL_MODE_ROOTLESS && log_dir[0])
 		fs.readonly_dir = log_dir;
 	fs.unix_sockets = j->unix_sockets;
 	fs.masks = builtin_root_sockets(&fs.n_masks);
@@ -130,9 +138,22 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 	return 0;
 }
 
+/* The sources a reload reads again: the command line's (jail_policy.h). */
+static void read_sources(struct config *cfg, const void *ctx, uid_t agent_uid)
+{
+	cli_read_config(cfg, ctx, agent_uid);
+}
+
+static void sources_hint(const struct config *cfg, const void *ctx, uid_t agent_uid, char *hint,
+			 size_t size)
+{
+	cli_trust_hint(cfg, ctx, agent_uid, hint, size);
+}
+
 static int run_jailed(struct cli_options *o, const struct agent_user *u, struct config *cfg,
 		      bool rootless)
 {
+	struct supervisor_loop loop = SUPERVISOR_LOOP_INIT;
 	struct jail j = JAIL_INIT;
 	char line[1024];
 	sigset_t set;
@@ -142,9 +163,15 @@ static int run_jailed(struct cli_options *o, const struct agent_user *u, struct 
 	 * the policy): not dumpable, so not ptrace-able even by the same uid. */
 	prctl(PR_SET_DUMPABLE, 0);
 	jailstate_new_id(j.id);
-	j.rootless = rootless;
-	j.policy = (struct jail_policy){ .id = j.id, .opts = o, .cfg = cfg, .audit = &j.audit,
-					 .agent_uid = u->uid };
+	/* The engine goes with the mode: BPF needs root on the host, and
+	 * nftables always runs in the jail's own user namespace, also for
+	 * root (engine = nftables). */
+	j.mode = rootless ? JAIL_MODE_ROOTLESS : JAIL_MODE_ROOT;
+	j.engine_kind = rootless ? ENGINE_KIND_NFTABLES : ENGINE_KIND_BPF;
+	j.policy = (struct jail_policy){ .id = j.id, .cfg = cfg, .audit = &j.audit,
+					 .agent_uid = u->uid,
+					 .sources = { .read = read_sources, .trust_hint = sources_hint,
+						      .ctx = o } };
 	supervisor_block_signals(&set);
 	err = jail_build(&j, cfg, supervisor_on_event);
 	if (err) {
@@ -159,10 +186,19 @@ static int run_jailed(struct cli_options *o, const struct agent_user *u, struct 
 						      "process)" : "");
 	else
 		log_debug("engine: bpf%s", cfg->engine == ENGINE_AUTO ? " (root on the host)" : "");
-	ret = start_agent(&j, o->rest, u, cfg);
-	if (ret)
+	/* The loop before the agent: one that cannot hear everything stops
+	 * the start, not the jail's hearing. */
+	err = supervisor_open(&loop, &j, &set);
+	if (err) {
+		ret = refuse("cannot set up the supervisor's event loop: %s", strerror(-err));
 		goto out;
-	err = supervise(&j, &set, &status);
+	}
+	ret = start_agent(&j, o->rest, u, cfg);
+	if (ret) {
+		supervisor_close(&loop);
+		goto out;
+	}
+	err = supervise(&j, &loop, &status);
 	ret = run_status(err, status);
 out:
 	jail_destroy(&j, supervisor_drain);

@@ -97,9 +97,9 @@ static int write_resolv_conf(const char *path, uint32_t dns)
 void jail_protections(struct jail *j, bool share_tmp, char *buf, size_t size)
 {
 	snprintf(buf, size, "pid-namespace %s seccomp netns-rule %s%s%s",
-		 j->rootless ? "user-namespace" : "cgroup-namespace",
+		 j->mode == JAIL_MODE_ROOTLESS ? "user-namespace" : "cgroup-namespace",
 		 share_tmp ? "shared-tmp" : "private-tmp",
-		 j->bpf && loader_has_unix_hooks(j->bpf) ? " unix-hooks" : "",
+		 j->engine && engine_has_unix_hooks(j->engine) ? " unix-hooks" : "",
 		 landlock_abi() >= LANDLOCK_ABI_SCOPES ? " landlock-scopes" : "");
 }
 
@@ -192,111 +192,6 @@ static int find_pasta(struct jail *j)
 	return 0;
 }
 
-/* start_network() - the namespace (IPv6 off before anything can use it)
- * and pasta. pasta takes a few milliseconds to come up: the caller loads
- * the BPF programs meanwhile, then finish_network() waits for the tap.
- * Nothing runs in the namespace before the agent, which starts last. */
-static int start_network(struct jail *j, const struct hostnet *host)
-{
-	struct pasta_opts po = { .path = j->pasta_path, .addr = host->default_addr,
-				 .gateway = host->default_gateway, .runas_root = true };
-	int lo, err;
-
-	err = find_pasta(j);
-	if (err)
-		return err;
-	err = netns_create(&j->ns);
-	if (err)
-		return fail(j, err, "cannot create a network namespace; run as root on a kernel "
-			    "with network namespaces");
-	err = netns_enter(&j->ns);
-	if (err)
-		return err; /* logged */
-	err = netns_disable_ipv6();
-	if (!err) {
-		lo = nl_link_index("lo");
-		err = lo > 0 ? nl_link_up(lo) : lo;
-	}
-	netns_leave(&j->ns);
-	if (err)
-		return fail(j, err, "cannot configure the jail's namespace: %s", strerror(-err));
-
-	snprintf(j->pasta_log, sizeof(j->pasta_log), "%s/pasta.log", j->state_dir);
-	po.netns_pid = j->ns.holder;
-	po.log_path = j->pasta_log;
-	err = pasta_start(&po, &j->pasta);
-	if (err)
-		return fail(j, err, "cannot start pasta: %s", strerror(-err));
-	return 0;
-}
-
-/* finish_network() - wait for pasta's tap, rebuild and verify the routes,
- * attach the TC filter. */
-static int finish_network(struct jail *j, const struct hostnet *host)
-{
-	struct jail_net net = { .addr = host->default_addr, .gateway = host->default_gateway,
-				.dns_addr = j->policy.dns_forward };
-	struct net_state state;
-	char why[256];
-	int err;
-
-	err = netns_enter(&j->ns);
-	if (err)
-		return err; /* logged */
-	net.lo_ifindex = nl_link_index("lo");
-	err = wait_for_tap(j, &net.tap_ifindex);
-	netns_leave(&j->ns);
-	if (err == -ECHILD)
-		return fail_pasta_exited(j);
-	if (err)
-		return fail(j, err, "pasta did not create the jail's interface within 5 s (its log: %s)",
-			    j->pasta_log);
-	netns_release_holder(&j->ns);
-
-	err = netns_enter(&j->ns);
-	if (err)
-		return err; /* logged */
-	err = routes_rebuild(&net);
-	if (!err)
-		err = routes_read(&state);
-	if (!err) {
-		err = routes_check(&net, &state, why, sizeof(why));
-		routes_state_free(&state);
-		if (err) {
-			netns_leave(&j->ns);
-			return fail(j, err, "the jail's routing is not what was set: %s", why);
-		}
-	}
-	if (!err)
-		err = loader_attach_tc(j->bpf, net.tap_ifindex);
-	if (err) {
-		netns_leave(&j->ns);
-		if (err == -ENODEV && pasta_exited_late(j)) /* the tap went with it */
-			return fail_pasta_exited(j);
-		return fail(j, err, "cannot set up the jail's routes and TC filter: %s",
-			    strerror(-err));
-	}
-	/* The tap alone proves little: pasta creates it before it sandboxes
-	 * itself, and a pasta that then dies or hangs (Docker's default
-	 * seccomp profile) left an agent running with no network. */
-	err = tapcheck_gateway_answers(PASTA_IFNAME, net.tap_ifindex, net.gateway, 3000);
-	netns_leave(&j->ns);
-	if (err) {
-		char last[256] = "";
-
-		if (pasta_exited_late(j))
-			return fail_pasta_exited(j);
-		if (err != -ETIMEDOUT)
-			return fail(j, err, "cannot check that pasta serves the jail's interface: %s",
-				    strerror(-err));
-		jail_pasta_last_line(j, last, sizeof(last));
-		return fail(j, err, "pasta does not answer on the jail's interface (\"%s\"); check "
-			    "'pasta --version'; in a container, see README.md \"In a container\"",
-			    last);
-	}
-	return 0;
-}
-
 /* read_host() - the host's addresses and routes, watched from before the
  * first read, in the host's namespace: a VPN that connects between the read
  * and the agent's start must not stay open to it for the whole session.
@@ -321,124 +216,176 @@ static int read_host(struct jail *j, struct hostnet *host)
 	return 0;
 }
 
-/* Rootless (docs/DESIGN.md, "The rootless engine"): the jail is a user
- * namespace of the user's own, with the network namespace in it; pasta
+/* The jail's network, one setup for both modes (docs/DESIGN.md). Root:
+ * a network namespace made by a capability-less holder. Rootless: a user
+ * namespace of the user's own with the network namespace in it; pasta
  * joins both from outside, and then the supervisor joins the user
  * namespace (every capability over the jail's namespaces, none on the
- * host). It cannot enter and leave the network namespace from then on:
- * whatever it does there is done by a thread that enters and ends
- * (netns_run()). The rules are nftables', from the same compiled policy. */
+ * host) and can never return to the host's. So in both modes whatever
+ * the supervisor does in the jail's namespace is done by the thread that
+ * stays there (netns_worker_start(), netns_run()), and the supervisor's
+ * own thread never leaves the host's namespace. */
 
-/* configure_rootless_ns() - a netns_run() function: lo up, IPv6 off where
- * /proc/sys lets us (a container's may be read-only; the rules refuse
- * every IPv6 packet whatever the sysctl says) */
-static int configure_rootless_ns(void *arg)
+struct ns_setup {
+	struct jail *j;
+	bool ipv6_may_stay; /* rootless: /proc/sys may be read-only */
+	bool ipv6_on;
+};
+
+/* configure_ns() - a netns_run() function: lo up, IPv6 off. Rootless, a
+ * container's /proc/sys may be read-only: IPv6 then stays on, and the
+ * rules refuse every IPv6 packet whatever the sysctl says. */
+static int configure_ns(void *arg)
 {
+	struct ns_setup *s = arg;
 	int lo = nl_link_index("lo"), err;
-	bool *ipv6_on = arg;
 
 	err = lo > 0 ? nl_link_up(lo) : lo;
 	if (err)
 		return err;
 	err = netns_disable_ipv6();
-	*ipv6_on = err == -EROFS || err == -EACCES || err == -EPERM;
-	if (*ipv6_on)
+	s->ipv6_on = s->ipv6_may_stay && (err == -EROFS || err == -EACCES || err == -EPERM);
+	if (s->ipv6_on)
 		log_debug("IPv6 stays on in the jail's namespace (%s); the rules refuse it",
 			  strerror(-err));
-	return *ipv6_on ? 0 : err;
+	return s->ipv6_on ? 0 : err;
 }
 
-static int start_network_rootless(struct jail *j, const struct hostnet *host)
+/* start_network() - the namespace, configured (lo up, IPv6 off) before
+ * pasta can use it where the supervisor may enter at once (root), right
+ * after it joined the user namespace where it may not before (rootless),
+ * and pasta. pasta takes a few milliseconds to come up: the caller loads
+ * the engine meanwhile, then finish_network() waits for the tap. Nothing
+ * runs in the namespace before the agent, which starts last. */
+static int start_network(struct jail *j, const struct hostnet *host)
 {
+	bool rootless = j->mode == JAIL_MODE_ROOTLESS;
 	struct pasta_opts po = { .path = j->pasta_path, .addr = host->default_addr,
-				 .gateway = host->default_gateway, .rootless = true,
+				 .gateway = host->default_gateway, .rootless = rootless,
 				 .runas_root = geteuid() == 0 };
+	struct ns_setup s = { .j = j, .ipv6_may_stay = rootless };
 	int err;
 
 	err = find_pasta(j);
 	if (err)
 		return err;
-	err = netns_create_rootless(&j->ns);
-	if (err)
+	err = rootless ? netns_create_rootless(&j->ns) : netns_create(&j->ns);
+	if (err && rootless)
 		return fail(j, err, "cannot create the jail's user namespace (%s); the rootless "
 			    "engine needs unprivileged user namespaces (sysctl "
 			    "user.max_user_namespaces > 0; kernel.unprivileged_userns_clone = 1 where "
 			    "it exists); run 'ebpfjail doctor'", strerror(-err));
+	if (err)
+		return fail(j, err, "cannot create a network namespace; run as root on a kernel "
+			    "with network namespaces");
+	if (!rootless) {
+		err = netns_worker_start(j->ns.fd);
+		if (!err)
+			err = netns_run(j->ns.fd, configure_ns, &s);
+		if (err)
+			return fail(j, err, "cannot configure the jail's namespace: %s",
+				    strerror(-err));
+	}
 	snprintf(j->pasta_log, sizeof(j->pasta_log), "%s/pasta.log", j->state_dir);
 	po.netns_pid = j->ns.holder;
 	po.log_path = j->pasta_log;
-	/* From the host's user namespace: pasta needs to join ours. */
+	/* Rootless, from the host's user namespace: pasta joins ours. */
 	err = pasta_start(&po, &j->pasta);
 	if (err)
 		return fail(j, err, "cannot start pasta: %s", strerror(-err));
-	err = netns_join_user(&j->ns);
-	if (!err)
-		err = netns_worker_start(j->ns.fd);
-	if (!err)
-		err = netns_run(j->ns.fd, configure_rootless_ns, &j->ipv6_on);
-	if (err)
-		return fail(j, err, "cannot configure the jail's namespace: %s", strerror(-err));
+	if (rootless) {
+		err = netns_join_user(&j->ns);
+		if (!err)
+			err = netns_worker_start(j->ns.fd);
+		if (!err)
+			err = netns_run(j->ns.fd, configure_ns, &s);
+		if (err)
+			return fail(j, err, "cannot configure the jail's namespace: %s",
+				    strerror(-err));
+	}
+	j->ipv6_on = s.ipv6_on;
 	return 0;
 }
 
-struct rootless_net {
+/* The steps of check_net(), for the message that names the failed one. */
+enum net_step { NET_TAP, NET_ROUTES, NET_ENGINE, NET_GATEWAY };
+
+struct net_check {
 	struct jail *j;
 	struct jail_net net;
+	enum net_step step;
 	char why[256];
 };
 
-/* check_rootless_net() - a netns_run() function: pasta's tap, the routes
- * rebuilt and verified, the gateway answering (finish_network()'s steps,
- * but the TC filter: the rules are in the output hook) */
-static int check_rootless_net(void *arg)
+/* check_net() - a netns_run() function: pasta's tap awaited, the routes
+ * rebuilt and verified, what the engine puts on the tap, the gateway
+ * answering */
+static int check_net(void *arg)
 {
-	struct rootless_net *rn = arg;
+	struct net_check *c = arg;
 	struct net_state state;
 	int err;
 
-	rn->net.lo_ifindex = nl_link_index("lo");
-	err = wait_for_tap(rn->j, &rn->net.tap_ifindex);
+	c->step = NET_TAP;
+	c->net.lo_ifindex = nl_link_index("lo");
+	err = wait_for_tap(c->j, &c->net.tap_ifindex);
 	if (err)
 		return err;
-	err = routes_rebuild(&rn->net);
+	c->step = NET_ROUTES;
+	err = routes_rebuild(&c->net);
 	if (!err)
 		err = routes_read(&state);
 	if (err)
 		return err;
-	err = routes_check(&rn->net, &state, rn->why, sizeof(rn->why));
+	err = routes_check(&c->net, &state, c->why, sizeof(c->why));
 	routes_state_free(&state);
 	if (err)
 		return err;
-	rn->why[0] = '\0';
-	return tapcheck_gateway_answers(PASTA_IFNAME, rn->net.tap_ifindex, rn->net.gateway, 3000);
+	c->why[0] = '\0';
+	c->step = NET_ENGINE;
+	err = engine_attach_in_ns(c->j->engine, c->net.tap_ifindex);
+	if (err)
+		return err;
+	/* The tap alone proves little: pasta creates it before it sandboxes
+	 * itself, and a pasta that then dies or hangs (Docker's default
+	 * seccomp profile) left an agent running with no network. */
+	c->step = NET_GATEWAY;
+	return tapcheck_gateway_answers(PASTA_IFNAME, c->net.tap_ifindex, c->net.gateway, 3000);
 }
 
-static int finish_network_rootless(struct jail *j, const struct hostnet *host)
+/* finish_network() - check_net() in the jail's namespace, the holder
+ * released once pasta has joined */
+static int finish_network(struct jail *j, const struct hostnet *host)
 {
-	struct rootless_net rn = { .j = j, .net = { .addr = host->default_addr,
-						    .gateway = host->default_gateway,
-						    .dns_addr = j->policy.dns_forward,
-						    .ipv6_on = j->ipv6_on } };
+	struct net_check c = { .j = j, .net = { .addr = host->default_addr,
+						.gateway = host->default_gateway,
+						.dns_addr = j->policy.dns_forward,
+						.ipv6_on = j->ipv6_on } };
+	char last[256] = "";
 	int err;
 
-	err = netns_run(j->ns.fd, check_rootless_net, &rn);
+	err = netns_run(j->ns.fd, check_net, &c);
 	if (!err) {
 		netns_release_holder(&j->ns);
 		return 0;
 	}
+	/* A tap gone with its pasta (ENODEV and the like) is only its echo. */
 	if (err == -ECHILD || pasta_exited_late(j))
 		return fail_pasta_exited(j);
-	if (rn.why[0])
-		return fail(j, err, "the jail's routing is not what was set: %s", rn.why);
-	if (err == -ETIMEDOUT) {
-		char last[256] = "";
-
-		jail_pasta_last_line(j, last, sizeof(last));
-		return fail(j, err, "pasta does not answer on the jail's interface (\"%s\"); check "
-			    "'pasta --version'; in a container, see README.md \"In a container\"",
-			    last);
-	}
-	return fail(j, err, "cannot set up the jail's routes: %s", strerror(-err));
+	if (c.step == NET_TAP)
+		return fail(j, err, "pasta did not create the jail's interface within 5 s (its "
+			    "log: %s)", j->pasta_log);
+	if (c.step == NET_ROUTES && c.why[0])
+		return fail(j, err, "the jail's routing is not what was set: %s", c.why);
+	if (c.step != NET_GATEWAY)
+		return fail(j, err, "cannot set up the jail's routes and %s filter: %s",
+			    engine_name(j->engine), strerror(-err));
+	if (err != -ETIMEDOUT)
+		return fail(j, err, "cannot check that pasta serves the jail's interface: %s",
+			    strerror(-err));
+	jail_pasta_last_line(j, last, sizeof(last));
+	return fail(j, err, "pasta does not answer on the jail's interface (\"%s\"); check "
+		    "'pasta --version'; in a container, see README.md \"In a container\"", last);
 }
 
 /* create_jail_cgroup() - BASE/ebpfjail/ID, recorded before it exists: a
@@ -488,53 +435,6 @@ static void make_rootless_cgroup(struct jail *j)
 	err = create_jail_cgroup(j, base);
 	if (err)
 		log_debug("no cgroup of the jail's own under %s: %s", base, strerror(-err));
-}
-
-/* build_filters_rootless() - build_filters() for the rootless engine:
- * host facts, namespaces and pasta, the rules in force, the network */
-static int build_filters_rootless(struct jail *j, loader_event_fn on_event)
-{
-	struct hostnet host;
-	int err;
-
-	err = read_host(j, &host);
-	if (err)
-		return err;
-	err = start_network_rootless(j, &host);
-	if (err)
-		goto out;
-	j->nft = calloc(1, sizeof(*j->nft));
-	if (!j->nft) {
-		err = fail(j, -ENOMEM, "out of memory");
-		goto out;
-	}
-	err = nftjail_open(j->nft, j->ns.fd, on_event, j, 0);
-	if (err) {
-		free(j->nft);
-		j->nft = NULL;
-		err = fail(j, err, "cannot read the jail's denials through NFLOG (%s); run "
-			   "'ebpfjail doctor'", strerror(-err));
-		goto out;
-	}
-	/* The rules before anything can run in the namespace (fail closed:
-	 * no rules, no agent). */
-	j->policy.nft = j->nft;
-	j->policy.gateway = host.default_gateway;
-	err = jail_policy_install(&j->policy, &host);
-	log_debug("policy: %zu rules (nftables)", j->policy.rules.n);
-	if (err) {
-		/* allow-host's rules need connection tracking, which a user
-		 * namespace cannot load as a module. */
-		err = fail(j, err, "cannot put the jail's rules in force with nftables (%s)%s; run "
-			   "'ebpfjail doctor'", strerror(-err),
-			   j->policy.cfg->n_allow_host ? "; allow-host needs the kernel's connection "
-						      "tracking (as root: modprobe nf_conntrack)" : "");
-		goto out;
-	}
-	err = finish_network_rootless(j, &host);
-out:
-	hostnet_free(&host);
-	return err;
 }
 
 static void on_dns_answer(void *ctx, const struct dns_question *q, const struct dns_answer *a)
@@ -666,87 +566,93 @@ static void limit_relays(struct jail *j)
 			 (unsigned long long)rl.rlim_cur, cap);
 }
 
-/* install_unix_rules() - the Unix socket paths the agent may reach: its
- * own directories, and the unix-socket paths. Return: 0 or -errno. */
-static int install_unix_rules(struct jail *j)
+/* jail_cgroup() - the jail's cgroup: root's under @cg_base, required (the
+ * BPF engine's socket hooks go on it); rootless, where the user may make
+ * one (make_rootless_cgroup()). Return: 0 or -errno. */
+static int jail_cgroup(struct jail *j, const char *cg_base)
 {
+	int err;
+
+	if (j->mode == JAIL_MODE_ROOTLESS) {
+		make_rootless_cgroup(j);
+		return 0;
+	}
+	err = create_jail_cgroup(j, cg_base);
+	if (err)
+		return fail(j, err, "cannot set up the jail's cgroup under %s: %s", cg_base,
+			    strerror(-err));
+	return 0;
+}
+
+/* open_engine() - the engine, loaded with the Unix socket paths the agent
+ * may reach (its own directories, and the unix-socket paths) and hooked
+ * on the jail's cgroup where it uses one */
+static int open_engine(struct jail *j, engine_event_fn on_event)
+{
+	struct engine_options o = { .on_event = on_event, .ctx = j, .ns_fd = j->ns.fd,
+				    .netns_cookie = j->ns.cookie, .cgroup_fd = j->cg_fd };
 	struct unix_policy up;
+	char why[sizeof(j->why)];
 	int err;
 
 	err = unixpolicy_build(j->policy.agent_uid, (const char *const *)j->unix_sockets,
 			       j->policy.cfg->n_unix_socket, &up);
 	if (err)
-		return err;
-	err = loader_set_unix_rules(j->bpf, up.rules, up.n);
-	log_debug("Unix socket hooks %s, %zu rules", loader_has_unix_hooks(j->bpf) ? "on" : "off",
-		  up.n);
+		return fail(j, err, "cannot build the Unix socket rules: %s", strerror(-err));
+	o.unix_rules = up.rules;
+	o.n_unix_rules = up.n;
+	err = engine_open(j->engine_kind, &o, &j->engine, why, sizeof(why));
 	unixpolicy_free(&up);
-	return err;
+	if (err)
+		return fail(j, err, "%s", why[0] ? why : strerror(-err));
+	j->policy.engine = j->engine;
+	return 0;
 }
 
-/* build_filters() - host facts, namespace and pasta, BPF programs and
- * policy, cgroup, then the routes and TC filter once pasta's tap is up */
-static int build_filters(struct jail *j, const char *cg_base, loader_event_fn on_event)
+/* install_policy() - the policy in force before anything can run in the
+ * namespace (fail closed: no policy, no agent) */
+static int install_policy(struct jail *j, const struct hostnet *host)
 {
-	struct loader_options lo = { .on_event = on_event, .ctx = j };
+	int err;
+
+	j->policy.gateway = host->default_gateway;
+	err = jail_policy_install(&j->policy, host);
+	log_debug("policy: %zu rules (%s)", j->policy.rules.n, engine_name(j->engine));
+	if (err && j->policy.refused[0])
+		return fail(j, err, "cannot put the jail's policy in force: %s", j->policy.refused);
+	if (err)
+		return fail(j, err, "cannot put the jail's policy in force with %s (%s); run "
+			    "'ebpfjail doctor'", engine_name(j->engine), strerror(-err));
+	return 0;
+}
+
+/* build_filters() - host facts, cgroup, namespace and pasta, the engine
+ * and its policy, then the network checked (and the engine's part on the
+ * tap) once pasta's tap is up */
+static int build_filters(struct jail *j, const char *cg_base, engine_event_fn on_event)
+{
 	struct hostnet host;
 	int err;
 
 	err = read_host(j, &host);
 	if (err)
 		return err;
-	err = start_network(j, &host);
-	if (err)
-		goto out;
-	/* The namespace exists now: its cookie tells the socket hooks which
+	err = jail_cgroup(j, cg_base);
+	if (!err)
+		err = start_network(j, &host);
+	/* The namespace exists now: its cookie tells BPF's socket hooks which
 	 * sockets are the jail's (any other gets loopback only). */
-	lo.netns_cookie = j->ns.cookie;
-	err = loader_open(&lo, &j->bpf);
-	if (!err) {
-		j->policy.bpf = j->bpf;
-		j->policy.gateway = host.default_gateway;
-		err = jail_policy_install(&j->policy, &host);
-	}
-	log_debug("policy: %zu rules", j->policy.rules.n);
-	if (!err) {
-		err = install_unix_rules(j);
-		if (err) {
-			err = fail(j, err, "cannot install the Unix socket rules (%s); run 'ebpfjail "
-				   "doctor'", strerror(-err));
-			goto out;
-		}
-	}
-	if (err == -E2BIG) {
-		err = fail(j, err, "the policy does not fit the BPF map (%u entries at most); use "
-			   "fewer allow-ip and block-cidr entries", POLICY_MAX_ENTRIES);
-		goto out;
-	}
-	if (err) {
-		err = fail(j, err, "cannot load the BPF programs (%s); run 'ebpfjail doctor'",
-			   strerror(-err));
-		goto out;
-	}
-	err = create_jail_cgroup(j, cg_base);
-	if (err) {
-		err = fail(j, err, "cannot set up the jail's cgroup under %s: %s", cg_base,
-			   strerror(-err));
-		goto out;
-	}
-	/* Where the kernel has the Unix socket hooks, this is also where
-	 * their loader's answer arrives (loader.c). */
-	err = loader_attach_cgroup(j->bpf, j->cg_fd);
-	if (err) {
-		err = fail(j, err, "cannot attach the socket hooks to the jail's cgroup (%s); run "
-			   "'ebpfjail doctor'", strerror(-err));
-		goto out;
-	}
-	err = finish_network(j, &host);
-out:
+	if (!err)
+		err = open_engine(j, on_event);
+	if (!err)
+		err = install_policy(j, &host);
+	if (!err)
+		err = finish_network(j, &host);
 	hostnet_free(&host);
 	return err;
 }
 
-int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_event)
+int jail_build(struct jail *j, const struct config *cfg, engine_event_fn on_event)
 {
 	struct probe_result pr;
 	char cg_base[PATH_MAX];
@@ -763,7 +669,7 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 	/* The same checks as `ebpfjail doctor`, so it never says ok about
 	 * what this refuses. */
 	if (probe_tun(&pr) == PROBE_FAIL ||
-	    (!j->rootless && probe_cgroup(&pr, cg_base, sizeof(cg_base)) == PROBE_FAIL) ||
+	    (j->mode == JAIL_MODE_ROOT && probe_cgroup(&pr, cg_base, sizeof(cg_base)) == PROBE_FAIL) ||
 	    probe_pasta(&pr, false) == PROBE_FAIL)
 		return fail(j, -ENOENT, "%s; %s", pr.detail, pr.fix);
 
@@ -776,9 +682,7 @@ int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_even
 	if (err)
 		return fail(j, err, "cannot create the jail's state under %s: %s", jailstate_dir(),
 			    strerror(-err));
-	if (j->rootless)
-		make_rootless_cgroup(j);
-	err = j->rootless ? build_filters_rootless(j, on_event) : build_filters(j, cg_base, on_event);
+	err = build_filters(j, cg_base, on_event);
 	if (err)
 		return err;
 	snprintf(j->resolv_conf, sizeof(j->resolv_conf), "%s/resolv.conf", j->state_dir);
@@ -818,13 +722,13 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 		j->cg_path[0] = '\0';
 	/* Rootless, no cgroup holds them: the agent's PID namespace goes
 	 * with its init, and everything in it. */
-	if (j->rootless && j->proc.init > 0 && kill(j->proc.init, SIGKILL) == 0)
+	if (j->mode == JAIL_MODE_ROOTLESS && j->proc.init > 0 && kill(j->proc.init, SIGKILL) == 0)
 		waitpid(j->proc.init, NULL, 0);
 	if (j->cg_fd >= 0)
 		close(j->cg_fd);
 	j->cg_fd = -1;
 	/* The last events, while the rules' namespace is still there. */
-	if ((j->bpf || j->nft) && drain)
+	if (j->engine && drain)
 		drain(j);
 	if (j->proc.channel >= 0)
 		close(j->proc.channel);
@@ -849,12 +753,8 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 	j->pasta = -1;
 	netns_worker_stop();
 	netns_close(&j->ns);
-	loader_close(j->bpf);
-	j->bpf = NULL;
-	if (j->nft)
-		nftjail_close(j->nft);
-	free(j->nft);
-	j->nft = j->policy.nft = NULL;
+	engine_close(j->engine);
+	j->engine = j->policy.engine = NULL;
 	jail_policy_free(&j->policy);
 	audit_log_close(&j->audit);
 	if (j->denials_fd >= 0)

@@ -18,12 +18,21 @@
 #include "dnsfwd.h"
 #include "hostwatch.h"
 #include "jailstate.h"
-#include "loader.h"
+#include "engine.h"
 #include "netns.h"
-#include "nftjail.h"
 #include "jail_policy.h"
 #include "relay.h"
 #include "summary.h"
+
+/* Who the supervisor is on the host, apart from which engine filters (the
+ * two go together: jail_modes_supported()). */
+enum jail_mode {
+	JAIL_MODE_ROOT,     /* root on the host: a network namespace and cgroup
+			       of root's */
+	JAIL_MODE_ROOTLESS, /* the jail's own user namespace with its network
+			       namespace in it; also for root with engine =
+			       nftables (its user namespace maps root to itself) */
+};
 
 /* Who owns what: everything here belongs to the supervisor process; the
  * agent gets none of its descriptors (agent.c closes them at exec). */
@@ -55,10 +64,10 @@ struct jail {
 				      the host's networks, CLOCK_MONOTONIC; 0: it
 				      follows them */
 	struct rlimit nofile;      /* RLIMIT_NOFILE as we were started: the agent's */
-	bool rootless;             /* the rootless engine (nftjail.h), not BPF */
+	enum jail_mode mode;
+	enum engine_kind engine_kind; /* JAIL_MODE_ROOT: BPF; ROOTLESS: nftables */
 	bool ipv6_on;              /* rootless: IPv6 could not be turned off */
-	struct jail_bpf *bpf;      /* the BPF engine, or NULL */
-	struct nftjail *nft;       /* the rootless engine, or NULL */
+	struct engine *engine;     /* the engine, once open, or NULL */
 	struct jail_policy policy; /* what reload, allow and deny change */
 	struct hostwatch watch;    /* the host's addresses and routes */
 	int control_fd;            /* /run/ebpfjail/ID/control, or -1 */
@@ -95,7 +104,7 @@ struct jail {
  * when the cause was logged already). Whatever was built is left for
  * jail_destroy().
  */
-int jail_build(struct jail *j, const struct config *cfg, loader_event_fn on_event);
+int jail_build(struct jail *j, const struct config *cfg, engine_event_fn on_event);
 
 /**
  * jail_destroy() - processes first (nothing may run once its filters are

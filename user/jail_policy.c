@@ -4,7 +4,7 @@
  *
  * Every change compiles a complete new policy (configuration, the host's
  * networks as they are now, temporary changes) and swaps it in with one map
- * update (loader_set_policy()): a connect sees the old policy or the new
+ * update (engine_set_policy()): a connect sees the old policy or the new
  * one, never a mix, never an empty one. Anything that fails before the swap
  * leaves the policy in force untouched.
  */
@@ -37,9 +37,10 @@ static int names_view(const struct jail_policy *jp, struct policy_name **names)
 	return 0;
 }
 
-/* change_in_place() - BPF: the trie from @jp->rules to @next, only the keys
- * that differ (loader_change_policy()). Return: 0 or -errno (what was done
- * stays done). */
+/* change_in_place() - the policy in force from @jp->rules to @next, only
+ * the keys that differ (engine_change_policy()). Return: 0, -EOPNOTSUPP
+ * (the engine takes only whole policies), or -errno (what was done stays
+ * done). */
 static int change_in_place(struct jail_policy *jp, const struct policy *next)
 {
 	struct policy_rule *set = NULL;
@@ -48,7 +49,7 @@ static int change_in_place(struct jail_policy *jp, const struct policy *next)
 	int err = policy_changes(&jp->rules, next, &set, &n_set, &del, &n_del);
 
 	if (!err)
-		err = loader_change_policy(jp->bpf, set, n_set, del, n_del);
+		err = engine_change_policy(jp->engine, set, n_set, del, n_del);
 	free(set);
 	free(del);
 	return err;
@@ -123,9 +124,10 @@ static void flush_gained(struct jail_policy *jp)
 /* kept_anew() - the host gained a network, so the connections allowed by
  * name are judged again, as after `deny` (renew_kept()). The attack: a
  * wildcard's connected UDP socket to X (an internet address then) goes on
- * to whatever a VPN that now routes X answers there. For nftables @next
- * carries a new conntrack mark, put in force by its swap; BPF renews its
- * generation after the change (one array write). */
+ * to whatever a VPN that now routes X answers there. @next carries the new
+ * generation for an engine that renews with its whole policy (nftables'
+ * conntrack mark); the caller renews after the change for one that renews
+ * alone (engine_renew_kept(): BPF's one array write). */
 static void kept_anew(struct jail_policy *jp, struct policy *next)
 {
 	jp->kept_gen++;
@@ -137,12 +139,10 @@ static void kept_anew(struct jail_policy *jp, struct policy *next)
  * -errno. */
 static int swap(struct jail_policy *jp, struct policy *next)
 {
-	char why[256] = "";
-	int err = jp->nft ? nftjail_set_policy(jp->nft, next, why, sizeof(why))
-			  : loader_set_policy(jp->bpf, next->rules, next->n);
+	int err = engine_set_policy(jp->engine, next, jp->refused, sizeof(jp->refused));
 
-	if (err && why[0])
-		log_warn("nft refused the jail's rules: %s", why);
+	if (err && jp->refused[0])
+		log_warn("%s refused the jail's policy: %s", engine_name(jp->engine), jp->refused);
 	if (err) {
 		policy_free(next);
 		return err;
@@ -186,8 +186,9 @@ static uint64_t monotonic_ns(void)
 }
 
 /* names_apply() - the names' addresses as they are now into the policy in
- * force: for BPF, only the keys that change, in place (an answer waits
- * for this); else, or if that fails, a whole new policy. Return: 0 or
+ * force: only the keys that change, in place (BPF: an answer waits for
+ * this); where the engine takes only whole policies, or that fails, a
+ * whole new policy. Return: 0 or
  * -errno (the caller tries again: names_dirty). */
 static int names_apply(struct jail_policy *jp)
 {
@@ -203,7 +204,7 @@ static int names_apply(struct jail_policy *jp)
 	hostnet_free(&host);
 	if (err)
 		return err;
-	if (jp->bpf && !change_in_place(jp, &next)) {
+	if (!change_in_place(jp, &next)) {
 		free(next.sources);
 		next.sources = NULL;
 		policy_free(&jp->rules);
@@ -230,17 +231,18 @@ static void names_stale(struct jail_policy *jp, int err)
 }
 
 /* names_add() - the names' entries from @first on (an answer's new ones)
- * into the policy in force: for BPF, each one's rule written into the trie
- * in place and then into @jp->rules (one map update each: an answer waits
- * for this, and a whole compile with every name grows with the table);
- * else, or if that fails, names_apply(). Return: 0 or -errno. */
+ * into the policy in force: each one's rule changed in place and then into
+ * @jp->rules (BPF: one map update each: an answer waits for this, and a
+ * whole compile with every name grows with the table); where the engine
+ * takes only whole policies, or a change fails, names_apply(). Return: 0
+ * or -errno. */
 static int names_add(struct jail_policy *jp, size_t first)
 {
 	struct policy_rule r;
 	size_t i;
 	int err = 0;
 
-	if (!jp->bpf || jp->names_dirty)
+	if (jp->names_dirty)
 		return names_apply(jp);
 	flush_gained(jp); /* its record must not take these for the host's */
 	for (i = first; i < jp->names.n && !err; i++) {
@@ -251,7 +253,7 @@ static int names_add(struct jail_policy *jp, size_t first)
 		if (!policy_name_rule(&jp->rules, &nm, jp->live.entries, jp->live.n, &r))
 			continue;
 		/* The trie first: the copy says only what the trie holds. */
-		err = loader_change_policy(jp->bpf, &r, 1, NULL, 0);
+		err = engine_change_policy(jp->engine, &r, 1, NULL, 0);
 		if (!err)
 			err = policy_insert_rule(&jp->rules, &r);
 	}
@@ -291,7 +293,7 @@ static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gon
 	size_t i;
 	int err = 0;
 
-	if (!jp->bpf || jp->names_dirty)
+	if (jp->names_dirty)
 		return names_apply(jp);
 	flush_gained(jp); /* its record must not take these for the host's */
 	for (i = 0; i < n && !err; i++) {
@@ -303,7 +305,7 @@ static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gon
 		if (twin_rule(jp, &gone[i], &r)) /* the same rule: the trie keeps it */
 			err = policy_insert_rule(&jp->rules, &r);
 		else
-			err = loader_change_policy(jp->bpf, NULL, 0, &key, 1);
+			err = engine_change_policy(jp->engine, NULL, 0, &key, 1);
 	}
 	return err ? names_apply(jp) : 0;
 }
@@ -435,22 +437,34 @@ static int install_now(struct jail_policy *jp)
 /* renew_kept() - `deny` and reload re-judge the connections allowed by
  * name (bpf/ebpfjail.h): a new generation of kept flows. The attack: an
  * agent that opened a connection by name would go on sending through it
- * after its user denied the address. For nftables, a new conntrack mark,
- * put in force by a whole new generation of the rules. @had_names: the
- * configuration in force until now had allow-host lines, so connections
- * by name may be open. It is the old configuration that says so, not the
- * new one: a reload that takes away the last allow-host line must cut
- * what that line opened. BPF renews anyway (one array write): a
- * connection kept while a stale name was still in the trie (a failed
- * names_apply()) is cut by the next reload or deny too. */
+ * after its user denied the address. An engine that renews alone does it
+ * at once (BPF: one array write), also when no allow-host line was in
+ * force: a connection kept while a stale name was still in the trie (a
+ * failed names_apply()) is cut by the next reload or deny too. One that
+ * renews only with a whole policy (nftables: a new conntrack mark) gets
+ * one when @had_names: the configuration in force until now had
+ * allow-host lines, so connections by name may be open. It is the old
+ * configuration that says so, not the new one: a reload that takes away
+ * the last allow-host line must cut what that line opened. */
+/* renew_alone() - after a policy that carried a new generation of kept
+ * flows (kept_anew()): the engine that renews alone renews now; for one
+ * that renews with its policy, that policy did it. Return: 0 or -errno
+ * (logged). */
+static int renew_alone(struct jail_policy *jp)
+{
+	int err = engine_renew_kept(jp->engine);
+
+	return err == -EOPNOTSUPP ? 0 : err;
+}
+
 static void renew_kept(struct jail_policy *jp, bool had_names)
 {
 	int err;
 
-	if (!had_names && !jp->bpf)
-		return;
 	jp->kept_gen++;
-	err = jp->bpf ? loader_renew_kept_flows(jp->bpf) : install_now(jp);
+	err = engine_renew_kept(jp->engine);
+	if (err == -EOPNOTSUPP) /* the generation goes with a whole policy */
+		err = had_names ? install_now(jp) : 0;
 	if (err)
 		log_warn("jail %s: connections allowed by name could not be judged again (%s)", jp->id,
 			 strerror(-err));
@@ -477,8 +491,8 @@ int jail_policy_host_changed(struct jail_policy *jp)
 	} else if (!err) {
 		kept_anew(jp, &next);
 		err = swap(jp, &next);
-		if (!err && jp->bpf)
-			loader_renew_kept_flows(jp->bpf); /* logged on failure */
+		if (!err)
+			renew_alone(jp);
 		if (!err) {
 			snprintf(change, sizeof(change), "host networks: %s", list);
 			log_debug("jail %s: %s", jp->id, change);
@@ -525,11 +539,12 @@ int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained
 	/* Empty when only own prefixes came (no key changed). */
 	live_rules_changes(&jp->rules, &next, list, sizeof(list));
 	kept_anew(jp, &next);
-	/* BPF: only the keys that change, each in place (the trie holds the
-	 * old policy or one step more of the new, every step a tightening:
-	 * blocks first, then the names' rules that go). */
-	if (jp->bpf) {
-		err = change_in_place(jp, &next);
+	/* Only the keys that change, each in place (BPF's trie holds the old
+	 * policy or one step more of the new, every step a tightening: blocks
+	 * first, then the names' rules that go); an engine that takes only
+	 * whole policies swaps. */
+	err = change_in_place(jp, &next);
+	if (err != -EOPNOTSUPP) {
 		if (err) {
 			/* The trie may be one step ahead of jp->rules (only
 			 * tighter): names go through a whole compile until the
@@ -541,7 +556,7 @@ int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained
 		}
 		/* Kept flows judged again at once, before anything else:
 		 * until then one to a newly blocked address still passes. */
-		if (loader_renew_kept_flows(jp->bpf))
+		if (renew_alone(jp))
 			jp->names_dirty = true; /* logged; the next reload or deny renews */
 		policy_free(&jp->rules);
 		jp->rules = next;
@@ -590,11 +605,11 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	flush_gained(jp); /* against the rules in force, before they are set aside
 			   * (install_now() would compare with none) */
 	config_init(&next);
-	cli_read_config(&next, jp->opts, jp->agent_uid);
+	jp->sources.read(&next, jp->sources.ctx, jp->agent_uid);
 	if (!config_ok(&next)) {
 		char hint[1024];
 
-		cli_trust_hint(&next, jp->opts, jp->agent_uid, hint, sizeof(hint));
+		jp->sources.trust_hint(&next, jp->sources.ctx, jp->agent_uid, hint, sizeof(hint));
 		len = (size_t)snprintf(reply, size,
 				       "error jail %s: the configuration is invalid; the running "
 				       "policy is unchanged%s%s\n", jp->id,

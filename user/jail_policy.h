@@ -11,27 +11,36 @@
 
 #include "audit.h"
 #include "auditlog.h"
-#include "cli.h"
 #include "config.h"
 #include "dnsallow.h"
 #include "dnsmsg.h"
 #include "hostnet.h"
 #include "livepolicy.h"
-#include "loader.h"
-#include "nftjail.h"
+#include "engine.h"
 #include "policy.h"
+
+/* Where a reload reads the configuration again: the sources `run` read
+ * (cmd_run.c gives the command line's), and the command that approves the
+ * lines they hold unapproved. */
+struct policy_sources {
+	void (*read)(struct config *cfg, const void *ctx, uid_t agent_uid);
+	void (*trust_hint)(const struct config *cfg, const void *ctx, uid_t agent_uid,
+			   char *hint, size_t size);
+	const void *ctx;
+};
 
 struct jail_policy {
 	const char *id;
-	struct jail_bpf *bpf;           /* the engine: BPF's maps, */
-	struct nftjail *nft;            /* or the rootless engine's rules */
-	const struct cli_options *opts; /* the sources a reload reads again */
+	struct engine *engine;          /* where the policy is in force */
+	struct policy_sources sources;  /* what a reload reads again */
 	struct config *cfg;             /* the configuration in force */
 	uint32_t gateway;               /* the jail's gateway, fixed */
 	uint32_t dns_forward;           /* pasta's DNS forward address, fixed */
 	uid_t agent_uid;                /* whose approvals a reload reads */
 	struct audit_log *audit;        /* where changes are recorded */
 	struct policy rules;            /* in the maps now (rules only) */
+	char refused[256];              /* the engine's words on the last policy
+					   it refused, or "" */
 	struct live_changes live;       /* allow/deny since the last reload */
 	struct dnsallow names;          /* addresses allowed by name, until when */
 	struct dns_seen *seen;          /* what names answers gave lately, or NULL */

@@ -29,6 +29,8 @@
  * if it is not there yet) and reap the child; from then on struct
  * jail_bpf owns the two program fds.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -63,7 +65,7 @@ enum { UNIX_CONNECT, UNIX_SENDMSG, N_UNIX_PROGS };
 struct jail_bpf {
 	struct ebpfjail *skel;
 	struct ring_buffer *ringbuf;
-	loader_event_fn on_event;
+	engine_event_fn on_event;
 	void *ctx;
 	struct bpf_tc_hook tc_hook;
 	struct bpf_tc_opts tc_opts;
@@ -298,6 +300,19 @@ static int collect_unix_hooks(struct jail_bpf *jail)
 		log_err(answer, "the kernel refused the Unix socket hooks: %s (run with -v for the "
 			"verifier log)", strerror(-answer));
 	return answer;
+}
+
+/* log_libbpf() - libbpf's print callback: every libbpf message, warnings
+ * included, only with -v (debug), since our own message says what failed;
+ * xdp-tools demotes them one level, we demote them all to debug. */
+static int log_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* Only with -v: libbpf's lines already end in a newline. */
+	if (log_get_level() < LOG_DEBUG)
+		return 0;
+	/* libbpf's own lines start with "libbpf: " */
+	fprintf(stderr, "ebpfjail: %s", level == LIBBPF_WARN ? "warning: " : "");
+	return vfprintf(stderr, fmt, ap);
 }
 
 int loader_open(const struct loader_options *opts, struct jail_bpf **out)
@@ -663,7 +678,7 @@ int loader_read_counters(const struct jail_bpf *jail, __u64 out[COUNTER_SLOTS])
 /* Tallies per bpf_map_lookup_batch(): 49 KiB of keys and values. */
 #define DENIALS_PER_READ 256
 
-int loader_read_denials(const struct jail_bpf *jail, loader_denial_fn fn, void *ctx)
+int loader_read_denials(const struct jail_bpf *jail, engine_denial_fn fn, void *ctx)
 {
 	int fd = bpf_map__fd(jail->skel->maps.denials), err = 0;
 	struct denial_tally *tallies = calloc(DENIALS_PER_READ, sizeof(*tallies));

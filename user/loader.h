@@ -8,21 +8,14 @@
 #include <linux/types.h>
 
 #include "ebpfjail.h"
+#include "engine.h"
+#include "policy.h"
 #include "unixpolicy.h"
-
-/* One entry of the policy trie (see bpf/ebpfjail.h). */
-struct policy_rule {
-	struct policy_key key;
-	struct policy_value value;
-};
 
 struct jail_bpf;
 
-/* Called for each denial read from the ring buffer; return 0 to go on. */
-typedef int (*loader_event_fn)(void *ctx, const struct jail_event *event);
-
 struct loader_options {
-	loader_event_fn on_event; /* may be NULL: events are then discarded */
+	engine_event_fn on_event; /* may be NULL: events are then discarded */
 	void *ctx;
 	/* The window of aggregation (bpf/ebpfjail.h); 0: DENIAL_WINDOW_NS.
 	 * Tests set 1 ns: every denial an event. */
@@ -159,16 +152,13 @@ int loader_events_poll(struct jail_bpf *jail, int timeout_ms);
  */
 int loader_read_counters(const struct jail_bpf *jail, __u64 out[COUNTER_SLOTS]);
 
-typedef void (*loader_denial_fn)(void *ctx, const struct denial_key *key,
-				 const struct denial_tally *tally);
-
 /**
  * loader_read_denials() - every tally of the denials map (bpf/ebpfjail.h,
  * "Aggregation") to @fn, some hundreds per system call. A key the kernel
  * inserts meanwhile may be missed (the next read has it); none comes twice.
  * Return: 0, or -errno.
  */
-int loader_read_denials(const struct jail_bpf *jail, loader_denial_fn fn, void *ctx);
+int loader_read_denials(const struct jail_bpf *jail, engine_denial_fn fn, void *ctx);
 
 /**
  * loader_test_run_tc() - run the classifier on a crafted frame

@@ -2,7 +2,6 @@
 /* log.c - messages to stderr with one "ebpfjail: " prefix and a verbosity */
 #include <errno.h>
 #include <stdio.h>
-#include <bpf/libbpf.h>
 
 #include "log.h"
 
@@ -53,14 +52,4 @@ int log_err(int err, const char *fmt, ...)
 	log_vmsg(LOG_ERR, fmt, ap);
 	va_end(ap);
 	return err;
-}
-
-int log_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	/* Only with -v: libbpf's lines already end in a newline. */
-	if (current_level < LOG_DEBUG)
-		return 0;
-	/* libbpf's own lines start with "libbpf: " */
-	fprintf(stderr, "ebpfjail: %s", level == LIBBPF_WARN ? "warning: " : "");
-	return vfprintf(stderr, fmt, ap);
 }

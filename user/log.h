@@ -4,7 +4,6 @@
 #define EBPFJAIL_LOG_H
 
 #include <stdarg.h>
-#include <bpf/libbpf.h>
 
 enum log_level {
 	LOG_ERR = 0,
@@ -30,13 +29,5 @@ int log_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 #define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
-
-/**
- * log_libbpf() - libbpf print callback: every libbpf message, warnings
- * included, is shown only with -v (debug), since our own message says what
- * failed; xdp-tools demotes them one level, we demote them all to debug.
- * Return: what vfprintf() returns, or 0 when nothing is printed.
- */
-int log_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap);
 
 #endif /* EBPFJAIL_LOG_H */

@@ -40,7 +40,7 @@ int nflog_event(const void *msg, size_t len, struct jail_event *e);
 int nflog_open(unsigned int group);
 
 /* Called for each event; a nonzero return stops the read once the current
- * datagram's events are handed over (as a loader_event_fn's would). */
+ * datagram's events are handed over (as a engine_event_fn's would). */
 typedef int (*nflog_event_fn)(void *ctx, const struct jail_event *e);
 
 /**

@@ -23,7 +23,7 @@ static int open_in_ns(void *arg)
 	return *fd < 0 ? *fd : 0;
 }
 
-int nftjail_open(struct nftjail *nj, int ns_fd, loader_event_fn on_event, void *ctx,
+int nftjail_open(struct nftjail *nj, int ns_fd, engine_event_fn on_event, void *ctx,
 		 uint64_t window_ns)
 {
 	int err, fd = -1;
@@ -187,7 +187,7 @@ int nftjail_events_poll(struct nftjail *nj)
 	return n;
 }
 
-int nftjail_read_counters(struct nftjail *nj, enum nftjail_counters which,
+int nftjail_read_counters(struct nftjail *nj, enum engine_counters which,
 			  __u64 c[COUNTER_SLOTS])
 {
 	struct engine_call call = { .engine = &nj->engine, .denied = nj->denied_now };
@@ -198,7 +198,7 @@ int nftjail_read_counters(struct nftjail *nj, enum nftjail_counters which,
 	/* Every denial is logged, or rate-limited while others of that
 	 * second are: nothing read since the last time, nothing to count.
 	 * An idle jail costs no nft listing. */
-	if (nj->seen || which == NFTJAIL_FINAL) {
+	if (nj->seen || which == ENGINE_COUNTERS_FINAL) {
 		int err = netns_run(nj->ns_fd, denied_in_ns, &call);
 
 		if (err)
@@ -213,15 +213,15 @@ int nftjail_read_counters(struct nftjail *nj, enum nftjail_counters which,
 	for (r = REASON_FIRST_DENY; r < REASON_COUNT; r++) {
 		uint64_t now = nj->denied_before[r] + nj->denied_now[r];
 
-		row[r] = which == NFTJAIL_SETTLED ? nj->denied_given[r] : now;
+		row[r] = which == ENGINE_COUNTERS_SETTLED ? nj->denied_given[r] : now;
 		row[COUNTER_EVENTS(r)] = nj->events[r];
-		if (which == NFTJAIL_SETTLED)
+		if (which == ENGINE_COUNTERS_SETTLED)
 			nj->denied_given[r] = now;
 	}
 	return 0;
 }
 
-int nftjail_read_denials(const struct nftjail *nj, loader_denial_fn fn, void *ctx)
+int nftjail_read_denials(const struct nftjail *nj, engine_denial_fn fn, void *ctx)
 {
 	size_t i;
 

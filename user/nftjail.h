@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "ebpfjail.h"
-#include "loader.h"
+#include "engine.h"
 #include "nftengine.h"
 #include "policy.h"
 
@@ -38,7 +38,7 @@ struct nftjail {
 	struct nftengine engine;
 	int nflog_fd;
 	uint64_t overflows;      /* NFLOG socket overflows seen */
-	loader_event_fn on_event;
+	engine_event_fn on_event;
 	void *ctx;
 	uint64_t window_ns;      /* DENIAL_WINDOW_NS, or a test's */
 	struct nftjail_slot *slots; /* DENIALS_MAX_ENTRIES, open addressing */
@@ -60,7 +60,7 @@ struct nftjail {
  * @window_ns: 0 for DENIAL_WINDOW_NS
  * Return: 0 or -errno (nothing is left to close then).
  */
-int nftjail_open(struct nftjail *nj, int ns_fd, loader_event_fn on_event, void *ctx,
+int nftjail_open(struct nftjail *nj, int ns_fd, engine_event_fn on_event, void *ctx,
 		 uint64_t window_ns);
 
 /**
@@ -79,24 +79,17 @@ int nftjail_events_fd(const struct nftjail *nj);
  */
 int nftjail_events_poll(struct nftjail *nj);
 
-/* Which counters nftjail_read_counters() gives (see there). */
-enum nftjail_counters {
-	NFTJAIL_NOW,     /* as the kernel counts them now: what status shows */
-	NFTJAIL_SETTLED, /* as they were at the read before: for the losses */
-	NFTJAIL_FINAL,   /* the agent is gone, the socket drained: exact */
-};
-
 /**
  * nftjail_read_counters() - as loader_read_counters(): COUNTER_SLOTS, only
  * the HOOK_NFT_OUTPUT row set (the deny reasons and their events; the
  * engine counts no allowed packet)
- * NFTJAIL_SETTLED: the denials of the read before this one. An NFLOG
+ * ENGINE_COUNTERS_SETTLED: the denials of the read before this one. An NFLOG
  * message reaches the socket a moment after its packet was counted, so a
  * denial counted now may not have been read yet, and would be taken for
- * lost; by the next read it has been. NFTJAIL_FINAL: the counters now.
+ * lost; by the next read it has been. ENGINE_COUNTERS_FINAL: the counters now.
  * Return: 0 or -errno.
  */
-int nftjail_read_counters(struct nftjail *nj, enum nftjail_counters which,
+int nftjail_read_counters(struct nftjail *nj, enum engine_counters which,
 			  __u64 c[COUNTER_SLOTS]);
 
 /**
@@ -105,7 +98,7 @@ int nftjail_read_counters(struct nftjail *nj, enum nftjail_counters which,
  * Unlike the kernel's LRU map the table never evicts: past
  * DENIALS_MAX_ENTRIES kinds, each denial of a new kind is an event.
  */
-int nftjail_read_denials(const struct nftjail *nj, loader_denial_fn fn, void *ctx);
+int nftjail_read_denials(const struct nftjail *nj, engine_denial_fn fn, void *ctx);
 
 /** nftjail_close() - the socket and the table; the rules stay in the
  * namespace, which goes with the jail */

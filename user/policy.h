@@ -8,7 +8,13 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "loader.h"
+#include "ebpfjail.h"
+
+/* One entry of the policy trie (see bpf/ebpfjail.h). */
+struct policy_rule {
+	struct policy_key key;
+	struct policy_value value;
+};
 
 struct host_prefix {
 	uint32_t addr; /* network byte order */

@@ -141,30 +141,19 @@ static void write_lost(struct jail *j, unsigned int reason, uint64_t lost)
 	j->summary.lost += lost;
 }
 
-/* The engine's side of the loop, BPF's (loader.h) or the rootless one's
- * (nftjail.h): both give events, counters and tallies alike. */
+/* The engine's side of the loop (engine.h); none without a jail
+ * (egress-jail = off). */
 static int engine_poll(struct jail *j)
 {
-	if (j->nft)
-		return nftjail_events_poll(j->nft);
-	return j->bpf ? loader_events_poll(j->bpf, 0) : 0;
+	return j->engine ? engine_events_poll(j->engine) : 0;
 }
 
-static int engine_counters(struct jail *j, enum nftjail_counters which, __u64 c[COUNTER_SLOTS])
+static int engine_counters(struct jail *j, enum engine_counters which, __u64 c[COUNTER_SLOTS])
 {
-	if (j->nft)
-		return nftjail_read_counters(j->nft, which, c);
-	return j->bpf ? loader_read_counters(j->bpf, c) : -ENOENT;
+	return j->engine ? engine_read_counters(j->engine, which, c) : -ENOENT;
 }
 
-static int engine_denials(struct jail *j, loader_denial_fn fn)
-{
-	if (j->nft)
-		return nftjail_read_denials(j->nft, fn, j);
-	return loader_read_denials(j->bpf, fn, j);
-}
-
-/* book_tally() - a loader_denial_fn: one tally of the map into the book */
+/* book_tally() - a engine_denial_fn: one tally of the map into the book */
 static void book_tally(void *ctx, const struct denial_key *k, const struct denial_tally *t)
 {
 	struct jail *j = ctx;
@@ -188,8 +177,8 @@ static uint64_t denials_in(const __u64 c[COUNTER_SLOTS])
  * repeats of every key into count records, and what was lost into a lost
  * record (ebpfjail.h, "Aggregation")
  * @c: the counters, read before the map
- * @all: every denial counted now (the rootless engine's @c lag a read
- *       behind, nftjail.h): the same as nothing new since the last
+ * @all: every denial counted now (an engine's settled @c may lag a read
+ *       behind, engine.h): the same as nothing new since the last
  *       complete read, nothing to read */
 static void close_window(struct jail *j, const __u64 c[COUNTER_SLOTS], uint64_t all)
 {
@@ -213,7 +202,7 @@ static void close_window(struct jail *j, const __u64 c[COUNTER_SLOTS], uint64_t 
 	engine_poll(j);
 	err = denial_book_begin(&j->book);
 	if (!err)
-		err = engine_denials(j, book_tally);
+		err = engine_read_denials(j->engine, book_tally, j);
 	n = denial_book_end(&j->book, err == 0);
 	if (err || j->book.overflow) {
 		if (err)
@@ -282,7 +271,7 @@ static void update_status(struct jail *j)
 {
 	__u64 c[COUNTER_SLOTS];
 
-	if (engine_counters(j, NFTJAIL_NOW, c) == 0)
+	if (engine_counters(j, ENGINE_COUNTERS_NOW, c) == 0)
 		show_status(j, c);
 }
 
@@ -295,7 +284,8 @@ void supervisor_start_status(struct jail *j, char **argv, const struct agent_use
 	j->status.uid = u->uid;
 	snprintf(j->status.user, sizeof(j->status.user), "%s", u->name);
 	j->status.started = time(NULL);
-	snprintf(j->status.engine, sizeof(j->status.engine), "%s", j->rootless ? "nftables" : "bpf");
+	snprintf(j->status.engine, sizeof(j->status.engine), "%s",
+		 j->engine ? engine_name(j->engine) : "none");
 	for (i = 0; argv[i] && used + 1 < sizeof(j->status.command); i++) {
 		int n = snprintf(j->status.command + used, sizeof(j->status.command) - used, "%s%s",
 				 i ? " " : "", argv[i]);
@@ -515,7 +505,7 @@ static void serve_control(struct jail *j)
 	int i, fd;
 
 	for (i = 0; i < 8; i++) {
-		fd = control_accept(j->control_fd, req, j->rootless);
+		fd = control_accept(j->control_fd, req, j->mode == JAIL_MODE_ROOTLESS);
 		if (fd == -EAGAIN)
 			return;
 		if (fd < 0)
@@ -591,73 +581,159 @@ static int wait_ms(int a, int b)
  * relayed round trip its latency six times over (one bpf() per slot). */
 static void every_second(struct jail *j)
 {
-	__u64 c[COUNTER_SLOTS];
-
-	__u64 now[COUNTER_SLOTS];
+	__u64 c[COUNTER_SLOTS], now[COUNTER_SLOTS];
 
 	jail_policy_expire_names(&j->policy);
-	if (engine_counters(j, NFTJAIL_SETTLED, c))
+	/* The settled counters may lag a read behind the ones now (engine.h);
+	 * now first: where both are exact (BPF), @c then counts at least
+	 * what @now does, and an idle window never skips a denial. */
+	if (engine_counters(j, ENGINE_COUNTERS_NOW, now) ||
+	    engine_counters(j, ENGINE_COUNTERS_SETTLED, c))
 		return;
-	/* The rootless engine's settled counters lag a read behind. */
-	if (j->nft && engine_counters(j, NFTJAIL_NOW, now))
-		return;
-	close_window(j, c, denials_in(j->nft ? now : c));
-	show_status(j, j->nft ? now : c);
+	close_window(j, c, denials_in(now));
+	show_status(j, now);
 }
 
-int supervise(struct jail *j, const sigset_t *set, int *status)
+/* What woke the loop: each registered descriptor carries its kind, and the
+ * loop switches on it (passt's union epoll_ref, epoll_type.h). */
+enum wake {
+	WAKE_SIGNAL,      /* the signalfd */
+	WAKE_SECOND,      /* the timerfd: once a second */
+	WAKE_ENGINE,      /* the engine's denial events */
+	WAKE_RELAYS,
+	WAKE_DNS,
+	WAKE_CONTROL,     /* a client of the control socket */
+	WAKE_INIT,        /* the agent's init says something */
+	WAKE_HOST,        /* the host's netlink notifications */
+	WAKE_HOST_TIMER,  /* the full read after a burst of them is due */
+};
+
+static const char *const wake_name[] = {
+	[WAKE_SIGNAL] = "signals",          [WAKE_SECOND] = "second timer",
+	[WAKE_ENGINE] = "engine's events",  [WAKE_RELAYS] = "relays",
+	[WAKE_DNS] = "DNS forwarder",       [WAKE_CONTROL] = "control socket",
+	[WAKE_INIT] = "agent's init",       [WAKE_HOST] = "host's notifications",
+	[WAKE_HOST_TIMER] = "host's timer",
+};
+
+/* watch() - @fd into the loop as @kind. A registration that fails is a
+ * jail that would stop hearing something (its denials, its agent's exit,
+ * the host gaining a network) with nothing said: the caller fails closed.
+ * Return: 0 or -errno (logged). */
+static int watch(struct supervisor_loop *l, int fd, enum wake kind)
 {
-	struct epoll_event ev = { .events = EPOLLIN }, got[4];
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = kind };
+
+	if (epoll_ctl(l->efd, EPOLL_CTL_ADD, fd, &ev))
+		return log_err(-errno, "cannot watch the %s: %s", wake_name[kind], strerror(errno));
+	return 0;
+}
+
+void supervisor_close(struct supervisor_loop *l)
+{
+	if (l->tfd >= 0)
+		close(l->tfd);
+	if (l->efd >= 0)
+		close(l->efd);
+	if (l->sfd >= 0)
+		close(l->sfd);
+	l->sfd = l->efd = l->tfd = -1;
+}
+
+int supervisor_open(struct supervisor_loop *l, struct jail *j, const sigset_t *set)
+{
 	struct itimerspec second = { { 1, 0 }, { 1, 0 } };
-	int sfd, efd, tfd, done = 0, i, n;
+	int err;
+
+	l->sfd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+	l->efd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->sfd < 0 || l->efd < 0) {
+		err = log_err(-errno, "cannot watch signals: %s", strerror(errno));
+		goto fail;
+	}
+	err = watch(l, l->sfd, WAKE_SIGNAL);
+	if (err)
+		goto fail;
+	/* Without a timerfd, epoll_wait()'s timeout stands in for it. */
+	l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (l->tfd >= 0 && (timerfd_settime(l->tfd, 0, &second, NULL) || watch(l, l->tfd, WAKE_SECOND))) {
+		close(l->tfd);
+		l->tfd = -1;
+	}
+	err = j->engine ? watch(l, engine_events_fd(j->engine), WAKE_ENGINE) : 0;
+	if (!err && j->relays)
+		err = watch(l, relays_fd(j->relays), WAKE_RELAYS);
+	if (!err && j->dns)
+		err = watch(l, dnsfwd_fd(j->dns), WAKE_DNS);
+	if (!err && j->control_fd >= 0)
+		err = watch(l, j->control_fd, WAKE_CONTROL);
+	if (!err && j->watch.fd >= 0)
+		err = watch(l, j->watch.fd, WAKE_HOST);
+	if (!err && j->watch.fd >= 0)
+		err = watch(l, j->watch.timer_fd, WAKE_HOST_TIMER);
+	if (!err)
+		return 0;
+fail:
+	supervisor_close(l);
+	return err;
+}
+
+/* dispatch() - one wakeup of @kind. Return: 1 once the agent is reaped. */
+static int dispatch(struct jail *j, struct supervisor_loop *l, enum wake kind, int *status)
+{
+	struct signalfd_siginfo si;
+	uint64_t ticks;
+	int done = 0;
+
+	switch (kind) {
+	case WAKE_SIGNAL:
+		while (!done && read(l->sfd, &si, sizeof(si)) == sizeof(si))
+			done = handle_signal(j, &si, status);
+		break;
+	case WAKE_SECOND:
+		if (read(l->tfd, &ticks, sizeof(ticks)) == sizeof(ticks))
+			every_second(j);
+		break;
+	case WAKE_ENGINE:
+		engine_poll(j);
+		break;
+	case WAKE_RELAYS:
+		relays_dispatch(j->relays);
+		break;
+	case WAKE_DNS:
+		dnsfwd_dispatch(j->dns);
+		break;
+	case WAKE_CONTROL:
+		serve_control(j);
+		break;
+	case WAKE_INIT:
+		serve_init(j);
+		break;
+	case WAKE_HOST:
+		host_news(j);
+		break;
+	case WAKE_HOST_TIMER:
+		if (hostwatch_due(&j->watch))
+			host_changed(j);
+		break;
+	}
+	return done;
+}
+
+int supervise(struct jail *j, struct supervisor_loop *l, int *status)
+{
+	struct epoll_event got[4];
+	int done = 0, i, n, err = 0;
 
 	*status = 0;
-	sfd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
-	efd = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || efd < 0) {
-		n = log_err(-errno, "cannot watch signals: %s", strerror(errno));
-		if (sfd >= 0)
-			close(sfd);
-		if (efd >= 0)
-			close(efd);
-		return n;
-	}
-	ev.data.fd = sfd;
-	epoll_ctl(efd, EPOLL_CTL_ADD, sfd, &ev);
-	/* Without a timerfd, epoll_wait()'s timeout stands in for it. */
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (tfd >= 0 && timerfd_settime(tfd, 0, &second, NULL) == 0) {
-		ev.data.fd = tfd;
-		epoll_ctl(efd, EPOLL_CTL_ADD, tfd, &ev);
-	} else if (tfd >= 0) {
-		close(tfd);
-		tfd = -1;
-	}
-	if (j->bpf || j->nft) {
-		ev.data.fd = j->nft ? nftjail_events_fd(j->nft) : loader_events_fd(j->bpf);
-		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	}
-	if (j->relays) {
-		ev.data.fd = relays_fd(j->relays);
-		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	}
-	if (j->dns) {
-		ev.data.fd = dnsfwd_fd(j->dns);
-		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	}
-	if (j->control_fd >= 0) {
-		ev.data.fd = j->control_fd;
-		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	}
-	if (j->proc.channel >= 0) {
-		ev.data.fd = j->proc.channel;
-		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	}
-	if (j->watch.fd >= 0) {
-		ev.data.fd = j->watch.fd;
-		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
-		ev.data.fd = j->watch.timer_fd;
-		epoll_ctl(efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	/* The init's channel exists once the agent was spawned. */
+	if (j->proc.channel >= 0)
+		err = watch(l, j->proc.channel, WAKE_INIT);
+	if (err) {
+		fprintf(stderr, "ebpfjail: the jail cannot hear its agent's init, so the agent was "
+				"stopped\n");
+		stop_agent(j);
+		goto out;
 	}
 	/* The agent may have exited before the signalfd existed. */
 	{
@@ -673,59 +749,20 @@ int supervise(struct jail *j, const sigset_t *set, int *status)
 			audit_log_flush(&j->audit);
 			held = -1;
 		}
-		n = epoll_wait(efd, got, 4, wait_ms(tfd >= 0 ? -1 : 1000, held));
+		n = epoll_wait(l->efd, got, 4, wait_ms(l->tfd >= 0 ? -1 : 1000, held));
 		if (n == 0 && held < 0)
 			every_second(j);
-		for (i = 0; i < n && !done; i++) {
-			struct signalfd_siginfo si;
-			uint64_t ticks;
-
-			if (got[i].data.fd == tfd) {
-				if (read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks))
-					every_second(j);
-				continue;
-			}
-			if (j->relays && got[i].data.fd == relays_fd(j->relays)) {
-				relays_dispatch(j->relays);
-				continue;
-			}
-			if (j->dns && got[i].data.fd == dnsfwd_fd(j->dns)) {
-				dnsfwd_dispatch(j->dns);
-				continue;
-			}
-			if (got[i].data.fd == j->control_fd) {
-				serve_control(j);
-				continue;
-			}
-			if (got[i].data.fd == j->proc.channel) {
-				serve_init(j);
-				continue;
-			}
-			if (got[i].data.fd == j->watch.fd) {
-				host_news(j);
-				continue;
-			}
-			if (got[i].data.fd == j->watch.timer_fd) {
-				if (hostwatch_due(&j->watch))
-					host_changed(j);
-				continue;
-			}
-			if (got[i].data.fd != sfd) {
-				engine_poll(j);
-				continue;
-			}
-			while (!done && read(sfd, &si, sizeof(si)) == sizeof(si))
-				done = handle_signal(j, &si, status);
-		}
+		for (i = 0; i < n && !done; i++)
+			done = dispatch(j, l, (enum wake)got[i].data.u32, status);
 	}
-	if (tfd >= 0)
-		close(tfd);
-	close(efd);
-	close(sfd);
+out:
+	supervisor_close(l);
 	agent_terminal_return(&j->proc); /* the agent is gone: to the shell */
 	if (j->proc.tty >= 0)
 		close(j->proc.tty);
 	j->proc.tty = -1;
+	if (err)
+		return err;
 	return j->network_lost ? -ENETDOWN : 0;
 }
 
@@ -738,7 +775,7 @@ void supervisor_drain(struct jail *j)
 	 * left unread would be counted as shown and never written. */
 	while (engine_poll(j) > 0)
 		;
-	if (engine_counters(j, NFTJAIL_FINAL, c) == 0)
+	if (engine_counters(j, ENGINE_COUNTERS_FINAL, c) == 0)
 		close_window(j, c, denials_in(c));
 	denial_book_free(&j->book);
 }

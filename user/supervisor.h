@@ -32,15 +32,37 @@ int supervisor_on_event(void *ctx, const struct jail_event *e);
  */
 void supervisor_start_status(struct jail *j, char **argv, const struct agent_user *u);
 
+/* The event loop's descriptors. */
+struct supervisor_loop {
+	int sfd; /* signalfd */
+	int efd; /* epoll */
+	int tfd; /* the second's timerfd, or -1 */
+};
+
+#define SUPERVISOR_LOOP_INIT { .sfd = -1, .efd = -1, .tfd = -1 }
+
 /**
- * supervise() - run the event loop until the agent is reaped
+ * supervisor_open() - the event loop with every descriptor of @j but the
+ * agent's (the engine's events, relays, DNS, control socket, the host's
+ * watch), before the agent starts: a registration that fails stops the
+ * start (fail closed), not the jail's hearing
  * @set: from supervisor_block_signals()
+ * Return: 0, or -errno (logged; nothing is left open).
+ */
+int supervisor_open(struct supervisor_loop *l, struct jail *j, const sigset_t *set);
+
+/** supervisor_close() - the loop's descriptors; an unopened loop is fine */
+void supervisor_close(struct supervisor_loop *l);
+
+/**
+ * supervise() - the agent's init channel into @l, then the event loop
+ * until the agent is reaped; @l is closed on return
  * @status: the agent's wait status
  * Return: 0; -ENETDOWN when pasta died under the agent (which was then
- * stopped; the cause is printed); or -errno (logged) when the loop cannot
- * be set up.
+ * stopped; the cause is printed); or -errno (logged) when the init's
+ * channel cannot be watched (the agent was stopped).
  */
-int supervise(struct jail *j, const sigset_t *set, int *status);
+int supervise(struct jail *j, struct supervisor_loop *l, int *status);
 
 /**
  * supervisor_drain() - the denial events still in the ring buffer, and the

@@ -609,7 +609,7 @@ static void aggregate_child(int out)
 			break;
 		usleep(10000);
 	}
-	if (nftjail_read_counters(&nj, NFTJAIL_FINAL, c) || nftjail_read_denials(&nj, agg_tally, &seen))
+	if (nftjail_read_counters(&nj, ENGINE_COUNTERS_FINAL, c) || nftjail_read_denials(&nj, agg_tally, &seen))
 		_exit(98);
 	results[0] = (uint64_t)refused;
 	results[1] = seen.events;

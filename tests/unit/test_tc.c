@@ -340,7 +340,7 @@ Test(tc, agrees_with_the_policy_model)
 	}
 }
 
-/* sum_tallies() - a loader_denial_fn: how many keys, how many repeats */
+/* sum_tallies() - a engine_denial_fn: how many keys, how many repeats */
 static void sum_tallies(void *ctx, const struct denial_key *k, const struct denial_tally *t)
 {
 	__u64 *sums = ctx;

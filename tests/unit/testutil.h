@@ -31,7 +31,7 @@ struct test_events {
 };
 
 /**
- * test_events_add() - a loader_event_fn for loader_options: @ctx is the
+ * test_events_add() - an engine_event_fn for loader_options: @ctx is the
  * struct test_events that keeps @e
  * Return: 0 (keep going).
  */
