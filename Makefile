@@ -53,8 +53,22 @@ FUZZ_SECONDS ?= 600
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
 
-LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
-LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmnl libseccomp libnftables 2>/dev/null || echo -lbpf -lelf -lz -lmnl -lseccomp -lnftables)
+# The libraries, from pkg-config, each with the Debian package that has its
+# .pc file: a missing one stops the build, by name (no guessed -l flags
+# that fail later, or link what happens to be there).
+PKGS := libbpf:libbpf-dev libelf:libelf-dev zlib:zlib1g-dev libmnl:libmnl-dev \
+	libseccomp:libseccomp-dev libnftables:libnftables-dev
+pkg_name = $(firstword $(subst :, ,$(1)))
+pkg_deb = $(lastword $(subst :, ,$(1)))
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+MISSING_PKGS := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(call pkg_name,$(p)) && echo y),,$(p))))
+ifneq ($(MISSING_PKGS),)
+$(error $(PKG_CONFIG) finds no $(foreach p,$(MISSING_PKGS),$(call pkg_name,$(p)) [apt-get install $(call pkg_deb,$(p))]); run scripts/deps.sh)
+endif
+endif
+PKG_NAMES := $(foreach p,$(PKGS),$(call pkg_name,$(p)))
+LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf)
+LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs $(PKG_NAMES))
 
 WARN := -Wall -Wextra -Werror
 # -O2 -g always; CFLAGS, CPPFLAGS and LDFLAGS from the command line or the
@@ -72,8 +86,12 @@ LINK_FLAGS := $(OPT) $(CFLAGS) $(LDFLAGS)
 # structs (preserve_access_index) and calls kfuncs, and for those libbpf
 # parses the kernel's BTF: on Linux 6.18 (a 5.5 MB BTF) about 8 ms and 11 MB
 # of peak RSS, which is why a child that exits at once pays them.
+# The system includes are the ones clang itself reports (libbpf-bootstrap's
+# CLANG_BPF_SYS_INCLUDES): -target bpf searches no host directory of its own.
+CLANG_BPF_SYS_INCLUDES ?= $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -DBPF_NO_PRESERVE_ACCESS_INDEX $(WARN) \
-	-Ivmlinux -Ibpf -idirafter /usr/include -idirafter /usr/include/$(shell $(CC) -dumpmachine)
+	-Ivmlinux -Ibpf $(CLANG_BPF_SYS_INCLUDES)
 
 ifeq ($(V),1)
 Q :=
@@ -127,7 +145,12 @@ $(OUT)/user/%.o: user/%.c | $(OUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
 
-$(OUT)/user/loader.o: $(OUT)/ebpfjail.skel.h $(OUT)/ebpfjail_unix.skel.h
+$(OUT)/user/loader.o: $(OUT)/ebpfjail.skel.h $(OUT)/ebpfjail_unix.skel.h $(OUT)/attach_types.h
+
+# The attach types <linux/bpf.h> may lack, from a compile probe.
+$(OUT)/attach_types.h: scripts/attach-types.sh vmlinux/vmlinux.h | $(OUT)
+	$(call msg,GEN,$@)
+	$(Q)scripts/attach-types.sh "$(CC)" "$(CLANG)" >$@
 
 $(OUT)/ebpfjail: $(USER_OBJS)
 	$(call msg,LINK,$@)

@@ -55,10 +55,10 @@
 #include "loader.h"
 #include "log.h"
 
-/* Debian 12's <linux/bpf.h> (Linux 6.1) predates them; UAPI numbers are
- * stable. */
-#define ATTACH_UNIX_CONNECT ((enum bpf_attach_type)49) /* BPF_CGROUP_UNIX_CONNECT */
-#define ATTACH_UNIX_SENDMSG ((enum bpf_attach_type)50) /* BPF_CGROUP_UNIX_SENDMSG */
+/* ATTACH_UNIX_CONNECT, ATTACH_UNIX_SENDMSG: Debian 12's <linux/bpf.h>
+ * (Linux 6.1) predates them; scripts/attach-types.sh says where they came
+ * from. */
+#include "attach_types.h"
 
 enum { UNIX_CONNECT, UNIX_SENDMSG, N_UNIX_PROGS };
 
