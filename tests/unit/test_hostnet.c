@@ -6,28 +6,7 @@
 #include <criterion/criterion.h>
 
 #include "hostnet.h"
-
-static struct nl_addr addr4(int ifindex, const char *a, uint8_t prefixlen)
-{
-	struct nl_addr x = { .family = AF_INET, .prefixlen = prefixlen, .ifindex = ifindex };
-
-	inet_pton(AF_INET, a, x.addr);
-	return x;
-}
-
-static struct nl_route route4(uint32_t table, uint8_t type, int oif, const char *dst,
-			      uint8_t dst_len, const char *gw)
-{
-	struct nl_route r = { .family = AF_INET, .dst_len = dst_len, .type = type,
-			      .table = table, .oif = oif };
-
-	inet_pton(AF_INET, dst, r.dst);
-	if (gw) {
-		r.has_gateway = true;
-		inet_pton(AF_INET, gw, r.gateway);
-	}
-	return r;
-}
+#include "testutil.h"
 
 static bool has(const struct host_prefix *list, size_t n, const char *addr, uint8_t prefixlen)
 {
@@ -46,21 +25,21 @@ static bool has(const struct host_prefix *list, size_t n, const char *addr, uint
 Test(hostnet, facts_from_dumps)
 {
 	const struct nl_addr addrs[] = {
-		addr4(1, "127.0.0.1", 8),
-		addr4(2, "203.0.113.2", 24),
-		addr4(3, "10.23.0.1", 24),
+		test_addr4(1, "127.0.0.1", 8),
+		test_addr4(2, "203.0.113.2", 24),
+		test_addr4(3, "10.23.0.1", 24),
 	};
 	const struct nl_route routes[] = {
-		route4(RT_TABLE_MAIN, RTN_UNICAST, 2, "0.0.0.0", 0, "203.0.113.1"),
-		route4(RT_TABLE_MAIN, RTN_UNICAST, 2, "203.0.113.0", 24, NULL),
-		route4(RT_TABLE_MAIN, RTN_UNICAST, 3, "198.18.0.0", 15, "10.23.0.2"),
-		route4(100, RTN_UNICAST, 3, "10.99.0.0", 16, "10.23.0.2"),
-		route4(RT_TABLE_LOCAL, RTN_LOCAL, 2, "203.0.113.2", 32, NULL),
-		route4(RT_TABLE_LOCAL, RTN_BROADCAST, 2, "203.0.113.255", 32, NULL),
-		route4(RT_TABLE_LOCAL, RTN_LOCAL, 1, "192.0.2.0", 24, NULL),
+		test_route4(RT_TABLE_MAIN, RTN_UNICAST, 2, "0.0.0.0", 0, "203.0.113.1", 0),
+		test_route4(RT_TABLE_MAIN, RTN_UNICAST, 2, "203.0.113.0", 24, NULL, 0),
+		test_route4(RT_TABLE_MAIN, RTN_UNICAST, 3, "198.18.0.0", 15, "10.23.0.2", 0),
+		test_route4(100, RTN_UNICAST, 3, "10.99.0.0", 16, "10.23.0.2", 0),
+		test_route4(RT_TABLE_LOCAL, RTN_LOCAL, 2, "203.0.113.2", 32, NULL, 0),
+		test_route4(RT_TABLE_LOCAL, RTN_BROADCAST, 2, "203.0.113.255", 32, NULL, 0),
+		test_route4(RT_TABLE_LOCAL, RTN_LOCAL, 1, "192.0.2.0", 24, NULL, 0),
 		/* a local /32 with no address, and a local route elsewhere */
-		route4(RT_TABLE_LOCAL, RTN_LOCAL, 1, "198.51.100.7", 32, NULL),
-		route4(100, RTN_LOCAL, 1, "198.51.100.64", 26, NULL),
+		test_route4(RT_TABLE_LOCAL, RTN_LOCAL, 1, "198.51.100.7", 32, NULL, 0),
+		test_route4(100, RTN_LOCAL, 1, "198.51.100.64", 26, NULL, 0),
 	};
 	struct hostnet h;
 

@@ -15,6 +15,14 @@
 #include <criterion/parameterized.h>
 
 #include "routes.h"
+#include "testutil.h"
+
+/* The jail's routes: every gateway on-link. */
+static struct nl_route route4(uint32_t table, uint8_t type, int oif, const char *dst,
+			      uint8_t dst_len, const char *gw)
+{
+	return test_route4(table, type, oif, dst, dst_len, gw, RTNH_F_ONLINK);
+}
 
 #define LO 1
 #define TAP 2
@@ -25,29 +33,6 @@ static struct nl_addr addrs[8];
 static struct nl_route routes[16];
 static struct nl_rule rules[8];
 static struct net_state state;
-
-static struct nl_addr addr4(int ifindex, const char *a, uint8_t prefixlen)
-{
-	struct nl_addr x = { .family = AF_INET, .prefixlen = prefixlen, .ifindex = ifindex };
-
-	inet_pton(AF_INET, a, x.addr);
-	return x;
-}
-
-static struct nl_route route4(uint32_t table, uint8_t type, int oif, const char *dst,
-			      uint8_t dst_len, const char *gw)
-{
-	struct nl_route r = { .family = AF_INET, .dst_len = dst_len, .type = type,
-			      .table = table, .oif = oif };
-
-	inet_pton(AF_INET, dst, r.dst);
-	if (gw) {
-		r.has_gateway = true;
-		inet_pton(AF_INET, gw, r.gateway);
-		r.flags = RTNH_F_ONLINK;
-	}
-	return r;
-}
 
 static struct nl_rule rule4(uint32_t priority, uint32_t table)
 {
@@ -69,8 +54,8 @@ static void good_state(void)
 	inet_pton(AF_INET, "203.0.113.1", &want.gateway);
 	v6.addr[15] = 1;
 	v6lo.dst[15] = 1;
-	addrs[s.n_addrs++] = addr4(LO, "127.0.0.1", 8);
-	addrs[s.n_addrs++] = addr4(TAP, "203.0.113.2", 32);
+	addrs[s.n_addrs++] = test_addr4(LO, "127.0.0.1", 8);
+	addrs[s.n_addrs++] = test_addr4(TAP, "203.0.113.2", 32);
 	addrs[s.n_addrs++] = v6;
 	routes[s.n_routes++] = route4(RT_TABLE_MAIN, RTN_UNICAST, TAP, "0.0.0.0", 0, "203.0.113.1");
 	routes[s.n_routes++] = route4(RT_TABLE_LOCAL, RTN_LOCAL, LO, "127.0.0.0", 8, NULL);
@@ -130,10 +115,10 @@ static void apply(enum surprise what)
 
 	switch (what) {
 	case EXTRA_ADDRESS_ON_TAP:
-		addrs[state.n_addrs++] = addr4(TAP, "10.23.0.5", 24);
+		addrs[state.n_addrs++] = test_addr4(TAP, "10.23.0.5", 24);
 		break;
 	case EXTRA_ADDRESS_ON_LO:
-		addrs[state.n_addrs++] = addr4(LO, "192.168.1.1", 32);
+		addrs[state.n_addrs++] = test_addr4(LO, "192.168.1.1", 32);
 		break;
 	case IPV6_ADDRESS:
 		addrs[state.n_addrs++] = a6;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
 
 #include "cgroup.h"
@@ -77,4 +78,27 @@ int test_events_add(void *ctx, const struct jail_event *e)
 		t->e[t->n++] = *e;
 	t->total++;
 	return 0;
+}
+
+struct nl_addr test_addr4(int ifindex, const char *a, uint8_t prefixlen)
+{
+	struct nl_addr x = { .family = AF_INET, .prefixlen = prefixlen, .ifindex = ifindex };
+
+	inet_pton(AF_INET, a, x.addr);
+	return x;
+}
+
+struct nl_route test_route4(uint32_t table, uint8_t type, int oif, const char *dst,
+			    uint8_t dst_len, const char *gw, uint32_t gw_flags)
+{
+	struct nl_route r = { .family = AF_INET, .dst_len = dst_len, .type = type,
+			      .table = table, .oif = oif };
+
+	inet_pton(AF_INET, dst, r.dst);
+	if (gw) {
+		r.has_gateway = true;
+		inet_pton(AF_INET, gw, r.gateway);
+		r.flags = gw_flags;
+	}
+	return r;
 }

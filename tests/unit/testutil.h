@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* testutil.h - what the kernel tests share: a throwaway cgroup, the
- * events the loader hands over */
+/* testutil.h - what the tests share: a throwaway cgroup, the events the
+ * loader hands over, hand-made netlink dump entries */
 #ifndef EBPFJAIL_TESTUTIL_H
 #define EBPFJAIL_TESTUTIL_H
 
+#include <stdint.h>
 #include <linux/types.h>
 
 #include "ebpfjail.h"
+#include "netlink.h"
 
 /**
  * test_cgroup_open() - make a uniquely named cgroup for this test process
@@ -36,5 +38,15 @@ struct test_events {
  * Return: 0 (keep going).
  */
 int test_events_add(void *ctx, const struct jail_event *e);
+
+/** test_addr4() - an IPv4 address dump entry: @a/@prefixlen on @ifindex */
+struct nl_addr test_addr4(int ifindex, const char *a, uint8_t prefixlen);
+
+/**
+ * test_route4() - an IPv4 route dump entry: @dst/@dst_len in @table, of
+ * @type, out of @oif, via @gw (NULL: none) with the next hop's @gw_flags
+ */
+struct nl_route test_route4(uint32_t table, uint8_t type, int oif, const char *dst,
+			    uint8_t dst_len, const char *gw, uint32_t gw_flags);
 
 #endif /* EBPFJAIL_TESTUTIL_H */
