@@ -27,10 +27,10 @@
 # Everything generated lives under build/. Layout follows libbpf-bootstrap:
 # each bpf/*.bpf.c is compiled alone, `bpftool gen object` links them into one
 # object (maps declared __weak are merged), `bpftool gen skeleton` turns that
-# into build/ebpfjail.skel.h, which only user/loader.c includes. The one
+# into build/ebpfjail.skel.h, which only user/engine/bpf/loader.c includes. The one
 # exception is bpf/unix.bpf.c: it needs the kernel's BTF (kfuncs, CO-RE), so
 # it is an object and skeleton of its own (build/ebpfjail_unix.skel.h),
-# loaded by a short-lived child of the supervisor (see user/loader.c).
+# loaded by a short-lived child of the supervisor (see user/engine/bpf/loader.c).
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -70,6 +70,12 @@ PKG_NAMES := $(foreach p,$(PKGS),$(call pkg_name,$(p)))
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf)
 LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs $(PKG_NAMES))
 
+# user/ is one folder per mechanism (README.md, "Layout"); every folder is
+# on the include path, so a header is named by its file alone.
+USER_SRCS := $(wildcard user/*.c user/*/*.c user/*/*/*.c)
+USER_HDRS := $(wildcard user/*.h user/*/*.h user/*/*/*.h)
+USER_INCLUDES := $(addprefix -I,$(sort $(patsubst %/,%,$(dir $(USER_SRCS) $(USER_HDRS)))))
+
 WARN := -Wall -Wextra -Werror
 # -O2 -g always; CFLAGS, CPPFLAGS and LDFLAGS from the command line or the
 # environment come after them (`make CFLAGS+=-fsanitize=address` keeps -O2).
@@ -77,7 +83,7 @@ WARN := -Wall -Wextra -Werror
 OPT := -O2 -g
 USER_WARN := $(WARN) -Wcast-qual -Wmissing-prototypes
 USER_CFLAGS := -std=gnu11 $(USER_WARN) -D_GNU_SOURCE -DEBPFJAIL_VERSION='"$(VERSION)"' \
-	-Iuser -Ibpf -I$(OUT) $(LIBBPF_CFLAGS) -MMD -MP $(OPT) $(CPPFLAGS) $(CFLAGS)
+	$(USER_INCLUDES) -Ibpf -I$(OUT) $(LIBBPF_CFLAGS) -MMD -MP $(OPT) $(CPPFLAGS) $(CFLAGS)
 LINK_FLAGS := $(OPT) $(CFLAGS) $(LDFLAGS)
 # Only -idirafter for the system includes, so vmlinux.h wins over <linux/*.h>.
 # No CO-RE by default: every type sock.bpf.c and tc.bpf.c read is UAPI (the
@@ -105,7 +111,6 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(filter-out bpf/unix.bpf.c,$(BPF_SRCS)))
 BPF_HDRS := $(wildcard bpf/*.h)
 
-USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
 # Everything but main(): linked into the unit test binary as well.
 LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
@@ -141,11 +146,12 @@ $(OUT)/ebpfjail_unix.skel.h: $(OUT)/ebpfjail_unix.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name ebpfjail_unix > $@
 
 # --- user space -------------------------------------------------------------
-$(OUT)/user/%.o: user/%.c | $(OUT)/user
+$(OUT)/user/%.o: user/%.c
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
 
-$(OUT)/user/loader.o: $(OUT)/ebpfjail.skel.h $(OUT)/ebpfjail_unix.skel.h $(OUT)/attach_types.h
+$(OUT)/user/engine/bpf/loader.o: $(OUT)/ebpfjail.skel.h $(OUT)/ebpfjail_unix.skel.h $(OUT)/attach_types.h
 
 # The attach types <linux/bpf.h> may lack, from a compile probe.
 $(OUT)/attach_types.h: scripts/attach-types.sh vmlinux/vmlinux.h | $(OUT)
@@ -172,13 +178,13 @@ $(OUT)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
 # FUZZ_FLAGS_NAME its own libFuzzer flags. $(call fuzz_target,NAME) makes
 # fuzz-NAME (part of make fuzz) and fuzz-long-NAME (of make fuzz-long);
 # tests/fuzz/run.sh says what each runs.
-FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iuser -Ibpf -g -O1 \
+FUZZ_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE $(USER_INCLUDES) -Ibpf -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS :=
 
 define fuzz_target
 FUZZ_TARGETS += $(1)
-$$(OUT)/fuzz/fuzz-$(1): tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(wildcard user/*.h) $$(BPF_HDRS) | $$(OUT)/fuzz
+$$(OUT)/fuzz/fuzz-$(1): tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(USER_HDRS) $$(BPF_HDRS) | $$(OUT)/fuzz
 	$$(call msg,FUZZ-CC,$$@)
 	$$(Q)$$(CLANG) $$(FUZZ_CFLAGS) $$(filter %.c,$$^) -o $$@
 fuzz-$(1): $$(OUT)/fuzz/fuzz-$(1)
@@ -192,7 +198,8 @@ endef
 
 # The configuration parser. -max_len: a file as long as one line may be (a
 # longer line is the unit test config/one_mib_line).
-FUZZ_SRCS_config := user/config.c user/netaddr.c user/builtin.c user/unixpolicy.c
+FUZZ_SRCS_config := user/policy/config.c user/policy/netaddr.c user/policy/builtin.c \
+	user/policy/unixpolicy.c
 FUZZ_SEEDS_config := etc/ebpfjail.conf
 FUZZ_FLAGS_config := -max_len=4096
 $(eval $(call fuzz_target,config))
@@ -200,7 +207,7 @@ $(eval $(call fuzz_target,config))
 # The DNS messages the forwarder reads (queries from the agent, answers
 # from the resolver or whoever spoofs one). -max_len: a TCP message's
 # length field allows 65535; what matters fits a UDP datagram.
-FUZZ_SRCS_dnsmsg := user/dnsmsg.c
+FUZZ_SRCS_dnsmsg := user/policy/dnsmsg.c
 FUZZ_FLAGS_dnsmsg := -max_len=1500
 $(eval $(call fuzz_target,dnsmsg))
 
@@ -242,7 +249,7 @@ integration: $(OUT)/ebpfjail $(OUT)/probe $(OUT)/relaystress
 # The relays' stress test at full length: 1000 sessions each way (iperf3's
 # pattern, checksummed, with half-closes and resets) and 20 iperf3 runs,
 # beside stress-ng --cpu 2, with each pasta. Not part of check (which runs
-# it with 100 sessions); run it before changing user/relay.c.
+# it with 100 sessions); run it before changing user/net/relay.c.
 stress: $(OUT)/ebpfjail $(OUT)/probe $(OUT)/relaystress
 	$(Q)current=$$(scripts/build-pasta.sh) || exit 1; \
 	RELAY_STRESS_SESSIONS=1000 RELAY_STRESS_IPERF=20 PASSES="root rootless" PASTA_DIRS="system $$current" \
@@ -332,4 +339,4 @@ clean:
 	$(Q)rm -rf $(OUT)
 
 # Header dependencies written by -MMD -MP.
--include $(wildcard $(OUT)/user/*.d $(OUT)/tests/unit/*.d)
+-include $(wildcard $(OUT)/user/*.d $(OUT)/user/*/*.d $(OUT)/user/*/*/*.d $(OUT)/tests/unit/*.d)

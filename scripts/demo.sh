@@ -4,7 +4,7 @@
 # Builds the integration tests' simulated host, internet and LAN in throwaway
 # namespaces (no packet leaves this machine), runs a demo "agent" in the jail
 # that tries the internet, a DNS lookup by name through the jail's own
-# forwarder (user/dnsfwd.c, 169.254.1.1:53 in the jail, which asks the
+# forwarder (user/dns/dnsfwd.c, 169.254.1.1:53 in the jail, which asks the
 # simulated host's resolver), the LAN, cloud metadata, a VPN route and a
 # host loopback service, prints what was allowed and denied, then the audit
 # log. Needs root. Everything it creates is removed on exit.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_denials.c - the book of repeats written and losses (user/denials.c) */
+/* test_denials.c - the book of repeats written and losses (user/audit/denials.c) */
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_nflog.c - the rootless engine's denials, read back (user/nflog.c) */
+/* test_nflog.c - the rootless engine's denials, read back (user/engine/nft/nflog.c) */
 #include <errno.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
