@@ -439,3 +439,33 @@ test_a_failed_event_registration_stops_the_start() {
 		expect_no_leftovers
 	done
 }
+
+# The jail's mode and its engine are two things (jail.h), and engine =
+# nftables run by root is the rootless mode: the jail's own user namespace,
+# mapping root to itself, with the nftables engine. The same policy holds:
+# the internet is reached, a LAN host is refused by the engine's output
+# hook (the audit's hook says which engine judged it) and never sees a
+# packet. The root pass alone runs it (rootless.list does not name it).
+test_root_with_the_nftables_engine_is_the_rootless_mode() {
+	netsim_up
+	# Rootless, the audit log's directory is read-only in the agent's
+	# view: a directory of its own, as the rootless pass has it.
+	mkdir "$T/u"
+	sed -i "s|^audit-log = .*|audit-log = $T/u/audit.jsonl|" "$T/jail.conf"
+	ln -sf u/audit.jsonl "$T/audit.jsonl"
+	jail --engine nftables --user root -- sh -c '"$0/probe" tcp:198.51.100.7:80 tcp:10.23.0.2:22
+		cat /proc/self/uid_map' "$T"
+	expect_rc 0
+	expect_result tcp:198.51.100.7:80 ok
+	case $(result tcp:10.23.0.2:22) in
+	EPERM | EHOSTUNREACH) ;;
+	*) fail "tcp:10.23.0.2:22: got '$(result tcp:10.23.0.2:22)', want it refused" ;;
+	esac
+	expect_no_hit lan-ssh
+	grep -qx inet-web "$T/hits" || fail "the web server saw nothing"
+	# Its own user namespace: root maps to root, and nothing else.
+	grep -Eq '^ *0 +0 +1$' "$T/out" || fail "not in a user namespace of its own: $(cat "$T/out")"
+	grep -q '"daddr": "10.23.0.2", "dport": 22, "hook": "output"' "$T/audit.jsonl" ||
+		fail "no denial by the nftables engine's output hook: $(cat "$T/audit.jsonl")"
+	expect_no_leftovers
+}
