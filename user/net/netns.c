@@ -73,27 +73,36 @@ static pid_t fork_holder(void)
 	return pid;
 }
 
+/* start_holder() - @ns emptied, the host's namespace opened, the pipe the
+ * holder answers on, and the holder forked (0 in it). Return: 0 or
+ * -errno; @pipefd[0] is -1 when nothing is left to close. */
+static int start_holder(struct netns *ns, int pipefd[2])
+{
+	ns->holder = ns->fd = ns->user_fd = -1;
+	ns->cookie = 0;
+	pipefd[0] = pipefd[1] = -1;
+	ns->host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns->host_fd < 0)
+		return -errno;
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		pipefd[0] = pipefd[1] = -1;
+		return -errno;
+	}
+	ns->holder = fork_holder();
+	return ns->holder < 0 ? ns->holder : 0;
+}
+
 int netns_create(struct netns *ns)
 {
 	char path[64];
 	__u64 cookie = 0;
 	int pipefd[2], err = 0;
 
-	ns->holder = -1;
-	ns->fd = -1;
-	ns->user_fd = -1;
-	ns->cookie = 0;
-	ns->host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (ns->host_fd < 0)
-		return log_err(-errno, "cannot open this process's network namespace: %s",
-			       strerror(errno));
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -errno;
-	ns->holder = fork_holder();
-	if (ns->holder < 0) {
-		err = ns->holder;
+	err = start_holder(ns, pipefd);
+	if (err && pipefd[0] < 0)
+		return log_err(err, "cannot prepare a network namespace: %s", strerror(-err));
+	if (err)
 		goto out;
-	}
 	if (ns->holder == 0) {
 		/* Dumpable again (the supervisor is not): pasta's access to
 		 * /proc/HOLDER/ns/net is a ptrace-style check. Harmless: the
@@ -158,20 +167,13 @@ int netns_create_rootless(struct netns *ns)
 	char uid_map[32], gid_map[32];
 	int pipefd[2], err = 0, child_err = 0;
 
-	ns->holder = ns->fd = ns->user_fd = -1;
-	ns->cookie = 0;
-	ns->host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (ns->host_fd < 0)
-		return -errno;
 	snprintf(uid_map, sizeof(uid_map), "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
 	snprintf(gid_map, sizeof(gid_map), "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -errno;
-	ns->holder = fork_holder();
-	if (ns->holder < 0) {
-		err = ns->holder;
+	err = start_holder(ns, pipefd);
+	if (err && pipefd[0] < 0)
+		return err;
+	if (err)
 		goto out;
-	}
 	if (ns->holder == 0) {
 		/* Dumpable (the supervisor is not): its maps are written, and
 		 * its namespaces opened by pasta, through /proc/HOLDER, which
@@ -350,22 +352,6 @@ void netns_release_holder(struct netns *ns)
 		waitpid(ns->holder, NULL, 0);
 	}
 	ns->holder = -1;
-}
-
-int netns_enter(const struct netns *ns)
-{
-	if (setns(ns->fd, CLONE_NEWNET))
-		return log_err(-errno, "cannot enter the jail's network namespace: %s",
-			       strerror(errno));
-	return 0;
-}
-
-int netns_leave(const struct netns *ns)
-{
-	if (setns(ns->host_fd, CLONE_NEWNET))
-		return log_err(-errno, "cannot return to the host's network namespace: %s",
-			       strerror(errno));
-	return 0;
 }
 
 /* write_ipv6_off() - disable_ipv6 = 1 for every link and every new one,

@@ -48,8 +48,8 @@ int netns_create_rootless(struct netns *ns);
  * namespace: every capability over the jail's namespaces from then on,
  * none more on the host; it stays in the host's network namespace, and
  * can never return to it once it leaves (the host's belongs to a user
- * namespace where it has no capability), so netns_run() replaces
- * netns_enter() and netns_leave() from then on
+ * namespace where it has no capability); what it does in the jail's
+ * namespace netns_run() does, as in root's jails
  * Return: 0 or -errno (logged).
  */
 int netns_join_user(const struct netns *ns);
@@ -79,10 +79,6 @@ void netns_worker_stop(void);
 
 /** netns_release_holder() - end the holder once pasta has joined */
 void netns_release_holder(struct netns *ns);
-
-/** netns_enter() / netns_leave() - move this (single-threaded) process */
-int netns_enter(const struct netns *ns);
-int netns_leave(const struct netns *ns);
 
 /**
  * netns_write_proc() - @text into the /proc file @path (a sysctl, an id map)
