@@ -470,9 +470,9 @@ static void init_child(const struct agent_spec *s, int report, int channel, bool
  * Moving a process later by writing cgroup.procs takes the cgroup
  * threadgroup lock for writing, an RCU grace period: 10-15 ms of every
  * start. *in_cgroup says whether it worked; if not (older kernel), the
- * child joins by cgroup.procs. The supervisor is single-threaded (a
- * rootless one's namespace worker waits in read(), holding no lock:
- * netns.h), so a raw clone is as safe as fork() for a child that only
+ * child joins by cgroup.procs. The supervisor is single-threaded but for
+ * its namespace worker, which waits in read() holding no lock (netns.h),
+ * so a raw clone is as safe as fork() for a child that only
  * makes system calls and execs. */
 static pid_t spawn_init(int cg_fd, bool pid_namespace, bool *in_cgroup)
 {

@@ -9,13 +9,15 @@
  *   1. prerequisites (the checks `ebpfjail doctor` makes); leftovers of
  *      dead jails removed; state directory /run/ebpfjail/ID (so a killed
  *      run can be cleaned up)
- *   2. the watch on the host's addresses and routes (hostwatch.c), then
- *      network namespace (IPv6 off) and pasta started; meanwhile host
- *      facts over netlink -> policy -> BPF programs loaded and filled
- *   3. cgroup ROOT/ebpfjail/ID with the socket hooks attached
- *   4. pasta's tap awaited, routes rebuilt and verified, TC classifier on
- *      the tap, the jail's resolv.conf
- *   5. relays, audit log, control socket; then the relays' cap on
+ *   2. the watch on the host's addresses and routes (hostwatch.c), host
+ *      facts over netlink; cgroup ROOT/ebpfjail/ID (rootless: where the
+ *      user may make one); network namespace (IPv6 off) and pasta
+ *      started; meanwhile the engine opened (BPF: its socket hooks on
+ *      the cgroup, denying all until) the policy is in force
+ *   3. pasta's tap awaited, routes rebuilt and verified, the engine's
+ *      part on the tap (BPF's TC classifier), the gateway answering; the
+ *      jail's resolv.conf
+ *   4. relays, audit log, control socket; then the relays' cap on
  *      connections, from the descriptors left (see limit_relays())
  * The agent is started by the caller, last, into the cgroup and namespace.
  * Every failure returns -errno and leaves a one-line cause and fix in
@@ -232,23 +234,22 @@ struct ns_setup {
 	bool ipv6_on;
 };
 
-/* configure_ns() - a netns_run() function: lo up, IPv6 off. Rootless, a
+/* configure_ns() - a netns_run() function: IPv6 off, lo up. Rootless, a
  * container's /proc/sys may be read-only: IPv6 then stays on, and the
  * rules refuse every IPv6 packet whatever the sysctl says. */
 static int configure_ns(void *arg)
 {
 	struct ns_setup *s = arg;
-	int lo = nl_link_index("lo"), err;
+	int lo, err = netns_disable_ipv6();
 
-	err = lo > 0 ? nl_link_up(lo) : lo;
-	if (err)
-		return err;
-	err = netns_disable_ipv6();
 	s->ipv6_on = s->ipv6_may_stay && (err == -EROFS || err == -EACCES || err == -EPERM);
 	if (s->ipv6_on)
 		log_debug("IPv6 stays on in the jail's namespace (%s); the rules refuse it",
 			  strerror(-err));
-	return s->ipv6_on ? 0 : err;
+	if (err && !s->ipv6_on)
+		return err;
+	lo = nl_link_index("lo");
+	return lo > 0 ? nl_link_up(lo) : lo;
 }
 
 /* start_network() - the namespace, configured (lo up, IPv6 off) before
@@ -378,8 +379,8 @@ static int finish_network(struct jail *j, const struct hostnet *host)
 	if (c.step == NET_ROUTES && c.why[0])
 		return fail(j, err, "the jail's routing is not what was set: %s", c.why);
 	if (c.step != NET_GATEWAY)
-		return fail(j, err, "cannot set up the jail's routes and %s filter: %s",
-			    engine_name(j->engine), strerror(-err));
+		return fail(j, err, "cannot set up the jail's routes and %s engine on its "
+			    "interface: %s", engine_name(j->engine), strerror(-err));
 	if (err != -ETIMEDOUT)
 		return fail(j, err, "cannot check that pasta serves the jail's interface: %s",
 			    strerror(-err));
@@ -619,7 +620,8 @@ static int install_policy(struct jail *j, const struct hostnet *host)
 	err = jail_policy_install(&j->policy, host);
 	log_debug("policy: %zu rules (%s)", j->policy.rules.n, engine_name(j->engine));
 	if (err && j->policy.refused[0])
-		return fail(j, err, "cannot put the jail's policy in force: %s", j->policy.refused);
+		return fail(j, err, "cannot put the jail's policy in force: %s; run 'ebpfjail "
+			    "doctor'", j->policy.refused);
 	if (err)
 		return fail(j, err, "cannot put the jail's policy in force with %s (%s); run "
 			    "'ebpfjail doctor'", engine_name(j->engine), strerror(-err));

@@ -24,8 +24,9 @@
 #include "relay.h"
 #include "summary.h"
 
-/* Who the supervisor is on the host, apart from which engine filters (the
- * two go together: jail_modes_supported()). */
+/* Who the supervisor is on the host, apart from which engine filters. The
+ * two go together, chosen once (cmd_run.c): root with BPF, rootless with
+ * nftables. */
 enum jail_mode {
 	JAIL_MODE_ROOT,     /* root on the host: a network namespace and cgroup
 			       of root's */
@@ -91,13 +92,14 @@ struct jail {
 /**
  * jail_build() - everything the agent will run in, in an order where each
  * step can fail closed and nothing is open before it is filtered: state
- * directory, the watch on the host's networks, host facts -> policy -> BPF
- * programs, cgroup with the socket
- * hooks, namespace with pasta, routes checked, TC filter, resolv.conf,
- * relays, audit log, control socket; the descriptor limit raised first,
+ * directory, the watch on the host's networks, host facts, cgroup,
+ * namespace with pasta, the engine and its policy, routes checked, the
+ * engine's part on the tap, resolv.conf, relays, audit log, control
+ * socket; the descriptor limit raised first,
  * the relays capped last (the original limit stays in @j->nofile, for the
  * agent)
- * @j: JAIL_INIT, with id and policy (its id, opts, cfg, agent_uid) set
+ * @j: JAIL_INIT, with id, mode, engine_kind and policy (its id, sources,
+ *     cfg, agent_uid) set
  * @cfg: the configuration in force
  * @on_event: the loader's callback for denial events (ctx is @j)
  * Return: 0, or -errno with @j->why saying the cause and the fix (empty

@@ -434,6 +434,17 @@ static int install_now(struct jail_policy *jp)
 	return err;
 }
 
+/* renew_alone() - after a policy that carried a new generation of kept
+ * flows (kept_anew()): the engine that renews alone renews now; for one
+ * that renews with its policy, that policy did it. Return: 0 or -errno
+ * (logged). */
+static int renew_alone(struct jail_policy *jp)
+{
+	int err = engine_renew_kept(jp->engine);
+
+	return err == -EOPNOTSUPP ? 0 : err;
+}
+
 /* renew_kept() - `deny` and reload re-judge the connections allowed by
  * name (bpf/ebpfjail.h): a new generation of kept flows. The attack: an
  * agent that opened a connection by name would go on sending through it
@@ -446,25 +457,18 @@ static int install_now(struct jail_policy *jp)
  * allow-host lines, so connections by name may be open. It is the old
  * configuration that says so, not the new one: a reload that takes away
  * the last allow-host line must cut what that line opened. */
-/* renew_alone() - after a policy that carried a new generation of kept
- * flows (kept_anew()): the engine that renews alone renews now; for one
- * that renews with its policy, that policy did it. Return: 0 or -errno
- * (logged). */
-static int renew_alone(struct jail_policy *jp)
-{
-	int err = engine_renew_kept(jp->engine);
-
-	return err == -EOPNOTSUPP ? 0 : err;
-}
-
 static void renew_kept(struct jail_policy *jp, bool had_names)
 {
 	int err;
 
 	jp->kept_gen++;
 	err = engine_renew_kept(jp->engine);
+	if (err == -EOPNOTSUPP && !had_names) {
+		jp->kept_gen--; /* nothing kept by name: no generation to renew */
+		return;
+	}
 	if (err == -EOPNOTSUPP) /* the generation goes with a whole policy */
-		err = had_names ? install_now(jp) : 0;
+		err = install_now(jp);
 	if (err)
 		log_warn("jail %s: connections allowed by name could not be judged again (%s)", jp->id,
 			 strerror(-err));

@@ -11,8 +11,10 @@
 #include "log.h"
 
 /* open_bpf() - load, the Unix socket rules, the hooks on the cgroup. The
- * policy slot is empty until set_policy(): every decision denies, so the
- * hooks may go on before it (nothing runs in the cgroup yet either). */
+ * policy slot is empty until set_policy(), and an empty slot denies every
+ * decision (bpf/policy.bpf.h): hooks on before the first policy can only
+ * refuse, never let a socket out unjudged (and nothing runs in the
+ * cgroup yet). */
 static int open_bpf(const struct engine_options *o, void **impl, char *why, size_t why_size)
 {
 	struct loader_options lo = { .on_event = o->on_event, .ctx = o->ctx,

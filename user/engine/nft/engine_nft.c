@@ -37,7 +37,7 @@ static int set_policy(void *impl, const struct policy *p, char *why, size_t why_
 	if (!err)
 		return 0;
 	if (!why[0])
-		snprintf(why, why_size, "nftables: %s", strerror(-err));
+		snprintf(why, why_size, "%s", strerror(-err));
 	len = strnlen(why, why_size);
 	/* allow-host's rules need connection tracking, which a user
 	 * namespace cannot load as a module. */
