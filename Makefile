@@ -56,7 +56,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 # The libraries, from pkg-config, each with the Debian package that has its
 # .pc file: a missing one stops the build, by name (no guessed -l flags
 # that fail later, or link what happens to be there).
-PKGS := libbpf:libbpf-dev libelf:libelf-dev zlib:zlib1g-dev libmnl:libmnl-dev \
+PKGS := libbpf:libbpf-dev libelf:libelf-dev zlib:zlib1g-dev libmnl:libmnl-dev libpsl:libpsl-dev \
 	libseccomp:libseccomp-dev libnftables:libnftables-dev
 pkg_name = $(firstword $(subst :, ,$(1)))
 pkg_deb = $(lastword $(subst :, ,$(1)))
@@ -118,8 +118,15 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: all check check-fresh unit integration check-containers stress fuzz fuzz-long fuzz-build bench bench-smoke demo clean man install uninstall
-all: $(OUT)/ebpfjail man
+.PHONY: profiles all check check-fresh unit integration check-containers stress fuzz fuzz-long fuzz-build bench bench-smoke demo clean man install uninstall
+all: $(OUT)/ebpfjail man profiles
+
+# The profiles beside the binary, where it looks first (cli_profile_path()).
+PROFILE_SRCS := $(wildcard profiles/*.conf)
+PROFILES := $(patsubst profiles/%,$(OUT)/profiles/%,$(PROFILE_SRCS))
+profiles: $(PROFILES)
+$(OUT)/profiles/%.conf: profiles/%.conf
+	$(Q)install -D -m 0644 $< $@
 
 $(OUT) $(OUT)/bpf $(OUT)/user $(OUT)/tests/unit $(OUT)/fuzz:
 	$(Q)mkdir -p $@
@@ -241,7 +248,7 @@ $(OUT)/probe $(OUT)/relaystress: $(OUT)/%: tests/integration/%.c | $(OUT)
 # The suite once with each pasta: Debian 12's, found on PATH, and the
 # current release, built from Debian 13's source (cached; see the script).
 # PASTA_DIRS=system runs it with the pasta on PATH only.
-integration: $(OUT)/ebpfjail $(OUT)/probe $(OUT)/relaystress
+integration: $(OUT)/ebpfjail $(PROFILES) $(OUT)/probe $(OUT)/relaystress
 	$(Q)dirs="$(PASTA_DIRS)"; \
 	if [ -z "$$dirs" ]; then current=$$(scripts/build-pasta.sh) || exit 1; dirs="system $$current"; fi; \
 	PASTA_DIRS="$$dirs" tests/integration/run.sh $(OUT)/ebpfjail
@@ -308,6 +315,7 @@ PREFIX ?= /usr/local
 BINDIR := $(PREFIX)/bin
 MANDIR := $(PREFIX)/share/man
 COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+PROFILEDIR := $(PREFIX)/share/ebpfjail/profiles
 SYSCONFDIR := /etc
 LOGDIR := /var/log/ebpfjail
 
@@ -319,6 +327,8 @@ install: $(OUT)/ebpfjail $(MAN_PAGES)
 	install -m 0644 $(OUT)/man/ebpfjail.1 $(DESTDIR)$(MANDIR)/man1/ebpfjail.1
 	install -m 0644 $(OUT)/man/ebpfjail.conf.5 $(DESTDIR)$(MANDIR)/man5/ebpfjail.conf.5
 	install -m 0644 completion/ebpfjail.bash $(DESTDIR)$(COMPLETIONDIR)/ebpfjail
+	install -d $(DESTDIR)$(PROFILEDIR)
+	install -m 0644 $(PROFILE_SRCS) $(DESTDIR)$(PROFILEDIR)
 	@# The administrator's configuration is theirs: never overwritten.
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf ]; then \
 		echo "  keeping $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf (the example is $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf.example)"; \
@@ -332,6 +342,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ebpfjail $(DESTDIR)$(BINDIR)/ebpfjail-entrypoint \
 		$(DESTDIR)$(MANDIR)/man1/ebpfjail.1 $(DESTDIR)$(MANDIR)/man5/ebpfjail.conf.5 \
 		$(DESTDIR)$(COMPLETIONDIR)/ebpfjail $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf.example
+	rm -rf $(DESTDIR)$(PROFILEDIR)
+	-rmdir $(DESTDIR)$(PREFIX)/share/ebpfjail
 	@echo "  left $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf and $(DESTDIR)$(LOGDIR) (your configuration and audit log)"
 
 clean:

@@ -8,7 +8,7 @@ _ebpfjail()
 	_init_completion || return
 
 	local commands="run audit doctor status reload allow deny config trust help"
-	local keys="engine egress-jail allow-ip allow-host internet block-cidr local-port local-model-port callback-port pass-env unix-socket share-tmp audit-log host-settle-ms"
+	local keys="engine egress-jail allow-ip allow-host deny-host profile internet block-cidr local-port local-model-port callback-port pass-env unix-socket share-tmp audit-log host-settle-ms"
 	local common="--config --verbose --quiet --help"
 
 	# the command: the first word after ebpfjail that is not an option
@@ -30,7 +30,7 @@ _ebpfjail()
 	--pass-env) COMPREPLY=($(compgen -e -- "$cur")); return ;;
 	--since) COMPREPLY=($(compgen -W "30s 10m 1h 1d" -- "$cur")); return ;;
 	--engine) COMPREPLY=($(compgen -W "auto bpf nftables" -- "$cur")); return ;;
-	--allow-ip | --allow-host | --local-port | --callback-port) return ;;
+	--allow-ip | --allow-host | --deny-host | --profile | --local-port | --callback-port) return ;;
 	--internet) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
 	esac
 
@@ -41,11 +41,11 @@ _ebpfjail()
 
 	local opts
 	case $cmd in
-	run) opts="--allow-ip --allow-host --internet --local-port --callback-port --pass-env --user --engine" ;;
+	run) opts="--allow-ip --allow-host --deny-host --profile --internet --local-port --callback-port --pass-env --user --engine" ;;
 	audit) opts="--follow --suggest --json --since --jail" ;;
 	doctor | status) opts="--json" ;;
 	reload | allow | deny) opts="--jail" ;;
-	config) opts="--allow-ip --allow-host --internet --local-port --callback-port --pass-env" ;;
+	config) opts="--allow-ip --allow-host --deny-host --profile --internet --local-port --callback-port --pass-env" ;;
 	trust) opts="--user --yes" ;;
 	help)
 		COMPREPLY=($(compgen -W "$commands" -- "$cur"))
@@ -57,7 +57,7 @@ _ebpfjail()
 		local j
 		for ((j = i + 1; j < cword; j++)); do
 			case ${words[j]} in
-			--allow-ip | --allow-host | --internet | --local-port | --callback-port | --pass-env | --user | --config) ((j++)) ;;
+			--allow-ip | --allow-host | --deny-host | --profile | --internet | --local-port | --callback-port | --pass-env | --user | --config) ((j++)) ;;
 			--) ((j++)); break ;;
 			-*) ;;
 			*) break ;;

@@ -998,3 +998,68 @@ Test(config, allow_host_lines_are_checked)
 	cr_expect_eq(cfg.allow_host[1].port, 22);
 	config_free(&cfg);
 }
+
+/* A profile is allow-host lines with ports, of internet-only strength,
+ * each from its file and line; anything else in it is an error naming the
+ * line, and taken nothing of. The user's own exact line for a name keeps
+ * its strength. */
+Test(config, a_profile_holds_allow_host_lines_with_ports_only)
+{
+	static const char profile[] = "# a profile\nallow-host = api.example.test:443\n"
+				      "allow-host = forge.lan.test:22\n";
+	static const char bad[] = "allow-host = a.test:443\nallow-ip = 10.0.0.1\n"
+				  "local-port = 5432\nallow-host = b.test\nprofile = other\n"
+				  "internet = on\n";
+	struct config cfg;
+	char *text;
+
+	config_init(&cfg);
+	config_parse_buffer(&cfg, "user.conf", "profile = p1\nallow-host = forge.lan.test:22\n",
+			    strlen("profile = p1\nallow-host = forge.lan.test:22\n"));
+	cr_assert_eq(cfg.n_profile, 1);
+	cr_expect_str_eq(cfg.profile[0].name, "p1");
+	config_parse_profile(&cfg, "/usr/share/ebpfjail/profiles/p1.conf", profile, strlen(profile));
+	cr_assert(config_ok(&cfg), "%s", cfg.n_diags ? cfg.diags[0].text : "");
+	cr_assert_eq(cfg.n_allow_host, 2);
+	cr_expect(!cfg.allow_host[0].internet_only, "the user's exact line keeps its strength");
+	cr_expect_str_eq(cfg.allow_host[1].pattern, "api.example.test");
+	cr_expect(cfg.allow_host[1].internet_only);
+	text = print_config(&cfg);
+	cr_expect(strstr(text, "profile = p1                             # user.conf:1\n"), "%s", text);
+	cr_expect(strstr(text, "allow-host = api.example.test:443        # "
+			       "/usr/share/ebpfjail/profiles/p1.conf:2\n"), "%s", text);
+	free(text);
+	config_free(&cfg);
+
+	config_init(&cfg);
+	config_parse_profile(&cfg, "p2.conf", bad, strlen(bad));
+	cr_expect_eq(cfg.n_errors, 5);
+	cr_expect_eq(cfg.n_allow_host, 1, "only the one good line");
+	cr_expect_eq(cfg.n_allow_ip, 0);
+	cr_expect_eq(cfg.n_local_port, 0);
+	cr_expect_eq(cfg.n_profile, 0);
+	cr_expect(cfg.internet, "internet = on in a profile is refused, not taken");
+	cr_expect(strstr(cfg.diags[0].text, "p2.conf:2: a profile holds allow-host lines only, not "
+					    "allow-ip"), "%s", cfg.diags[0].text);
+	cr_expect(strstr(cfg.diags[2].text, "p2.conf:4") &&
+		  strstr(cfg.diags[2].text, "needs its port"), "%s", cfg.diags[2].text);
+	cr_expect(!cfg.in_profile);
+	config_free(&cfg);
+}
+
+Test(config, a_profile_name_is_a_file_name_and_nothing_more)
+{
+	const char *bad[] = { "profile = ../etc/x\n", "profile = A\n", "profile = -x\n",
+			      "profile = a/b\n", "profile = \n",
+			      "profile = abcdefghijklmnopqrstuvwxyz0123456\n" };
+	struct config cfg;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		config_init(&cfg);
+		config_parse_buffer(&cfg, "t.conf", bad[i], strlen(bad[i]));
+		cr_expect_eq(cfg.n_errors, 1, "accepted: %s", bad[i]);
+		cr_expect_eq(cfg.n_profile, 0);
+		config_free(&cfg);
+	}
+}

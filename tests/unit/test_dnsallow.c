@@ -212,3 +212,30 @@ Test(dnsallow, an_answer_from_outside_the_names_zone_is_a_wildcards)
 	dnsallow_free(&t);
 	config_free(&cfg);
 }
+
+/* A profile's exact name has a wildcard's strength: profiles name public
+ * services, and a resolver that answers one with a LAN address (a
+ * poisoned cache, a split horizon) must not open the LAN. The control: the
+ * user's own line for the same name is exact. */
+Test(dnsallow, a_profiles_name_opens_the_internet_only)
+{
+	static const char profile[] = "allow-host = api.example.test:443\n";
+	uint32_t a[] = { ip("10.0.0.5") };
+	struct dnsallow t = { 0 };
+	struct config cfg;
+	size_t added;
+
+	config_init(&cfg);
+	config_parse_profile(&cfg, "p.conf", profile, strlen(profile));
+	cr_assert(config_ok(&cfg));
+	cr_assert_eq(dnsallow_record(&t, &cfg, "api.example.test", a, 1, false, 60, 0, &added), 0);
+	cr_assert_eq(added, 1);
+	cr_expect(!t.v[0].exact);
+	dnsallow_free(&t);
+	config_free(&cfg);
+	config_with(&cfg, "allow-host = api.example.test:443\n");
+	cr_assert_eq(dnsallow_record(&t, &cfg, "api.example.test", a, 1, false, 60, 0, &added), 0);
+	cr_expect(t.v[0].exact);
+	dnsallow_free(&t);
+	config_free(&cfg);
+}

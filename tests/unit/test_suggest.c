@@ -133,3 +133,33 @@ Test(suggest, names_the_forwarder_answered_get_allow_host)
 	free(text);
 	suggest_free(&s);
 }
+
+#define REFUSED(name, rule, extra)                                                               \
+	"{\"time\": \"2026-12-01T10:00:00.000000Z\", \"jail\": \"j1\", \"pid\": null, \"comm\": "\
+	"null, \"uid\": null, \"proto\": \"dns\", \"name\": \"" name "\", \"qtype\": \"A\", "     \
+	"\"hook\": \"dns\", \"reason\": \"dns\", \"rule\": \"" rule "\"" extra "}\n"
+
+/* A name internet = off refused gets allow-host; deny-host, class and RD
+ * refusals get no line (an allow-host line would not lift them), nor does
+ * a name that is no host name. */
+Test(suggest, names_the_forwarder_refused_get_allow_host)
+{
+	struct suggestions s = { 0 };
+	size_t lines;
+	char *text;
+
+	add(&s, REFUSED("api.example.test", "internet-off", ""));
+	add(&s, REFUSED("pkg.example.test", "internet-off", ", \"count\": 4, \"first\": \"2026-12-01T10:00:00.000000Z\""));
+	add(&s, REFUSED("api.example.test", "internet-off", ""));
+	add(&s, REFUSED("www.paste.test", "deny-host", ""));
+	add(&s, REFUSED("version.bind", "class", ""));
+	add(&s, REFUSED("a\\u001bb.test", "internet-off", ""));
+	text = print(&s, &lines);
+	cr_expect_str_eq(text,
+		"allow-host = pkg.example.test    # x4, refused by the jail's DNS (internet = off)\n"
+		"allow-host = api.example.test    # x2, refused by the jail's DNS (internet = off)\n"
+		"# 3 DNS queries no line can allow (deny-host, a class other than IN, no recursion, names that are no host names)\n");
+	cr_expect_eq(lines, 2);
+	free(text);
+	suggest_free(&s);
+}

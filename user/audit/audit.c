@@ -260,6 +260,27 @@ size_t audit_format_dns(const char *jail, const char *name, const struct dns_ans
 	return o.len;
 }
 
+size_t audit_format_dns_denial(const char *jail, const char *name, uint16_t qtype,
+			       const char *rule, uint64_t count, struct timespec first,
+			       struct timespec wall, char *buf, size_t size)
+{
+	struct textbuf o = { buf, size, 0, false };
+	char type[DNS_TYPE_NAME_MAX];
+
+	put_time(&o, wall);
+	textbuf_put(&o, ", \"jail\": ");
+	put_json_string(&o, jail, 64);
+	/* The agent chose the name's every byte: escaped, as a comm is. */
+	textbuf_put(&o, ", \"pid\": null, \"comm\": null, \"uid\": null, \"proto\": \"dns\", "
+		    "\"name\": ");
+	put_json_string(&o, name, DNS_NAME_MAX + 1);
+	textbuf_put(&o, ", \"qtype\": \"%s\", \"hook\": \"dns\", \"reason\": \"dns\", \"rule\": ",
+		    dnsmsg_type_name(qtype, type));
+	put_json_string(&o, rule, 32);
+	put_count(&o, count, first);
+	return o.len;
+}
+
 size_t audit_format_lost(const char *jail, uint64_t lost, unsigned int reason,
 			 struct timespec wall, char *buf, size_t size)
 {
@@ -433,8 +454,10 @@ int audit_parse_line(const char *line, struct audit_record *r)
 			r->is_policy = true;
 		} else if (!strcmp(key, "change"))
 			TEXT(change);
-		else if (!strcmp(key, "host"))
+		else if (!strcmp(key, "host") || !strcmp(key, "name"))
 			TEXT(host);
+		else if (!strcmp(key, "qtype"))
+			TEXT(qtype);
 		else if (!strcmp(key, "dns")) {
 			TEXT(host);
 			r->is_dns = true;

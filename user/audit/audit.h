@@ -70,6 +70,18 @@ size_t audit_format_dns(const char *jail, const char *name, const struct dns_ans
 			size_t n_refused, uint32_t ttl, struct timespec wall, char *buf, size_t size);
 
 /**
+ * audit_format_dns_denial() - a query the forwarder refused (dnsdenials.h):
+ * {"time": ..., "jail": ..., "pid": null, "comm": null, "uid": null,
+ *  "proto": "dns", "name": NAME, "qtype": "TXT", "hook": "dns",
+ *  "reason": "dns", "rule": dns_refusal_rule()}, and with @count > 0 a
+ * count record's "count" and "first" (audit_format_denial()); pure. The
+ * forwarder hears a socket, not who sent through it: no process.
+ */
+size_t audit_format_dns_denial(const char *jail, const char *name, uint16_t qtype,
+			       const char *rule, uint64_t count, struct timespec first,
+			       struct timespec wall, char *buf, size_t size);
+
+/**
  * audit_format_lost() - {"time": ..., "jail": ..., "lost": N, "reason": R}
  * and a newline: N denials of reason R that no record shows (bpf/ebpfjail.h,
  * "Aggregation"); no "reason" for a number reason_name() does not know
@@ -111,7 +123,9 @@ struct audit_record {
 	char hook[16];
 	char reason[16];
 	char rule[24];
-	char host[DNS_NAME_MAX + 1]; /* a denial's "host", a dns record's "dns" */
+	char host[DNS_NAME_MAX + 1]; /* a denial's "host", a dns record's "dns",
+					a refused query's "name" */
+	char qtype[DNS_TYPE_NAME_MAX]; /* a refused query's */
 	char addrs[AUDIT_ADDRS_TEXT_MAX]; /* a dns record's, as the log has them */
 	char refused[AUDIT_ADDRS_TEXT_MAX];
 	unsigned long ttl;

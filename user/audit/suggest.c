@@ -6,6 +6,7 @@
  * never disagree on a metadata service or a daemon socket.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -95,6 +96,48 @@ static bool same_destination(const struct summary_slot *a, const struct summary_
 	return a->daddr == b->daddr && a->dport == b->dport;
 }
 
+/* add_name() - a query the forwarder refused: an allow-host line lifts
+ * only internet = off's; deny-host is the user's own, and a class or RD
+ * refusal holds for allowed names too. */
+static int add_name(struct suggestions *s, const struct audit_record *r, unsigned long count)
+{
+	struct suggested_name *v;
+	size_t i;
+
+	/* The agent chose the name: only a host name becomes a line. */
+	if (strcmp(r->rule, "internet-off") || !dnsmsg_name_is_host(r->host)) {
+		s->dns_other += count;
+		return 0;
+	}
+	for (i = 0; i < s->n_names; i++)
+		if (!strcmp(s->names[i].name, r->host)) {
+			s->names[i].count += count;
+			return 0;
+		}
+	if (s->n_names == s->cap_names) {
+		size_t cap = s->cap_names ? 2 * s->cap_names : 16;
+
+		v = realloc(s->names, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->names = v;
+		s->cap_names = cap;
+	}
+	v = &s->names[s->n_names++];
+	snprintf(v->name, sizeof(v->name), "%s", r->host);
+	v->count = count;
+	return 0;
+}
+
+static int by_name_count(const void *a, const void *b)
+{
+	const struct suggested_name *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
 int suggest_add(struct suggestions *s, const struct audit_record *r)
 {
 	unsigned long count = r->count ? r->count : 1;
@@ -104,6 +147,8 @@ int suggest_add(struct suggestions *s, const struct audit_record *r)
 
 	if (r->is_lost || r->is_policy)
 		return 0;
+	if (!strcmp(r->proto, "dns"))
+		return add_name(s, r, count);
 	reason = reason_of(r->reason);
 	if (reason == REASON_COUNT || reason < REASON_FIRST_DENY)
 		return 0; /* not a denial this build knows */
@@ -212,6 +257,7 @@ static const char *warning(uint8_t reason)
 
 size_t suggest_print(const struct suggestions *s, FILE *out)
 {
+	struct suggested_name *names;
 	char what[UNIX_PATH_MAX + 24];
 	struct ranked *r;
 	size_t i, lines = 0;
@@ -260,6 +306,21 @@ size_t suggest_print(const struct suggestions *s, FILE *out)
 			(unsigned long long)x->count, why ? ", warning: " : "", why ? why : "");
 		lines++;
 	}
+	names = s->n_names ? malloc(s->n_names * sizeof(*names)) : NULL;
+	if (names) {
+		memcpy(names, s->names, s->n_names * sizeof(*names));
+		qsort(names, s->n_names, sizeof(*names), by_name_count);
+	}
+	for (i = 0; names && i < s->n_names; i++) {
+		fprintf(out, "allow-host = %-19s # x%llu, refused by the jail's DNS (internet = off)\n",
+			names[i].name, (unsigned long long)names[i].count);
+		lines++;
+	}
+	free(names);
+	if (s->dns_other)
+		fprintf(out, "# %llu DNS quer%s no line can allow (deny-host, a class other than IN, "
+			     "no recursion, names that are no host names)\n",
+			(unsigned long long)s->dns_other, s->dns_other == 1 ? "y" : "ies");
 	if (s->no_line)
 		fprintf(out, "# %llu denial%s no line can allow (IPv6, frames that are not IPv4, "
 			     "sockets in the agent's own network namespaces, unnameable paths)\n",
@@ -272,7 +333,10 @@ void suggest_free(struct suggestions *s)
 {
 	free(s->slots);
 	free(s->hosts);
+	free(s->names);
 	s->slots = NULL;
 	s->hosts = NULL;
+	s->names = NULL;
+	s->n_names = s->cap_names = 0;
 	s->n = s->cap = 0;
 }

@@ -53,6 +53,23 @@ void summary_add(struct summary *s, const struct jail_event *e, uint64_t n)
 	}
 }
 
+void summary_add_dns(struct summary *s, const char *name)
+{
+	/* The agent chose the name: only a host name is ever shown. */
+	if (!s->dns_first[0] && dnsmsg_name_is_host(name))
+		snprintf(s->dns_first, sizeof(s->dns_first), "%s", name);
+	s->dns_refused++;
+}
+
+/* put_dns() - "refused N DNS queries (first: NAME)" */
+static void put_dns(struct textbuf *o, const struct summary *s)
+{
+	textbuf_put(o, "refused %llu DNS quer%s", (unsigned long long)s->dns_refused,
+		    s->dns_refused == 1 ? "y" : "ies");
+	if (s->dns_first[0])
+		textbuf_put(o, " (first: %s)", s->dns_first);
+}
+
 static int by_count(const void *a, const void *b)
 {
 	const struct summary_slot *x = a, *y = b;
@@ -148,8 +165,14 @@ size_t summary_format(const struct summary *s, char *buf, size_t size)
 	char a[NETADDR_CIDR_STRLEN], what[UNIX_PATH_MAX + 1];
 	size_t i;
 
-	if (!s->total && !s->lost)
-		return 0;
+	if (!s->total && !s->lost) {
+		if (!s->dns_refused)
+			return 0;
+		textbuf_put(&o, "ebpfjail: ");
+		put_dns(&o, s);
+		textbuf_put(&o, " (details: ebpfjail audit)\n");
+		return o.len;
+	}
 	memcpy(top, s->slots, s->n * sizeof(top[0]));
 	qsort(top, s->n, sizeof(top[0]), by_count);
 	textbuf_put(&o, "ebpfjail: denied %llu connection%s", (unsigned long long)s->total,
@@ -206,6 +229,10 @@ size_t summary_format(const struct summary *s, char *buf, size_t size)
 			textbuf_put(&o, "; to allow the first: %s = %s", key, what);
 		else
 			textbuf_put(&o, "; to allow %s: %s = %s", what, key, what);
+	}
+	if (s->dns_refused) {
+		textbuf_put(&o, "; ");
+		put_dns(&o, s);
 	}
 	textbuf_put(&o, " (details: ebpfjail audit)\n");
 	return o.len;

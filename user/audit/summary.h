@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 #include "ebpfjail.h"
+#include "dnsmsg.h"
 
 /* The exit summary: the most frequent destinations. */
 #define SUMMARY_SLOTS 64
@@ -28,10 +29,16 @@ struct summary {
 	size_t n;
 	uint64_t total, other; /* other: denials that found no free slot */
 	uint64_t lost;
+	uint64_t dns_refused;  /* queries the forwarder refused */
+	char dns_first[DNS_NAME_MAX + 1]; /* the first of them that is a host
+					     name ("": none yet) */
 };
 
 /** summary_add() - count @n denials like @e (1, or a count record's) */
 void summary_add(struct summary *s, const struct jail_event *e, uint64_t n);
+
+/** summary_add_dns() - count one query the forwarder refused, for @name */
+void summary_add_dns(struct summary *s, const char *name);
 
 /**
  * summary_format() - one line: how many, the top destinations with reasons,
@@ -40,6 +47,7 @@ void summary_add(struct summary *s, const struct jail_event *e, uint64_t n);
  * service or a daemon socket that grants root excepted (named, not
  * suggested: the next denial is). Nothing for netns denials (no line
  * allows them) or paths no unix-socket line could name.
+ * Then how many DNS queries were refused, and the first one's name.
  * Return: the length; 0 when nothing was denied.
  */
 size_t summary_format(const struct summary *s, char *buf, size_t size);

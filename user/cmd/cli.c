@@ -59,6 +59,8 @@ enum {
 	OPT_CONFIG = 0x100,
 	OPT_ALLOW_IP,
 	OPT_ALLOW_HOST,
+	OPT_DENY_HOST,
+	OPT_PROFILE,
 	OPT_INTERNET,
 	OPT_LOCAL_PORT,
 	OPT_CALLBACK_PORT,
@@ -88,6 +90,10 @@ static const struct option_def option_defs[] = {
 	{ { "allow-ip", required_argument, NULL, OPT_ALLOW_IP }, CLI_OPT_POLICY, "allow-ip", "--allow-ip" },
 	{ { "allow-host", required_argument, NULL, OPT_ALLOW_HOST }, CLI_OPT_POLICY, "allow-host",
 	  "--allow-host" },
+	{ { "deny-host", required_argument, NULL, OPT_DENY_HOST }, CLI_OPT_POLICY, "deny-host",
+	  "--deny-host" },
+	{ { "profile", required_argument, NULL, OPT_PROFILE }, CLI_OPT_POLICY, "profile",
+	  "--profile" },
 	{ { "internet", required_argument, NULL, OPT_INTERNET }, CLI_OPT_POLICY, "internet",
 	  "--internet" },
 	{ { "local-port", required_argument, NULL, OPT_LOCAL_PORT }, CLI_OPT_POLICY, "local-port", "--local-port" },
@@ -290,6 +296,67 @@ static void load_file(struct config *cfg, const char *path, bool must_exist, uid
 	config_text_free(&text);
 }
 
+int cli_profile_path(const char *name, char *buf, size_t size)
+{
+	char exe[4096], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t len;
+
+	/* Where this binary is, never the environment: an agent that could
+	 * name the directory would write its own "github" profile. */
+	if (n <= 0)
+		return -errno;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	snprintf(buf, size, "%s/profiles", exe); /* a build tree */
+	if (access(buf, F_OK)) {
+		slash = strrchr(exe, '/'); /* PREFIX/bin: PREFIX/share/... */
+		if (slash)
+			*slash = '\0';
+		snprintf(buf, size, "%s/share/ebpfjail/profiles", exe);
+	}
+	len = strlen(buf);
+	if ((size_t)snprintf(buf + len, size - len, "/%s.conf", name) >= size - len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* load_profiles() - each profile = NAME's allow-host lines (a profile is
+ * root's file, all the way up: its lines are taken unapproved) */
+static void load_profiles(struct config *cfg)
+{
+	size_t i, n = cfg->n_profile;
+
+	for (i = 0; i < n; i++) {
+		const struct config_name *p = &cfg->profile[i];
+		struct config_text text;
+		char path[4096];
+
+		if (cli_profile_path(p->name, path, sizeof(path))) {
+			config_error(cfg, &p->origin, "profile %s: cannot find the profiles", p->name);
+			continue;
+		}
+		if (access(path, F_OK)) {
+			config_error(cfg, &p->origin, "profile %s: no such profile (%s)", p->name, path);
+			continue;
+		}
+		if (!trust_path_root_only(path)) {
+			config_error(cfg, &p->origin,
+				     "profile %s: %s is not root's alone (a profile is taken without "
+				     "approval, so only root may change it or a directory above it)",
+				     p->name, path);
+			continue;
+		}
+		if (config_read_file(cfg, path, true, &text) <= 0)
+			continue;
+		config_parse_profile(cfg, path, text.data, text.len);
+		config_text_free(&text);
+	}
+}
+
 uid_t cli_agent_uid(const struct cli_options *o)
 {
 	struct agent_user u;
@@ -316,6 +383,7 @@ void cli_read_config(struct config *cfg, const struct cli_options *o, uid_t agen
 
 		config_set(cfg, o->flags[i].key, o->flags[i].value, &origin);
 	}
+	load_profiles(cfg);
 	config_finish(cfg);
 }
 

@@ -60,7 +60,9 @@ static void unquoted(char *dst, const char *src)
 
 static void print_row(const struct audit_record *r)
 {
-	char when[32], dest[sizeof(r->path) + 8], comm[sizeof(r->comm)], change[sizeof(r->change)];
+	/* Room for a path, an address and port, or a name and its type. */
+	char when[32], dest[sizeof(r->host) + sizeof(r->qtype) + 8], comm[sizeof(r->comm)];
+	char change[sizeof(r->change)];
 	char rule_count[48], pid[24], uid[24];
 	struct tm tm;
 
@@ -91,12 +93,18 @@ static void print_row(const struct audit_record *r)
 		return;
 	}
 	printable(comm, sizeof(comm), r->comm);
-	if (r->path[0])
+	if (r->path[0]) {
 		printable(dest, sizeof(dest), r->path); /* the agent's bytes too */
-	else if (strchr(r->daddr, ':'))
+	} else if (!strcmp(r->proto, "dns")) { /* a refused query: its name, its type */
+		char name[sizeof(r->host)];
+
+		printable(name, sizeof(name), r->host);
+		snprintf(dest, sizeof(dest), "%s %s", name, r->qtype);
+	} else if (strchr(r->daddr, ':')) {
 		snprintf(dest, sizeof(dest), "[%s]:%lu", r->daddr, r->dport);
-	else
+	} else {
 		snprintf(dest, sizeof(dest), "%s:%lu", r->daddr[0] ? r->daddr : "-", r->dport);
+	}
 	/* A count record (the kernel's aggregation): that many more of the
 	 * same, the latest at its time; nothing for a single denial. */
 	if (r->count)

@@ -173,7 +173,7 @@ static int run_jailed(struct cli_options *o, const struct agent_user *u, struct 
 					 .sources = { .read = read_sources, .trust_hint = sources_hint,
 						      .ctx = o } };
 	supervisor_block_signals(&set);
-	err = jail_build(&j, cfg, supervisor_on_event);
+	err = jail_build(&j, cfg, supervisor_on_event, supervisor_on_dns_query);
 	if (err) {
 		ret = j.why[0] ? refuse("%s", j.why) : EXIT_REFUSED;
 		goto out;

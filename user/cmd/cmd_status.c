@@ -19,8 +19,9 @@ static unsigned long long total_denied(const struct jail_status *st)
 	unsigned long long n = 0;
 	unsigned int i;
 
-	for (i = REASON_FIRST_DENY; i < REASON_COUNT; i++)
-		n += st->denied[i];
+	for (i = 0; i < REASON_COUNT; i++)
+		if (jailstate_denial(i))
+			n += st->denied[i];
 	return n;
 }
 
@@ -54,8 +55,8 @@ static void print_table(const struct jail_status *list, size_t n)
 			const char *sep = "";
 
 			printf("          denied:");
-			for (i = REASON_FIRST_DENY; i < REASON_COUNT; i++)
-				if (st->denied[i]) {
+			for (i = 0; i < REASON_COUNT; i++)
+				if (jailstate_denial(i) && st->denied[i]) {
 					printf("%s %s %llu", sep, reason_name(i), st->denied[i]);
 					sep = ",";
 				}
@@ -112,8 +113,8 @@ static void print_json(const struct jail_status *list, size_t n)
 		       "\"allowed\": %llu, \"lost\": %llu, \"denied\": {",
 		       k ? ", " : "", st->id, st->alive ? "running" : "dead", st->supervisor,
 		       st->agent, st->uid, user, command, st->started, st->allowed, st->lost);
-		for (i = REASON_FIRST_DENY; i < REASON_COUNT; i++)
-			if (st->denied[i]) {
+		for (i = 0; i < REASON_COUNT; i++)
+			if (jailstate_denial(i) && st->denied[i]) {
 				printf("%s\"%s\": %llu", sep, reason_name(i), st->denied[i]);
 				sep = ", ";
 			}

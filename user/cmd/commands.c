@@ -12,6 +12,8 @@ const struct command commands[] = {
 	  "Options:\n"
 	  "  --allow-ip IP[:PORT]   also allow this address (every port, or PORT)\n"
 	  "  --allow-host NAME[:PORT] also allow what DNS answers for NAME (*.x: below x)\n"
+	  "  --deny-host NAME       refuse NAME in the jail's DNS (*.x: below x)\n"
+	  "  --profile NAME         also allow a shipped allowlist (claude-code, github...)\n"
 	  "  --internet on|off      off: only what is allowed, DNS and relays\n"
 	  "  --local-port N         relay the host's 127.0.0.1:N into the jail\n"
 	  "  --callback-port N      relay the host's 127.0.0.1:N to the jail's (logins)\n"

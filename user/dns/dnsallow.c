@@ -37,9 +37,12 @@ const char *dns_seen_name(const struct dns_seen *s, uint32_t addr)
 	return NULL;
 }
 
-static bool is_wildcard(const char *pattern)
+/* internet_only() - may @h's names open only what internet = off closed:
+ * a wildcard's (the agent picks the names under it), or a profile's
+ * (profiles name public services, never a LAN) */
+static bool internet_only(const struct config_allow_host *h)
 {
-	return !strncmp(pattern, "*.", 2);
+	return !strncmp(h->pattern, "*.", 2) || h->internet_only;
 }
 
 bool dnsallow_wanted(const struct config *cfg, const char *name)
@@ -50,6 +53,35 @@ bool dnsallow_wanted(const struct config *cfg, const char *name)
 		if (dnsmsg_name_matches(cfg->allow_host[i].pattern, name))
 			return true;
 	return false;
+}
+
+enum dns_refusal dnsallow_judge(const struct config *cfg, const struct dns_question *q)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_deny_host; i++)
+		if (dnsmsg_name_matches(cfg->deny_host[i].name, q->name))
+			return DNS_DENY_HOST;
+	if (cfg->internet)
+		return DNS_ASK; /* the internet is open anyway (docs/DESIGN.md) */
+	if (q->class != DNS_CLASS_IN)
+		return DNS_NOT_IN;
+	if (!(q->flags & DNS_FLAG_RD))
+		return DNS_NO_RECURSION;
+	return dnsallow_wanted(cfg, q->name) ? DNS_ASK : DNS_NOT_ALLOWED;
+}
+
+const char *dns_refusal_rule(enum dns_refusal r)
+{
+	static const char *const rules[DNS_REFUSAL_COUNT] = {
+		[DNS_ASK] = "none",
+		[DNS_DENY_HOST] = "deny-host",
+		[DNS_NOT_ALLOWED] = "internet-off",
+		[DNS_NOT_IN] = "class",
+		[DNS_NO_RECURSION] = "no-recursion",
+	};
+
+	return r < DNS_REFUSAL_COUNT ? rules[r] : "?";
 }
 
 uint32_t dnsallow_lifetime(uint32_t ttl)
@@ -78,7 +110,7 @@ static bool exact_for(const struct config *cfg, const char *name, uint16_t port)
 	size_t h;
 
 	for (h = 0; h < cfg->n_allow_host; h++)
-		if (cfg->allow_host[h].port == port && !is_wildcard(cfg->allow_host[h].pattern) &&
+		if (cfg->allow_host[h].port == port && !internet_only(&cfg->allow_host[h]) &&
 		    dnsmsg_name_matches(cfg->allow_host[h].pattern, name))
 			return true;
 	return false;
@@ -118,7 +150,7 @@ int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *na
 		bool exact = !outside_zone && exact_for(cfg, name, port);
 
 		if (!dnsmsg_name_matches(cfg->allow_host[h].pattern, name) ||
-		    (exact && is_wildcard(cfg->allow_host[h].pattern)))
+		    (exact && internet_only(&cfg->allow_host[h])))
 			continue; /* not this name's, or its exact pattern's entry holds it */
 		for (i = 0; i < n_addrs; i++) {
 			struct dnsallow_entry *e = find(t, addrs[i], port, exact);

@@ -88,6 +88,32 @@ const char *dns_seen_name(const struct dns_seen *s, uint32_t addr);
 /** dnsallow_wanted() - does an allow-host pattern of @cfg match @name? */
 bool dnsallow_wanted(const struct config *cfg, const char *name);
 
+/* Why the forwarder refuses a query (dnsallow_judge()) */
+enum dns_refusal {
+	DNS_ASK = 0,       /* not refused: the resolver is asked */
+	DNS_DENY_HOST,     /* a deny-host pattern matches the name */
+	DNS_NOT_ALLOWED,   /* internet = off: no allow-host pattern matches */
+	DNS_NOT_IN,        /* internet = off: a class other than IN */
+	DNS_NO_RECURSION,  /* internet = off: RD clear */
+	DNS_REFUSAL_COUNT,
+};
+
+/**
+ * dnsallow_judge() - may the forwarder ask the resolver @q (a checked
+ * standard query, dnsmsg_check_query())?
+ * A deny-host name is refused in every mode. With internet = off only what
+ * an allow-host pattern matches is asked, class IN with RD set. The
+ * attack: every query the resolver forwards carries its name out, and the
+ * agent chooses the labels ("<secret in hex>.exfil.attacker.test" reaches
+ * the attacker's name server through any recursive resolver); a CH-class
+ * or RD=0 query reads the resolver's own state.
+ * Return: DNS_ASK, or why it is refused.
+ */
+enum dns_refusal dnsallow_judge(const struct config *cfg, const struct dns_question *q);
+
+/** dns_refusal_rule() - a refusal's "rule" in its audit record */
+const char *dns_refusal_rule(enum dns_refusal r);
+
 /**
  * dnsallow_record() - @name's answer gave @addrs with @ttl: for each
  * allow-host pattern that matches @name, each address is allowed (on that

@@ -363,9 +363,14 @@ static void reply_code(struct dnsfwd *f, const struct query *q, uint8_t rcode)
 		return;
 	}
 	dnsmsg_set_id(out, q->agent_id);
-	if (rcode)
-		f->stats.failed++;
 	reply(f, q, out, (size_t)len);
+}
+
+/* fail_query() - reply_code() for one of our errors (counted) */
+static void fail_query(struct dnsfwd *f, const struct query *q, uint8_t rcode)
+{
+	f->stats.failed++;
+	reply_code(f, q, rcode);
 }
 
 
@@ -461,6 +466,13 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 		client->asking = true;
 
 	if (rc) { /* an UPDATE, a zone transfer (dnsmsg_check_query()) */
+		fail_query(f, q, (uint8_t)rc);
+		return;
+	}
+	/* Before anything else, the AAAA shortcut included: a refused name
+	 * gets no answer of any kind, and the policy hears of it. */
+	if (f->o.on_query && (rc = f->o.on_query(f->o.ctx, &q->q))) {
+		f->stats.refused++;
 		reply_code(f, q, (uint8_t)rc);
 		return;
 	}
@@ -470,14 +482,14 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 		return;
 	}
 	if (q == &scratch) {
-		reply_code(f, q, DNS_RCODE_SERVFAIL); /* the table is full */
+		fail_query(f, q, DNS_RCODE_SERVFAIL); /* the table is full */
 		return;
 	}
 	q->used = true;
 	if (client) {
 		q->tcp = malloc(2 + DNSFWD_ANSWER_MAX);
 		if (!q->tcp) {
-			reply_code(f, q, DNS_RCODE_SERVFAIL);
+			fail_query(f, q, DNS_RCODE_SERVFAIL);
 			free_query(q);
 			return;
 		}
@@ -487,7 +499,7 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 	 * query. */
 	q->upstream = f->next_upstream++ % f->o.n_upstreams;
 	if (getrandom(&q->id, sizeof(q->id), GRND_NONBLOCK) != sizeof(q->id) || ask(f, q)) {
-		reply_code(f, q, DNS_RCODE_SERVFAIL);
+		fail_query(f, q, DNS_RCODE_SERVFAIL);
 		free_query(q);
 		return;
 	}
@@ -711,7 +723,7 @@ static void tick(struct dnsfwd *f)
 					continue;
 				}
 			}
-			reply_code(f, q, DNS_RCODE_SERVFAIL); /* no resolver answered */
+			fail_query(f, q, DNS_RCODE_SERVFAIL); /* no resolver answered */
 			free_query(q);
 			continue;
 		}

@@ -7,7 +7,8 @@
  * the host's resolvers from the host's namespace, each query from a socket
  * of its own (a fresh source port and a random ID, and only the resolver's
  * answer to that question is taken). AAAA queries get an empty answer: the
- * jail is IPv4 only. Before an A answer goes to the agent, on_answer() is
+ * jail is IPv4 only. Each query is first judged by on_query(): one it
+ * refuses is answered REFUSED at once and never leaves. Before an A answer goes to the agent, on_answer() is
  * called with it: allow-host inserts its addresses there, so the agent can
  * never connect to an address it was given before the policy allows it.
  * After it is sent, on_released() is called with the same answer: what is
@@ -34,12 +35,18 @@
 typedef void (*dnsfwd_answer_fn)(void *ctx, const struct dns_question *q,
 				 const struct dns_answer *a);
 
+/* Called for each standard query before it is asked (or answered at once,
+ * as AAAA is): 0 asks it, DNS_RCODE_REFUSED refuses it (the caller has
+ * recorded why). */
+typedef uint8_t (*dnsfwd_query_fn)(void *ctx, const struct dns_question *q);
+
 struct dnsfwd_opts {
 	int jail_ns;          /* the jail's network namespace (upstream sockets
 				 are made in the caller's: the host's) */
 	uint32_t listen_addr; /* network byte order, on the jail's lo */
 	struct sockaddr_storage upstreams[DNSFWD_UPSTREAMS_MAX];
 	size_t n_upstreams;
+	dnsfwd_query_fn on_query;     /* or NULL: every query is asked */
 	dnsfwd_answer_fn on_answer;
 	dnsfwd_answer_fn on_released; /* or NULL */
 	void *ctx;
@@ -52,6 +59,7 @@ struct dnsfwd_stats {
 	uint64_t failed;   /* of those, our errors: no resolver answered in
 			      time, too many queries at once, not a standard
 			      query */
+	uint64_t refused;  /* of those, refused by on_query() */
 	uint64_t dropped;  /* not a DNS query, or an answer that did not
 			      match its question */
 };

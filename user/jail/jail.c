@@ -440,24 +440,28 @@ static void make_rootless_cgroup(struct jail *j)
 
 static void on_dns_answer(void *ctx, const struct dns_question *q, const struct dns_answer *a)
 {
-	jail_policy_dns_answer(ctx, q, a);
+	struct jail *j = ctx;
+
+	jail_policy_dns_answer(&j->policy, q, a);
 }
 
 static void on_dns_released(void *ctx, const struct dns_question *q,
 			    const struct dns_answer *a)
 {
-	jail_policy_dns_released(ctx, q, a);
+	struct jail *j = ctx;
+
+	jail_policy_dns_released(&j->policy, q, a);
 }
 
 /* start_dns() - the jail's DNS forwarder on the forward address (bound on
  * the jail's lo by routes_rebuild()), asking the resolvers of the host's
  * resolv.conf from the host's side: the agent never reaches them itself. */
-static int start_dns(struct jail *j)
+static int start_dns(struct jail *j, dnsfwd_query_fn on_query)
 {
 	struct dnsfwd_opts o = { .jail_ns = j->ns.fd,
-				 .listen_addr = j->policy.dns_forward, .on_answer = on_dns_answer,
-				 .on_released = on_dns_released,
-				 .ctx = &j->policy };
+				 .listen_addr = j->policy.dns_forward, .on_query = on_query,
+				 .on_answer = on_dns_answer, .on_released = on_dns_released,
+				 .ctx = j };
 	char text[DNSFWD_RESOLV_MAX];
 	int err;
 
@@ -654,7 +658,8 @@ static int build_filters(struct jail *j, const char *cg_base, engine_event_fn on
 	return err;
 }
 
-int jail_build(struct jail *j, const struct config *cfg, engine_event_fn on_event)
+int jail_build(struct jail *j, const struct config *cfg, engine_event_fn on_event,
+	       dnsfwd_query_fn on_query)
 {
 	struct probe_result pr;
 	char cg_base[PATH_MAX];
@@ -700,7 +705,7 @@ int jail_build(struct jail *j, const struct config *cfg, engine_event_fn on_even
 	if (j->denials_fd < 0)
 		return fail(j, -errno, "cannot create the jail's view of its denials %s: %s",
 			    j->denials, strerror(errno));
-	err = start_dns(j);
+	err = start_dns(j, on_query);
 	if (!err)
 		err = start_relays(j, cfg);
 	if (err)
@@ -758,6 +763,8 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 	engine_close(j->engine);
 	j->engine = j->policy.engine = NULL;
 	jail_policy_free(&j->policy);
+	free(j->dns_refused);
+	j->dns_refused = NULL;
 	audit_log_close(&j->audit);
 	if (j->denials_fd >= 0)
 		close(j->denials_fd);

@@ -15,6 +15,7 @@
 #include "auditlog.h"
 #include "config.h"
 #include "denials.h"
+#include "dnsdenials.h"
 #include "dnsfwd.h"
 #include "hostwatch.h"
 #include "jailstate.h"
@@ -77,6 +78,8 @@ struct jail {
 	struct audit_log audit;
 	struct summary summary;
 	struct denial_book book;   /* repeats and losses written (denials.h) */
+	struct dns_denials *dns_refused; /* the forwarder's refusals (dnsdenials.h),
+					    or NULL until the first */
 	uint64_t denied_read;      /* denials counted when the map was last read */
 	struct jail_status status;
 	struct jail_status status_written; /* as last written: unchanged, not rewritten */
@@ -102,11 +105,13 @@ struct jail {
  *     cfg, agent_uid) set
  * @cfg: the configuration in force
  * @on_event: the loader's callback for denial events (ctx is @j)
+ * @on_query: the forwarder's judge of each query (ctx is @j)
  * Return: 0, or -errno with @j->why saying the cause and the fix (empty
  * when the cause was logged already). Whatever was built is left for
  * jail_destroy().
  */
-int jail_build(struct jail *j, const struct config *cfg, engine_event_fn on_event);
+int jail_build(struct jail *j, const struct config *cfg, engine_event_fn on_event,
+	       dnsfwd_query_fn on_query);
 
 /**
  * jail_destroy() - processes first (nothing may run once its filters are

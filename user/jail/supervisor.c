@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +49,7 @@
 #include "cgroup.h"
 #include "control.h"
 #include "denials.h"
+#include "dnsallow.h"
 #include "jailinit.h"
 #include "jailstate.h"
 #include "log.h"
@@ -141,6 +143,63 @@ static void write_lost(struct jail *j, unsigned int reason, uint64_t lost)
 	j->summary.lost += lost;
 }
 
+/* write_dns_denial() - one record of a refused query into the audit log
+ * (held: the agent waits for its answer) and the agent's view; @count > 0:
+ * a count record (dnsdenials.h) */
+static void write_dns_denial(struct jail *j, const char *name, const struct dns_denial_kind *k,
+			     uint64_t count, struct timespec first, struct timespec last)
+{
+	char line[AUDIT_DNS_LINE_MAX];
+	size_t len = audit_format_dns_denial(j->id, name, k->qtype,
+					     dns_refusal_rule((enum dns_refusal)k->refusal), count,
+					     first, last, line, sizeof(line));
+
+	view_append(j, line, len);
+	if (j->audit.fd >= 0)
+		audit_log_hold(&j->audit, line, len);
+}
+
+uint8_t supervisor_on_dns_query(void *ctx, const struct dns_question *q)
+{
+	struct jail *j = ctx;
+	enum dns_refusal why = dnsallow_judge(j->policy.cfg, q);
+	struct dns_denial_kind k = { .qtype = q->type, .refusal = (uint8_t)why };
+	struct timespec now;
+
+	if (why == DNS_ASK)
+		return 0;
+	if (!j->dns_refused)
+		j->dns_refused = calloc(1, sizeof(*j->dns_refused));
+	if (!j->dns_refused)
+		return DNS_RCODE_REFUSED; /* refused all the same, not recorded */
+	clock_gettime(CLOCK_REALTIME, &now);
+	dns_registered_domain(q->name, k.domain);
+	summary_add_dns(&j->summary, q->name);
+	if (dns_denials_add(j->dns_refused, &k, q->name, now) == DNS_DENIAL_NEW)
+		write_dns_denial(j, q->name, &k, 0, now, now);
+	return DNS_RCODE_REFUSED;
+}
+
+static void write_dns_count(void *ctx, const struct dns_denial_slot *s)
+{
+	write_dns_denial(ctx, s->name, &s->kind, s->repeats, s->first, s->last);
+}
+
+/* close_dns_window() - the forwarder's refusals of the window: count
+ * records, and a lost record for those no record shows */
+static void close_dns_window(struct jail *j)
+{
+	uint64_t lost;
+
+	if (!j->dns_refused)
+		return;
+	dns_denials_close_window(j->dns_refused, write_dns_count, j);
+	lost = j->dns_refused->lost;
+	j->dns_refused->lost = 0;
+	write_lost(j, REASON_DNS, lost);
+}
+
+
 /* The engine's side of the loop (engine.h); none without a jail
  * (egress-jail = off). */
 static int engine_poll(struct jail *j)
@@ -187,6 +246,7 @@ static void close_window(struct jail *j, const __u64 c[COUNTER_SLOTS], uint64_t 
 	size_t i, n;
 	int err;
 
+	close_dns_window(j);
 	for (hook = 0; hook < HOOK_COUNT; hook++) {
 		for (reason = REASON_FIRST_DENY; reason < REASON_COUNT; reason++) {
 			denied[reason] += c[hook * COUNTER_STRIDE + reason];
@@ -238,6 +298,7 @@ static void show_status(struct jail *j, const __u64 c[COUNTER_SLOTS])
 	st->allowed = 0;
 	st->lost = j->book.lost_total;
 	memset(st->denied, 0, sizeof(st->denied));
+	st->denied[REASON_DNS] = j->summary.dns_refused; /* jailstate_denial() */
 	for (hook = 0; hook < HOOK_COUNT; hook++) {
 		for (reason = 0; reason < REASON_COUNT; reason++) {
 			__u64 n = c[hook * COUNTER_STRIDE + reason];
@@ -777,5 +838,8 @@ void supervisor_drain(struct jail *j)
 		;
 	if (engine_counters(j, ENGINE_COUNTERS_FINAL, c) == 0)
 		close_window(j, c, denials_in(c));
+	close_dns_window(j); /* done by close_window() unless it failed */
 	denial_book_free(&j->book);
+	free(j->dns_refused);
+	j->dns_refused = NULL;
 }

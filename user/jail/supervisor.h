@@ -27,6 +27,16 @@ void supervisor_block_signals(sigset_t *set);
 int supervisor_on_event(void *ctx, const struct jail_event *e);
 
 /**
+ * supervisor_on_dns_query() - the forwarder's callback (dnsfwd_query_fn):
+ * judge @q by the policy in force (dnsallow_judge()); a refused one is a
+ * dns denial, aggregated (dnsdenials.h), in the audit log, the agent's view
+ * and the exit summary
+ * @ctx: the struct jail
+ * Return: 0 (ask it), or DNS_RCODE_REFUSED.
+ */
+uint8_t supervisor_on_dns_query(void *ctx, const struct dns_question *q);
+
+/**
  * supervisor_start_status() - what `ebpfjail status` shows from now on:
  * the agent, its user and command line, counters and relays
  */

@@ -145,18 +145,19 @@ static void diag(struct config *cfg, enum config_severity severity,
 		 const struct config_origin *origin, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static void diag(struct config *cfg, enum config_severity severity,
-		 const struct config_origin *origin, const char *fmt, ...)
+static void vdiag(struct config *cfg, enum config_severity severity,
+		  const struct config_origin *origin, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static void vdiag(struct config *cfg, enum config_severity severity,
+		  const struct config_origin *origin, const char *fmt, va_list ap)
 {
 	struct config_diag *d;
 	char where[512], what[1024];
-	va_list ap;
 	size_t len;
 
 	config_origin_format(origin, where, sizeof(where));
-	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
 
 	d = append(&cfg->diags, &cfg->n_diags, sizeof(*d));
 	d->severity = severity;
@@ -167,6 +168,25 @@ static void diag(struct config *cfg, enum config_severity severity,
 	snprintf(d->text, len, "%s: %s", where, what);
 	if (severity == CONFIG_ERROR)
 		cfg->n_errors++;
+}
+
+static void diag(struct config *cfg, enum config_severity severity,
+		 const struct config_origin *origin, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(cfg, severity, origin, fmt, ap);
+	va_end(ap);
+}
+
+void config_error(struct config *cfg, const struct config_origin *origin, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(cfg, CONFIG_ERROR, origin, fmt, ap);
+	va_end(ap);
 }
 
 /* --- setters: one per key ---------------------------------------------- */
@@ -377,6 +397,25 @@ static bool valid_host_pattern(const char *name, char *why, size_t why_size)
 	return true;
 }
 
+/* parse_host_pattern() - @text (up to @n bytes) as a host pattern into
+ * @name (lower case, no final dot) */
+static int parse_host_pattern(const char *text, size_t n, char name[DNS_NAME_MAX + 8],
+			      char *why, size_t why_size)
+{
+	size_t i;
+
+	if (n >= DNS_NAME_MAX + 8) {
+		snprintf(why, why_size, "a name is at most %d characters", DNS_NAME_MAX);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		name[i] = (char)tolower((unsigned char)text[i]);
+	if (n && name[n - 1] == '.')
+		n--; /* "example.org." is example.org */
+	name[n] = '\0';
+	return valid_host_pattern(name, why, why_size) ? 0 : -EINVAL;
+}
+
 static int set_allow_host(struct config *cfg, const char *value,
 			  const struct config_origin *origin, char *why, size_t why_size)
 {
@@ -384,31 +423,72 @@ static int set_allow_host(struct config *cfg, const char *value,
 	const char *colon = strchr(value, ':');
 	struct config_allow_host *h;
 	uint16_t port = 0;
-	size_t i, n;
+	size_t i;
 
-	n = colon ? (size_t)(colon - value) : strlen(value);
-	if (n >= sizeof(name)) {
-		snprintf(why, why_size, "a name is at most %d characters", DNS_NAME_MAX);
-		return -EINVAL;
-	}
-	for (i = 0; i < n; i++)
-		name[i] = (char)tolower((unsigned char)value[i]);
-	if (n && name[n - 1] == '.')
-		n--; /* "example.org." is example.org */
-	name[n] = '\0';
-	if (!valid_host_pattern(name, why, why_size))
+	if (parse_host_pattern(value, colon ? (size_t)(colon - value) : strlen(value), name, why,
+			       why_size))
 		return -EINVAL;
 	if (colon && netaddr_parse_port(colon + 1, false, &port)) {
 		snprintf(why, why_size, "port after ':' must be 1-65535 in plain decimal");
 		return -EINVAL;
 	}
+	if (cfg->in_profile && !port) {
+		snprintf(why, why_size, "a profile's name needs its port (NAME:PORT)");
+		return -EINVAL;
+	}
 	for (i = 0; i < cfg->n_allow_host; i++)
 		if (!strcmp(cfg->allow_host[i].pattern, name) && cfg->allow_host[i].port == port)
-			return 0;
+			return 0; /* the first line's strength: the user's own comes first */
 	h = append(&cfg->allow_host, &cfg->n_allow_host, sizeof(*h));
 	h->pattern = xstrdup(name);
 	h->port = port;
+	h->internet_only = cfg->in_profile;
 	h->origin = *origin;
+	return 0;
+}
+
+/* set_profile() - a profile's name: lower-case letters, digits and '-',
+ * so that it names a file in the profiles' directory and nothing else */
+static int set_profile(struct config *cfg, const char *value, const struct config_origin *origin,
+		       char *why, size_t why_size)
+{
+	struct config_name *p;
+	size_t i, n = strlen(value);
+
+	if (!n || n > CONFIG_PROFILE_NAME_MAX || value[0] == '-' ||
+	    strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789-") != n) {
+		snprintf(why, why_size, "a profile's name is 1-%d lower-case letters, digits and '-'",
+			 CONFIG_PROFILE_NAME_MAX);
+		return -EINVAL;
+	}
+	for (i = 0; i < cfg->n_profile; i++)
+		if (!strcmp(cfg->profile[i].name, value))
+			return 0;
+	p = append(&cfg->profile, &cfg->n_profile, sizeof(*p));
+	p->name = xstrdup(value);
+	p->origin = *origin;
+	return 0;
+}
+
+static int set_deny_host(struct config *cfg, const char *value,
+			 const struct config_origin *origin, char *why, size_t why_size)
+{
+	char name[DNS_NAME_MAX + 8];
+	struct config_name *d;
+	size_t i;
+
+	if (strchr(value, ':')) {
+		snprintf(why, why_size, "a name without a port: deny-host refuses the whole name");
+		return -EINVAL;
+	}
+	if (parse_host_pattern(value, strlen(value), name, why, why_size))
+		return -EINVAL;
+	for (i = 0; i < cfg->n_deny_host; i++)
+		if (!strcmp(cfg->deny_host[i].name, name))
+			return 0;
+	d = append(&cfg->deny_host, &cfg->n_deny_host, sizeof(*d));
+	d->name = xstrdup(name);
+	d->origin = *origin;
 	return 0;
 }
 
@@ -689,6 +769,11 @@ static const struct key_def keys[] = {
 	 * (policy_name_refusal(): an exact name's over private, LAN and VPN
 	 * ranges; a wildcard's over internet = off alone). */
 	{ "allow-host", "EBPFJAIL_ALLOW_HOST", true, KEY_LOOSENS, NULL, set_allow_host, 0 },
+	/* Names of public services, with internet-only strength: with
+	 * internet = off, a door out all the same. */
+	{ "profile", "EBPFJAIL_PROFILE", true, KEY_LOOSENS, NULL, set_profile, 0 },
+	/* Only ever refuses: a name's answer and the addresses it gave. */
+	{ "deny-host", "EBPFJAIL_DENY_HOST", true, KEY_TIGHTENS, NULL, set_deny_host, 0 },
 	{ "internet", "EBPFJAIL_INTERNET", false, KEY_LOOSENS_UNLESS, "off", set_internet,
 	  SINGLE(internet_origin) },
 	{ "block-cidr", "EBPFJAIL_BLOCK_CIDR", true, KEY_TIGHTENS, NULL, set_block_cidr, 0 },
@@ -940,6 +1025,13 @@ static void parse_line(struct config *cfg, const struct config_origin *origin, c
 		warn_unknown_key(cfg, origin, "key", key, strlen(key));
 		return;
 	}
+	/* A profile opens names to public services and nothing else: not a
+	 * port of the host, a LAN address, another profile. */
+	if (cfg->in_profile && strcmp(k->name, "allow-host")) {
+		diag(cfg, CONFIG_ERROR, origin, "a profile holds allow-host lines only, not %s",
+		     k->name);
+		return;
+	}
 	apply(cfg, k, value, origin, approval);
 }
 
@@ -992,6 +1084,13 @@ void config_parse(struct config *cfg, const char *name, const char *data, size_t
 		parse_line(cfg, &origin, line, line_len, approval);
 	}
 	free(line);
+}
+
+void config_parse_profile(struct config *cfg, const char *name, const char *data, size_t len)
+{
+	cfg->in_profile = true;
+	config_parse(cfg, name, data, len, NULL);
+	cfg->in_profile = false;
 }
 
 static const char *file_kind(mode_t mode)
@@ -1182,6 +1281,12 @@ void config_free(struct config *cfg)
 	for (i = 0; i < cfg->n_allow_host; i++)
 		free(cfg->allow_host[i].pattern);
 	free(cfg->allow_host);
+	for (i = 0; i < cfg->n_deny_host; i++)
+		free(cfg->deny_host[i].name);
+	free(cfg->deny_host);
+	for (i = 0; i < cfg->n_profile; i++)
+		free(cfg->profile[i].name);
+	free(cfg->profile);
 	for (i = 0; i < cfg->n_unapproved; i++)
 		free(cfg->unapproved[i].name);
 	free(cfg->unapproved);
@@ -1251,6 +1356,8 @@ void config_print(const struct config *cfg, FILE *out)
 			   cfg->unix_socket[i].name);
 	print_line(out, &cfg->share_tmp_origin, "share-tmp = %s", cfg->share_tmp ? "on" : "off");
 	print_line(out, &cfg->host_settle_ms_origin, "host-settle-ms = %u", cfg->host_settle_ms);
+	for (i = 0; i < cfg->n_profile; i++)
+		print_line(out, &cfg->profile[i].origin, "profile = %s", cfg->profile[i].name);
 	for (i = 0; i < cfg->n_allow_host; i++) {
 		if (cfg->allow_host[i].port)
 			print_line(out, &cfg->allow_host[i].origin, "allow-host = %s:%u",
@@ -1259,6 +1366,8 @@ void config_print(const struct config *cfg, FILE *out)
 			print_line(out, &cfg->allow_host[i].origin, "allow-host = %s",
 				   cfg->allow_host[i].pattern);
 	}
+	for (i = 0; i < cfg->n_deny_host; i++)
+		print_line(out, &cfg->deny_host[i].origin, "deny-host = %s", cfg->deny_host[i].name);
 	print_line(out, &cfg->internet_origin, "internet = %s", cfg->internet ? "on" : "off");
 	print_line(out, &cfg->audit_log_origin, "audit-log = %s", cfg->audit_log);
 }

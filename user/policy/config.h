@@ -59,9 +59,13 @@ struct config_allow_ip {
 /* allow-host = NAME[:PORT]: a name, or "*.example.org" for every name
  * under example.org (not example.org itself), in lower case without a
  * final dot; port 0 = every port. */
+#define CONFIG_PROFILE_NAME_MAX 32
+
 struct config_allow_host {
 	char *pattern;
 	uint16_t port;
+	bool internet_only; /* a profile's line: a wildcard's strength, whatever
+			       the pattern (dnsallow.h) */
 	struct config_origin origin;
 };
 
@@ -138,6 +142,9 @@ struct config {
 	size_t n_allow_ip;
 	struct config_allow_host *allow_host;
 	size_t n_allow_host;
+	/* deny-host = NAME or *.DOMAIN, as allow-host's patterns (no port) */
+	struct config_name *deny_host;
+	size_t n_deny_host;
 	struct config_cidr *block_cidr;
 	size_t n_block_cidr;
 	struct config_port *local_port;
@@ -151,6 +158,12 @@ struct config {
 	 * "//", a trailing "/", whitespace or "#". */
 	struct config_name *unix_socket;
 	size_t n_unix_socket;
+
+	/* profile = NAME: allowlists shipped with ebpfjail, read once every
+	 * source is (cli_read_config()) into allow_host */
+	struct config_name *profile;
+	size_t n_profile;
+	bool in_profile; /* config_parse_profile() is parsing */
 
 	/* Loosening lines of agent-writable files that their approval does
 	 * not hold, "key = value" with their origin: each is also an error;
@@ -220,6 +233,14 @@ int config_load_file(struct config *cfg, const char *path, bool must_exist,
 void config_parse(struct config *cfg, const char *name, const char *data, size_t len,
 		  const struct config_approval *approval);
 
+/**
+ * config_parse_profile() - a profile's text (@name its file): allow-host
+ * lines with ports only (anything else is an error naming the line), each
+ * of internet-only strength; a line the configuration has already keeps
+ * the configuration's strength
+ */
+void config_parse_profile(struct config *cfg, const char *name, const char *data, size_t len);
+
 /** config_parse_buffer() - config_parse() of text whose every line counts */
 static inline void config_parse_buffer(struct config *cfg, const char *name, const char *data,
 				       size_t len)
@@ -251,6 +272,10 @@ int config_set(struct config *cfg, const char *key, const char *value,
  * a callback-port may not also be a local-port or the local-model-port.
  */
 void config_finish(struct config *cfg);
+
+/** config_error() - record an error about @origin's value ("ORIGIN: ...") */
+void config_error(struct config *cfg, const struct config_origin *origin, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /** config_ok() - true when no error was recorded */
 static inline bool config_ok(const struct config *cfg)

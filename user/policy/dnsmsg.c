@@ -2,14 +2,12 @@
 /* dnsmsg.c - DNS messages as the jail's forwarder reads them (pure) */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "dnsmsg.h"
 
-#define DNS_FLAG_QR 0x8000
-#define DNS_FLAG_RD 0x0100
-#define DNS_FLAG_RA 0x0080
 #define DNS_JUMPS_MAX 127 /* the most labels a name of 253 bytes can have */
 
 static uint16_t get16(const uint8_t *p)
@@ -102,6 +100,7 @@ int dnsmsg_question(const uint8_t *msg, size_t len, struct dns_question *q)
 	if (len < DNS_HEADER_LEN || get16(msg + 4) != 1)
 		return -EINVAL;
 	q->id = get16(msg);
+	q->flags = get16(msg + 2);
 	if (read_name(msg, len, DNS_HEADER_LEN, q->name, &end) || end + 4 > len)
 		return -EINVAL;
 	q->type = get16(msg + end);
@@ -270,4 +269,24 @@ bool dnsmsg_name_matches(const char *pattern, const char *name)
 		return nl > sl && !strncasecmp(name + nl - sl, pattern + 1, sl);
 	}
 	return pl == nl && !strncasecmp(pattern, name, pl);
+}
+
+const char *dnsmsg_type_name(uint16_t type, char buf[DNS_TYPE_NAME_MAX])
+{
+	static const struct {
+		uint16_t type;
+		const char *name;
+	} names[] = {
+		{ 1, "A" },     { 2, "NS" },     { 5, "CNAME" },  { 6, "SOA" },   { 12, "PTR" },
+		{ 13, "HINFO" }, { 15, "MX" },   { 16, "TXT" },   { 28, "AAAA" }, { 33, "SRV" },
+		{ 35, "NAPTR" }, { 43, "DS" },   { 48, "DNSKEY" }, { 64, "SVCB" }, { 65, "HTTPS" },
+		{ 99, "SPF" },  { 251, "IXFR" }, { 252, "AXFR" }, { 255, "ANY" }, { 257, "CAA" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].type == type)
+			return strcpy(buf, names[i].name);
+	snprintf(buf, DNS_TYPE_NAME_MAX, "TYPE%u", type);
+	return buf;
 }

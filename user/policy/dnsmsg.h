@@ -30,6 +30,9 @@
 #define DNS_RCODE_SERVFAIL 2
 #define DNS_RCODE_NOTIMP 4
 #define DNS_RCODE_REFUSED 5
+#define DNS_FLAG_QR 0x8000 /* a response */
+#define DNS_FLAG_RD 0x0100 /* recursion desired */
+#define DNS_FLAG_RA 0x0080 /* recursion available */
 /* The most A records of one answer that are taken (a round-robin pool is
  * a few dozen at most; the rest are not allowed, and said so). */
 #define DNS_ADDRS_MAX 64
@@ -38,6 +41,7 @@
 
 struct dns_question {
 	uint16_t id;
+	uint16_t flags;              /* the header's: QR, opcode, RD... */
 	char name[DNS_NAME_MAX + 1]; /* lower case, no final dot; "" the root */
 	uint16_t type;
 	uint16_t class;
@@ -133,5 +137,13 @@ bool dnsmsg_name_matches(const char *pattern, const char *name);
  * chooses the labels under a wildcard.
  */
 bool dnsmsg_name_is_host(const char *name);
+
+/**
+ * dnsmsg_type_name() - a query type as people write it: "A", "TXT", or
+ * "TYPE65280" for one without a name here (RFC 3597's form)
+ * @buf: room for DNS_TYPE_NAME_MAX bytes; Return: @buf.
+ */
+#define DNS_TYPE_NAME_MAX sizeof("TYPE65535")
+const char *dnsmsg_type_name(uint16_t type, char buf[DNS_TYPE_NAME_MAX]);
 
 #endif /* EBPFJAIL_DNSMSG_H */

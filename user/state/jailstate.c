@@ -256,6 +256,11 @@ void jailstate_cleanup_dead(void)
 		closedir(d);
 }
 
+bool jailstate_denial(unsigned int reason)
+{
+	return (reason >= REASON_FIRST_DENY && reason < REASON_COUNT) || reason == REASON_DNS;
+}
+
 int jailstate_write_status(const char *dir, const struct jail_status *st)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
@@ -270,8 +275,8 @@ int jailstate_write_status(const char *dir, const struct jail_status *st)
 	fprintf(f, "agent %d\nuid %u\nuser %s\nstarted %lld\ncommand %s\nallowed %llu\nlost %llu\n",
 		st->agent, st->uid, st->user[0] ? st->user : "-", st->started, st->command,
 		st->allowed, st->lost);
-	for (i = REASON_FIRST_DENY; i < REASON_COUNT; i++)
-		if (st->denied[i])
+	for (i = 0; i < REASON_COUNT; i++)
+		if (jailstate_denial(i) && st->denied[i])
 			fprintf(f, "denied %s %llu\n", reason_name(i), st->denied[i]);
 	for (i = 0; i < st->n_relays; i++)
 		fprintf(f, "relay %s %u %llu %llu %llu\n", st->relays[i].kind, st->relays[i].port,
@@ -334,8 +339,8 @@ int jailstate_read_status(const char *dir, struct jail_status *st)
 			unsigned int port = 0;
 
 			if (!strcmp(line, "denied") && sscanf(value, "%31s %llu", word, &a) == 2) {
-				for (i = REASON_FIRST_DENY; i < REASON_COUNT; i++)
-					if (!strcmp(word, reason_name(i)))
+				for (i = 0; i < REASON_COUNT; i++)
+					if (jailstate_denial(i) && !strcmp(word, reason_name(i)))
 						st->denied[i] = a;
 			} else if (sscanf(value, "%15s %u %llu %llu %llu", word, &port, &a, &b, &c) >= 4 &&
 				   st->n_relays < STATUS_RELAYS_MAX) {

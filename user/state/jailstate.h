@@ -73,7 +73,7 @@ struct jail_status {
 	char command[256];
 	long long started; /* seconds since the epoch */
 	unsigned long long allowed, lost;
-	unsigned long long denied[REASON_COUNT]; /* by reason */
+	unsigned long long denied[REASON_COUNT]; /* by reason (jailstate_denial()) */
 	unsigned int n_relays;
 	struct {
 		char kind[16]; /* "local" or "callback" */
@@ -86,6 +86,13 @@ struct jail_status {
 	char protections[160]; /* what keeps the agent in, space-separated
 				  words: see jail_protections() */
 };
+
+/**
+ * jailstate_denial() - is status's denied[@reason] a count of denials: the
+ * engine's denying reasons, and "dns", the queries the forwarder refused
+ * (the engine's REASON_DNS allows; it counts no denial of its own)
+ */
+bool jailstate_denial(unsigned int reason);
 
 /** jailstate_write_status() - replace DIR/status atomically (write, rename) */
 int jailstate_write_status(const char *dir, const struct jail_status *st);

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* dnsdenials.h - the forwarder's refusals, aggregated as the kernel's
+ * denials are (bpf/ebpfjail.h, "Aggregation") (pure)
+ *
+ * A refused query is a denial of a kind: its query type, why it was
+ * refused and its name's registered domain ("attacker.test" for
+ * "<hex>.exfil.attacker.test"), not the whole name. The attack: an agent
+ * that puts data in unique labels would otherwise make every query a
+ * kind of its own, and a flood of records. The first refusal of a kind is
+ * written at once with its full name; the repeats of each window (a
+ * second, the supervisor's) become one count record at its end, with the
+ * first full name of that window. A kind with no repeats in a window is
+ * forgotten, so the table holds the kinds of about a second; a kind that
+ * finds it full is counted as lost.
+ *
+ *   switch (dns_denials_add(d, &k, name, now)) {
+ *   case DNS_DENIAL_NEW:      write a record of it
+ *   case DNS_DENIAL_REPEAT:   nothing yet
+ *   case DNS_DENIAL_LOST:     nothing: d->lost counts it
+ *   }
+ *   once a second: dns_denials_close_window(d, write_count_record, ctx)
+ */
+#ifndef EBPFJAIL_DNSDENIALS_H
+#define EBPFJAIL_DNSDENIALS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "dnsmsg.h"
+
+/* The kinds of one window: a session's refusals are a few names; an agent
+ * that makes up a registered domain per query gets this many records a
+ * second, the rest lost (counted). */
+#define DNS_DENIALS_MAX 256
+
+struct dns_denial_kind {
+	uint16_t qtype;
+	uint8_t refusal;                 /* enum dns_refusal */
+	char domain[DNS_NAME_MAX + 1];   /* the name's registered domain */
+};
+
+struct dns_denial_slot {
+	struct dns_denial_kind kind;
+	char name[DNS_NAME_MAX + 1];     /* the first full name of the window's
+					    repeats ("" before one) */
+	uint64_t repeats;                /* in this window */
+	struct timespec first, last;     /* first refused (the kind), latest */
+};
+
+struct dns_denials {
+	struct dns_denial_slot v[DNS_DENIALS_MAX];
+	size_t n;
+	uint64_t total; /* every refusal, for status */
+	uint64_t lost;  /* refusals no record will show (the table was full) */
+};
+
+enum dns_denial_fate { DNS_DENIAL_NEW, DNS_DENIAL_REPEAT, DNS_DENIAL_LOST };
+
+/**
+ * dns_registered_domain() - @name's registered domain (the Public Suffix
+ * List's, libpsl): "attacker.test" for "a.b.attacker.test", "x.co.uk"
+ * for "a.x.co.uk"; @name itself when it has none (a public suffix, a
+ * single label)
+ */
+void dns_registered_domain(const char *name, char out[DNS_NAME_MAX + 1]);
+
+/** dns_denials_add() - one refusal of @k's kind, for @name, at @now */
+enum dns_denial_fate dns_denials_add(struct dns_denials *d, const struct dns_denial_kind *k,
+				     const char *name, struct timespec now);
+
+typedef void (*dns_denial_fn)(void *ctx, const struct dns_denial_slot *s);
+
+/**
+ * dns_denials_close_window() - the window is over: @fn is called for each
+ * kind with repeats (its count record), which are then reset; the kinds
+ * without any are forgotten
+ */
+void dns_denials_close_window(struct dns_denials *d, dns_denial_fn fn, void *ctx);
+
+#endif /* EBPFJAIL_DNSDENIALS_H */
