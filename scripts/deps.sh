@@ -29,13 +29,44 @@ present() {
 	esac
 }
 
+# The real agents the suites jail, from the npm registry (the only other
+# archive this machine reaches), pinned by version and by the registry's
+# own integrity hash: "NAME VERSION sha512-BASE64", unpacked (no install
+# scripts run) into $NPM_DIR/NAME@VERSION. Claude Code 2.0.10 is the
+# newest that runs on Debian 12's Node.js 18.
+NPM_DIR=/var/cache/ebpfjail/npm
+npm_pins() {
+	echo "@anthropic-ai/claude-code 2.0.10 sha512-y2B6OW5MneWYqzWq0NbzzgcsCtI0S7c//IDt4DYzmkGgpES3B2aFpmFB9wMvAuxy7aOs1gap3DIudobaFzs+YQ=="
+}
+
+# npm_fetch NAME VERSION INTEGRITY: the package's tarball, checked, unpacked
+npm_fetch() {
+	local dir="$NPM_DIR/$1@$2" tgz want got
+	tgz=$(mktemp)
+	curl -fsSL --retry 3 -o "$tgz" "https://registry.npmjs.org/$1/-/${1##*/}-$2.tgz"
+	want=$(printf '%s' "${3#sha512-}" | base64 -d | od -An -tx1 | tr -d ' \n')
+	got=$(sha512sum "$tgz" | cut -d' ' -f1)
+	if [ "$want" != "$got" ]; then
+		rm -f "$tgz"
+		echo "deps.sh: $1@$2: the tarball's sha512 is not the pinned one" >&2
+		return 1
+	fi
+	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" && tar -xzf "$tgz" -C "$dir.tmp" && rm -f "$tgz"
+	rm -rf "$dir" && mv "$dir.tmp" "$dir"
+}
+
 check() {
-	local name pkg missing=0
+	local name pkg version integrity missing=0
 	while read -r name pkg; do
 		present "$name" && continue
 		echo "missing: $name (package $pkg)" >&2
 		missing=$((missing + 1))
 	done < <(entries)
+	while read -r name version integrity; do
+		[ -f "$NPM_DIR/$name@$version/package/package.json" ] && continue
+		echo "missing: $name@$version (npm: scripts/deps.sh fetches it)" >&2
+		missing=$((missing + 1))
+	done < <(npm_pins)
 	[ "$missing" -eq 0 ] && return 0
 	echo "deps.sh: $missing missing: scripts/deps.sh installs them (as root)" >&2
 	return 1
@@ -62,4 +93,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+while read -r name version integrity; do
+	[ -f "$NPM_DIR/$name@$version/package/package.json" ] && continue
+	[ "$(id -u)" -eq 0 ] || { echo "deps.sh: $name@$version is missing; run as root" >&2; exit 1; }
+	echo "deps.sh: fetching $name@$version from the npm registry"
+	npm_fetch "$name" "$version" "$integrity"
+done < <(npm_pins)
 check
