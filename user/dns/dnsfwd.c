@@ -61,6 +61,9 @@
 #define DNSFWD_TCP_IDLE_MS 10000
 #define DNSFWD_TICK_MS 100
 #define DNSFWD_BATCH 16
+/* Query IDs drawn from the kernel at once: one getrandom() for this many
+ * queries instead of one each. */
+#define DNSFWD_IDS 64
 
 enum slot_kind { SLOT_UDP, SLOT_TCP_LISTEN, SLOT_TIMER, SLOT_QUERY, SLOT_CLIENT };
 
@@ -99,6 +102,9 @@ struct dnsfwd {
 	struct query queries[DNSFWD_QUERIES_MAX];
 	struct client clients[DNSFWD_TCP_MAX];
 	struct dnsfwd_stats stats;
+	uint16_t ids[DNSFWD_IDS]; /* random IDs not yet used: ids[0..n_ids) */
+	size_t n_ids;
+	uint8_t in[DNSFWD_BATCH][DNSFWD_QUERY_MAX + 1]; /* the agent's datagrams */
 	uint8_t answer[DNSFWD_ANSWER_MAX];
 };
 
@@ -395,10 +401,13 @@ static int ask(struct dnsfwd *f, struct query *q)
 	if (q->fd < 0)
 		return -errno;
 	dnsmsg_set_id(q->msg, q->id);
-	if (connect(q->fd, (const struct sockaddr *)up, len))
-		err = q->over_tcp && errno == EINPROGRESS ? 0 : -errno;
-	else if (!q->over_tcp && send(q->fd, q->msg, q->len, MSG_DONTWAIT) != (ssize_t)q->len)
-		err = -errno;
+	/* UDP: sendto() binds the fresh port, a connect() first would cost a
+	 * call per query; take_answer() takes only the resolver's datagrams. */
+	if (!q->over_tcp)
+		err = sendto(q->fd, q->msg, q->len, MSG_DONTWAIT, (const struct sockaddr *)up, len) ==
+				      (ssize_t)q->len ? 0 : -errno;
+	else if (connect(q->fd, (const struct sockaddr *)up, len))
+		err = errno == EINPROGRESS ? 0 : -errno;
 	else
 		err = 0;
 	if (err) {
@@ -429,6 +438,20 @@ static int send_tcp_query(struct dnsfwd *f, struct query *q)
 	    epoll_ctl(f->epfd, EPOLL_CTL_MOD, q->fd, &ev))
 		return -1;
 	q->connecting = false;
+	return 0;
+}
+
+/* next_id() - a random query ID, each used once. A guessable ID would let
+ * a host off the path spoof the answer, and an answer for an allow-host
+ * name opens the policy: no ID, no query. Return: 0, or -EAGAIN. */
+static int next_id(struct dnsfwd *f, uint16_t *id)
+{
+	if (!f->n_ids) {
+		if (getrandom(f->ids, sizeof(f->ids), GRND_NONBLOCK) != sizeof(f->ids))
+			return -EAGAIN;
+		f->n_ids = DNSFWD_IDS;
+	}
+	*id = f->ids[--f->n_ids];
 	return 0;
 }
 
@@ -494,11 +517,8 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 			return;
 		}
 	}
-	/* A guessable ID would let a host off the path spoof the answer,
-	 * and an answer for an allow-host name opens the policy: no ID, no
-	 * query. */
 	q->upstream = f->next_upstream++ % f->o.n_upstreams;
-	if (getrandom(&q->id, sizeof(q->id), GRND_NONBLOCK) != sizeof(q->id) || ask(f, q)) {
+	if (next_id(f, &q->id) || ask(f, q)) {
 		fail_query(f, q, DNS_RCODE_SERVFAIL);
 		free_query(q);
 		return;
@@ -526,15 +546,38 @@ static void answer(struct dnsfwd *f, struct query *q, uint8_t *msg, size_t n)
 }
 
 /* take_answer() - what a resolver sent on @q's UDP socket */
+/* from_upstream() - did @from (recvfrom()'s) come from @up, address and
+ * port? The socket is not connected: a datagram from anyone else (a
+ * spoofer that found the port) must not even be read as an answer. */
+static bool from_upstream(const struct sockaddr_storage *up, const struct sockaddr_storage *from)
+{
+	const struct sockaddr_in *a = (const struct sockaddr_in *)up;
+	const struct sockaddr_in *b = (const struct sockaddr_in *)from;
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)up;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)from;
+
+	if (up->ss_family != from->ss_family)
+		return false;
+	if (up->ss_family == AF_INET)
+		return a->sin_port == b->sin_port && a->sin_addr.s_addr == b->sin_addr.s_addr;
+	return a6->sin6_port == b6->sin6_port &&
+	       !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+}
+
 static void take_answer(struct dnsfwd *f, struct query *q)
 {
+	struct sockaddr_storage from;
+	socklen_t fl;
 	ssize_t n;
 
 	for (;;) {
-		n = recv(q->fd, f->answer, sizeof(f->answer), MSG_DONTWAIT);
+		fl = sizeof(from);
+		n = recvfrom(q->fd, f->answer, sizeof(f->answer), MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fl);
 		if (n < 0)
 			return; /* EAGAIN, or an ICMP error: the deadline decides */
-		if (dnsmsg_is_answer_to(&q->q, q->id, f->answer, (size_t)n))
+		if (from_upstream(&f->o.upstreams[q->upstream], &from) &&
+		    dnsmsg_is_answer_to(&q->q, q->id, f->answer, (size_t)n))
 			break;
 		f->stats.dropped++;
 	}
@@ -578,22 +621,25 @@ static void take_tcp_answer(struct dnsfwd *f, struct query *q)
 	answer(f, q, q->tcp + 2, want - 2);
 }
 
+/* take_udp() - the agent's datagrams, up to DNSFWD_BATCH in one call: a
+ * batch that comes back short says the socket is empty, so one query
+ * costs one read, not a second that finds nothing. */
 static void take_udp(struct dnsfwd *f)
 {
-	uint8_t msg[DNSFWD_QUERY_MAX + 1];
-	struct sockaddr_in from;
-	socklen_t fl;
-	ssize_t n;
-	int i;
+	struct sockaddr_in from[DNSFWD_BATCH];
+	struct iovec iov[DNSFWD_BATCH];
+	struct mmsghdr mm[DNSFWD_BATCH];
+	int i, n;
 
 	for (i = 0; i < DNSFWD_BATCH; i++) {
-		fl = sizeof(from);
-		n = recvfrom(f->udp_fd, msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&from,
-			     &fl);
-		if (n < 0)
-			return;
-		take_query(f, msg, (size_t)n, &from, NULL);
+		iov[i] = (struct iovec){ f->in[i], sizeof(f->in[i]) };
+		mm[i] = (struct mmsghdr){ .msg_hdr = { .msg_name = &from[i],
+						       .msg_namelen = sizeof(from[i]),
+						       .msg_iov = &iov[i], .msg_iovlen = 1 } };
 	}
+	n = recvmmsg(f->udp_fd, mm, DNSFWD_BATCH, MSG_DONTWAIT, NULL);
+	for (i = 0; i < n; i++)
+		take_query(f, f->in[i], mm[i].msg_len, &from[i], NULL);
 }
 
 /* pause_client() - poll @c for reading (@paused false) or only for its
