@@ -10,7 +10,8 @@
 # ends with the check, so a list whose package does not provide what the
 # line names fails here and not in the middle of a test. --check is the
 # first step of `make check`: "missing: slirp4netns (package slirp4netns)"
-# for each absent one, and exit 1. Only Debian's own archive is used.
+# for each absent one, and exit 1. Only Debian's own archive is used, and
+# the npm registry for the pinned agents (npm_pins below).
 set -euo pipefail
 list=$(dirname "$0")/deps.list
 [ -r "$list" ] || { echo "deps.sh: cannot read $list" >&2; exit 1; }
@@ -41,9 +42,13 @@ npm_pins() {
 
 # npm_fetch NAME VERSION INTEGRITY: the package's tarball, checked, unpacked
 npm_fetch() {
-	local dir="$NPM_DIR/$1@$2" tgz want got
+	local dir="$NPM_DIR/$1@$2" url="https://registry.npmjs.org/$1/-/${1##*/}-$2.tgz" tgz want got
 	tgz=$(mktemp)
-	curl -fsSL --retry 3 -o "$tgz" "https://registry.npmjs.org/$1/-/${1##*/}-$2.tgz"
+	if ! curl -fsSL --retry 3 -o "$tgz" "$url"; then
+		rm -f "$tgz"
+		echo "deps.sh: $1@$2: cannot fetch $url" >&2
+		return 1
+	fi
 	want=$(printf '%s' "${3#sha512-}" | base64 -d | od -An -tx1 | tr -d ' \n')
 	got=$(sha512sum "$tgz" | cut -d' ' -f1)
 	if [ "$want" != "$got" ]; then
@@ -51,9 +56,20 @@ npm_fetch() {
 		echo "deps.sh: $1@$2: the tarball's sha512 is not the pinned one" >&2
 		return 1
 	fi
-	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" && tar -xzf "$tgz" -C "$dir.tmp" && rm -f "$tgz"
-	rm -rf "$dir" && mv "$dir.tmp" "$dir"
+	rm -rf "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	if ! tar -xzf "$tgz" -C "$dir.tmp" --no-same-owner; then
+		rm -rf "$tgz" "$dir.tmp"
+		echo "deps.sh: $1@$2: cannot unpack the tarball" >&2
+		return 1
+	fi
+	rm -f "$tgz"
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
 }
+
+# npm_present NAME VERSION: the pin is unpacked
+npm_present() { [ -f "$NPM_DIR/$1@$2/package/package.json" ]; }
 
 check() {
 	local name pkg version integrity missing=0
@@ -63,7 +79,7 @@ check() {
 		missing=$((missing + 1))
 	done < <(entries)
 	while read -r name version integrity; do
-		[ -f "$NPM_DIR/$name@$version/package/package.json" ] && continue
+		npm_present "$name" "$version" && continue
 		echo "missing: $name@$version (npm: scripts/deps.sh fetches it)" >&2
 		missing=$((missing + 1))
 	done < <(npm_pins)
@@ -94,7 +110,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 while read -r name version integrity; do
-	[ -f "$NPM_DIR/$name@$version/package/package.json" ] && continue
+	npm_present "$name" "$version" && continue
 	[ "$(id -u)" -eq 0 ] || { echo "deps.sh: $name@$version is missing; run as root" >&2; exit 1; }
 	echo "deps.sh: fetching $name@$version from the npm registry"
 	npm_fetch "$name" "$version" "$integrity"

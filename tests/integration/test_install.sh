@@ -39,7 +39,7 @@ test_install_tree_man_pages_and_installed_binary() {
 	# ... and finds its profiles under its own prefix, not the tree's
 	run "$root/usr/bin/ebpfjail" config --config "$root/etc/ebpfjail.conf" --profile github
 	expect_rc 0
-	grep -qE "^allow-host = github.com:22 +# $root/usr/share/ebpfjail/profiles/github.conf:[0-9]+$" "$T/out" ||
+	grep -qE "^# allow-host = github.com:22 +# $root/usr/share/ebpfjail/profiles/github.conf:[0-9]+$" "$T/out" ||
 		fail "the installed profile: $(cat "$T/out" "$T/err")"
 
 	# completion: every command and every configuration key is offered

@@ -1009,7 +1009,7 @@ Test(config, a_profile_holds_allow_host_lines_with_ports_only)
 				      "allow-host = forge.lan.test:22\n";
 	static const char bad[] = "allow-host = a.test:443\nallow-ip = 10.0.0.1\n"
 				  "local-port = 5432\nallow-host = b.test\nprofile = other\n"
-				  "internet = on\n";
+				  "internet = on\nbogus-key = 1\n";
 	struct config cfg;
 	char *text;
 
@@ -1026,21 +1026,24 @@ Test(config, a_profile_holds_allow_host_lines_with_ports_only)
 	cr_expect(cfg.allow_host[1].internet_only);
 	text = print_config(&cfg);
 	cr_expect(strstr(text, "profile = p1                             # user.conf:1\n"), "%s", text);
-	cr_expect(strstr(text, "allow-host = api.example.test:443        # "
+	/* As a comment: pasted back, it would be the user's exact line. */
+	cr_expect(strstr(text, "\n# allow-host = api.example.test:443      # "
 			       "/usr/share/ebpfjail/profiles/p1.conf:2\n"), "%s", text);
+	cr_expect(strstr(text, "\nallow-host = forge.lan.test:22           # user.conf:2\n"), "%s",
+		  text);
 	free(text);
 	config_free(&cfg);
 
 	config_init(&cfg);
 	config_parse_profile(&cfg, "p2.conf", bad, strlen(bad));
-	cr_expect_eq(cfg.n_errors, 5);
+	cr_expect_eq(cfg.n_errors, 6, "an unknown key in a profile too");
 	cr_expect_eq(cfg.n_allow_host, 1, "only the one good line");
 	cr_expect_eq(cfg.n_allow_ip, 0);
 	cr_expect_eq(cfg.n_local_port, 0);
 	cr_expect_eq(cfg.n_profile, 0);
 	cr_expect(cfg.internet, "internet = on in a profile is refused, not taken");
 	cr_expect(strstr(cfg.diags[0].text, "p2.conf:2: a profile holds allow-host lines only, not "
-					    "allow-ip"), "%s", cfg.diags[0].text);
+					    "\"allow-ip\""), "%s", cfg.diags[0].text);
 	cr_expect(strstr(cfg.diags[2].text, "p2.conf:4") &&
 		  strstr(cfg.diags[2].text, "needs its port"), "%s", cfg.diags[2].text);
 	cr_expect(!cfg.in_profile);

@@ -239,3 +239,36 @@ Test(dnsallow, a_profiles_name_opens_the_internet_only)
 	dnsallow_free(&t);
 	config_free(&cfg);
 }
+
+/* A deny-host answer's addresses, each until its TTL (the minimum for a
+ * short one), renewed and never shortened; a reload without the pattern
+ * drops them. */
+Test(dnsallow, a_deny_host_answer_blocks_its_addresses_for_the_ttl)
+{
+	uint32_t a[] = { ip("198.51.100.9"), ip("198.51.100.10") };
+	struct dnsallow t = { 0 }, copy;
+	struct policy_name out[2];
+	struct config cfg, later;
+	size_t added;
+
+	config_with(&cfg, "deny-host = *.paste.test\n");
+	cr_expect(dnsallow_denied(&cfg, "www.paste.test"));
+	cr_expect(!dnsallow_denied(&cfg, "paste.test"));
+	cr_assert_eq(dnsdeny_record(&t, "www.paste.test", a, 2, 1, 10 * S, &added), 0);
+	cr_expect_eq(added, 2);
+	cr_expect_eq(t.v[0].expires_ns, (10 + DNSALLOW_MIN_TTL_S) * S);
+	cr_assert_eq(dnsdeny_record(&t, "www.paste.test", a, 1, 600, 11 * S, &added), 0);
+	cr_expect_eq(added, 0);
+	cr_expect_eq(t.v[0].expires_ns, (11 + 600) * S);
+	dnsdeny_names(&t, out);
+	cr_expect(out[0].deny && out[1].deny);
+	cr_assert_eq(dnsallow_copy(&t, &copy), 0);
+	config_with(&later, "deny-host = other.test\n");
+	cr_expect_eq(dnsdeny_keep_configured(&copy, &later), 2);
+	cr_expect_eq(copy.n, 0);
+	cr_expect_eq(t.n, 2, "the copy is its own");
+	dnsallow_free(&t);
+	dnsallow_free(&copy);
+	config_free(&cfg);
+	config_free(&later);
+}

@@ -29,8 +29,8 @@ static struct dns_question question(const char *name, uint16_t type, uint16_t cl
 
 /* The exfiltration the judge stops: with internet = off a name no
  * allow-host pattern matches never reaches the resolver, whatever its
- * type; a CH-class or RD=0 query neither. The controls: the allowed name
- * is asked, and with internet = on everything is. */
+ * type; a CH-class or RD=0 query neither, in any mode. The controls: the
+ * allowed name is asked, and with internet = on any name is. */
 Test(dnsdenials, internet_off_asks_only_allowed_names_in_class_in_with_rd)
 {
 	struct dns_question exfil = question("6b6579.exfil.attacker.test", 16, DNS_CLASS_IN, true);
@@ -49,7 +49,8 @@ Test(dnsdenials, internet_off_asks_only_allowed_names_in_class_in_with_rd)
 	cr_expect_eq(dnsallow_judge(&off, &chaos), DNS_NOT_IN);
 	cr_expect_eq(dnsallow_judge(&off, &cache), DNS_NO_RECURSION);
 	cr_expect_eq(dnsallow_judge(&on, &exfil), DNS_ASK, "internet = on: the internet is open");
-	cr_expect_eq(dnsallow_judge(&on, &chaos), DNS_ASK);
+	cr_expect_eq(dnsallow_judge(&on, &chaos), DNS_NOT_IN, "the resolver's state: every mode");
+	cr_expect_eq(dnsallow_judge(&on, &cache), DNS_NO_RECURSION, "its cache: every mode");
 	cr_expect_str_eq(dns_refusal_rule(DNS_NOT_ALLOWED), "internet-off");
 	config_free(&off);
 	config_free(&on);
@@ -96,20 +97,20 @@ Test(dnsdenials, the_key_is_the_registered_domain)
 {
 	char d[DNS_NAME_MAX + 1];
 
-	dns_registered_domain("6b6579.exfil.attacker.test", d);
+	dnsdenials_domain("6b6579.exfil.attacker.test", d);
 	cr_expect_str_eq(d, "attacker.test");
-	dns_registered_domain("a.b.example.co.uk", d);
+	dnsdenials_domain("a.b.example.co.uk", d);
 	cr_expect_str_eq(d, "example.co.uk");
-	dns_registered_domain("user.github.io", d);
+	dnsdenials_domain("user.github.io", d);
 	cr_expect_str_eq(d, "user.github.io", "github.io is a public suffix");
-	dns_registered_domain("localhost", d);
+	dnsdenials_domain("localhost", d);
 	cr_expect_str_eq(d, "localhost");
 }
 
-static struct dns_denial_slot written[8];
+static struct dnsdenials_slot written[8];
 static size_t n_written;
 
-static void collect(void *ctx, const struct dns_denial_slot *s)
+static void collect(void *ctx, const struct dnsdenials_slot *s)
 {
 	(void)ctx;
 	cr_assert_lt(n_written, 8);
@@ -121,52 +122,52 @@ static void collect(void *ctx, const struct dns_denial_slot *s)
  * first, and a quiet kind is forgotten (its next refusal written anew). */
 Test(dnsdenials, unique_labels_under_one_domain_are_one_kind)
 {
-	static struct dns_denials d;
-	struct dns_denial_kind k = { .qtype = 16, .refusal = DNS_NOT_ALLOWED };
+	static struct dnsdenials d;
+	struct dnsdenials_kind k = { .qtype = 16, .refusal = DNS_NOT_ALLOWED };
 	struct timespec t = { 100, 0 };
 	char name[64];
 	int i;
 
 	snprintf(k.domain, sizeof(k.domain), "attacker.test");
 	n_written = 0;
-	cr_expect_eq(dns_denials_add(&d, &k, "00.exfil.attacker.test", t), DNS_DENIAL_NEW);
+	cr_expect_eq(dnsdenials_add(&d, &k, "00.exfil.attacker.test", t), DNSDENIALS_NEW);
 	for (i = 1; i < 1000; i++) {
 		snprintf(name, sizeof(name), "%02x%d.exfil.attacker.test", i & 0xff, i);
-		cr_expect_eq(dns_denials_add(&d, &k, name, t), DNS_DENIAL_REPEAT);
+		cr_expect_eq(dnsdenials_add(&d, &k, name, t), DNSDENIALS_REPEAT);
 	}
 	k.qtype = DNS_TYPE_A; /* another type: another kind */
-	cr_expect_eq(dns_denials_add(&d, &k, "x.attacker.test", t), DNS_DENIAL_NEW);
-	dns_denials_close_window(&d, collect, NULL);
+	cr_expect_eq(dnsdenials_add(&d, &k, "x.attacker.test", t), DNSDENIALS_NEW);
+	dnsdenials_close_window(&d, collect, NULL);
 	cr_assert_eq(n_written, 1);
 	cr_expect_eq(written[0].repeats, 999);
 	cr_expect_str_eq(written[0].name, "011.exfil.attacker.test");
 	cr_expect_eq(written[0].first.tv_sec, 100);
 	cr_expect_eq(d.total, 1001);
 	cr_expect_eq(d.n, 1, "the A kind had no repeats: forgotten");
-	dns_denials_close_window(&d, collect, NULL);
+	dnsdenials_close_window(&d, collect, NULL);
 	cr_expect_eq(n_written, 1);
 	cr_expect_eq(d.n, 0);
 	k.qtype = 16;
-	cr_expect_eq(dns_denials_add(&d, &k, "again.attacker.test", t), DNS_DENIAL_NEW);
+	cr_expect_eq(dnsdenials_add(&d, &k, "again.attacker.test", t), DNSDENIALS_NEW);
 }
 
 /* A registered domain per query: the table fills, the rest is lost and
  * counted, never a record each. */
 Test(dnsdenials, a_domain_per_query_fills_the_table_and_the_rest_is_lost)
 {
-	static struct dns_denials d;
-	struct dns_denial_kind k = { .qtype = 16, .refusal = DNS_NOT_ALLOWED };
+	static struct dnsdenials d;
+	struct dnsdenials_kind k = { .qtype = 16, .refusal = DNS_NOT_ALLOWED };
 	struct timespec t = { 0 };
 	size_t i, fresh = 0;
 
-	for (i = 0; i < DNS_DENIALS_MAX + 100; i++) {
+	for (i = 0; i < DNSDENIALS_MAX + 100; i++) {
 		snprintf(k.domain, sizeof(k.domain), "d%zu.test", i);
-		fresh += dns_denials_add(&d, &k, k.domain, t) == DNS_DENIAL_NEW;
+		fresh += dnsdenials_add(&d, &k, k.domain, t) == DNSDENIALS_NEW;
 	}
-	cr_expect_eq(fresh, DNS_DENIALS_MAX);
+	cr_expect_eq(fresh, DNSDENIALS_MAX);
 	cr_expect_eq(d.lost, 100);
 	n_written = 0;
-	dns_denials_close_window(&d, collect, NULL);
+	dnsdenials_close_window(&d, collect, NULL);
 	cr_expect_eq(d.n, 0, "no repeats: room again");
 }
 

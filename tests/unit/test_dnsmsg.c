@@ -385,3 +385,40 @@ Test(dnsmsg, a_resolver_cannot_stretch_ttls_errors_or_pointer_chains)
 	put(&m, "\x0a\x00\x00\x05", 4);
 	cr_expect_eq(dnsmsg_answer(m.b, m.n, &a), -EINVAL);
 }
+
+/* The query the resolver gets carries the question and nothing of the
+ * agent's else: no bytes after it, no EDNS options, no header bits, no
+ * letter case (the question as parsed is lower case). */
+Test(dnsmsg, the_upstream_query_is_built_not_copied)
+{
+	static const uint8_t agent[] = {
+		0x12, 0x34, 0x01, 0x30, 0, 1, 0, 0, 0, 0, 0, 1, /* RD, AD, CD set */
+		3, 'A', 'p', 'I', 7, 'e', 'x', 'A', 'm', 'p', 'l', 'e', 0, 0, 16, 0, 1,
+		0, 0, 41, 0x10, 0x00, 0, 0, 0x80, 0, 0, 8, /* OPT: 4096, DO, 8 bytes */
+		0xfd, 0xe9, 0, 4, 's', 'e', 'c', 'r',       /* option 65001: data */
+	};
+	struct dns_question q, back;
+	uint8_t out[512];
+	uint16_t size;
+	bool dok;
+	int n;
+
+	cr_assert_eq(dnsmsg_check_query(agent, sizeof(agent), &q), 0);
+	dnsmsg_query_edns(agent, sizeof(agent), &q, &size, &dok);
+	cr_expect_eq(size, 4096);
+	cr_expect(dok);
+	n = dnsmsg_build_query(&q, 1232, dok, out, sizeof(out));
+	cr_assert_gt(n, 0);
+	cr_expect_eq(n, 12 + 13 + 4 + 11, "header, question and a bare OPT");
+	cr_expect_eq(out[2], 0x01);
+	cr_expect_eq(out[3], 0x00, "no AD, no CD");
+	cr_expect(!memcmp(out + 12, "\3api\7example\0\0\x10\0\1", 17), "lower case, type TXT");
+	cr_expect_eq(out[12 + 17 + 3], 1232 >> 8);
+	cr_expect_eq(out[12 + 17 + 7], 0x80, "DO kept");
+	cr_expect_eq(out[12 + 17 + 9], 0, "no option data");
+	cr_assert_eq(dnsmsg_check_query(out, (size_t)n, &back), 0);
+	cr_expect_str_eq(back.name, "api.example");
+	n = dnsmsg_build_query(&q, 0, false, out, sizeof(out));
+	cr_expect_eq(n, 12 + 13 + 4, "no OPT for a query without one");
+	cr_expect_eq(out[11], 0);
+}

@@ -312,8 +312,8 @@ static int in_child(void (*fn)(int out), const char *steps)
  * packet). */
 Test(nftrules, names_mark_their_connections, .fini = teardown)
 {
-	struct policy_name names[] = { { inet_addr("10.1.2.9"), 0, "a.lan", false },
-				       { inet_addr("10.1.2.10"), 22, "b.lan", false } };
+	struct policy_name names[] = { { .addr = inet_addr("10.1.2.9"), .name = "a.lan" },
+				       { .addr = inet_addr("10.1.2.10"), .port = 22, .name = "b.lan" } };
 	struct policy_rule r;
 	struct nft_script sc;
 	char *all = NULL, want[256];

@@ -251,19 +251,19 @@ Test(policy, names_open_blocked_ranges_but_never_metadata_the_gateway_or_the_hos
 				.n_local = 1, .gateway = nm_ip("192.0.2.1"),
 				.dns_forward = nm_ip("169.254.1.1") };
 	struct policy_name names[] = {
-		{ nm_ip("10.23.0.80"), 0, "forge.lan", false },      /* a connected network */
-		{ nm_ip("10.9.9.9"), 22, "ssh.lan", false },         /* private, one port */
-		{ nm_ip("169.254.169.254"), 0, "meta.evil", false }, /* metadata */
-		{ nm_ip("192.0.2.1"), 0, "gw.evil", false },         /* the gateway */
-		{ nm_ip("10.23.0.1"), 0, "host.evil", false },       /* the host itself */
-		{ nm_ip("10.99.3.4"), 0, "anyip.evil", false },      /* the host's AnyIP */
-		{ nm_ip("127.0.0.1"), 0, "lo.evil", false },         /* the host's loopback */
-		{ nm_ip("169.254.7.7"), 0, "ll.evil", false },       /* link-local */
-		{ nm_ip("10.5.5.5"), 0, "denied.lan", false },       /* `ebpfjail deny`ed */
-		{ nm_ip("10.6.0.9"), 0, "blocked.lan", false },      /* in a block-cidr */
-		{ nm_ip("10.7.7.7"), 0, "x.wild.lan", true },        /* a wildcard's, private */
-		{ nm_ip("198.51.100.7"), 0, "web.example", false },  /* the internet: nothing */
-		{ nm_ip("203.0.113.9"), 0, "y.wild.example", true }, /* the internet: nothing */
+		{ nm_ip("10.23.0.80"), 0, "forge.lan", false, false },      /* a connected network */
+		{ nm_ip("10.9.9.9"), 22, "ssh.lan", false, false },         /* private, one port */
+		{ nm_ip("169.254.169.254"), 0, "meta.evil", false, false }, /* metadata */
+		{ nm_ip("192.0.2.1"), 0, "gw.evil", false, false },         /* the gateway */
+		{ nm_ip("10.23.0.1"), 0, "host.evil", false, false },       /* the host itself */
+		{ nm_ip("10.99.3.4"), 0, "anyip.evil", false, false },      /* the host's AnyIP */
+		{ nm_ip("127.0.0.1"), 0, "lo.evil", false, false },         /* the host's loopback */
+		{ nm_ip("169.254.7.7"), 0, "ll.evil", false, false },       /* link-local */
+		{ nm_ip("10.5.5.5"), 0, "denied.lan", false, false },       /* `ebpfjail deny`ed */
+		{ nm_ip("10.6.0.9"), 0, "blocked.lan", false, false },      /* in a block-cidr */
+		{ nm_ip("10.7.7.7"), 0, "x.wild.lan", true, false },        /* a wildcard's, private */
+		{ nm_ip("198.51.100.7"), 0, "web.example", false, false },  /* the internet: nothing */
+		{ nm_ip("203.0.113.9"), 0, "y.wild.example", true, false }, /* the internet: nothing */
 	};
 	struct policy_live live = { nm_ip("10.5.5.5"), 0, false };
 	struct policy p, base;
@@ -300,7 +300,7 @@ Test(policy, names_open_blocked_ranges_but_never_metadata_the_gateway_or_the_hos
 Test(policy, a_wildcard_opens_the_internet_that_internet_off_closed)
 {
 	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
-	struct policy_name name = { nm_ip("198.51.100.9"), 443, "a.cdn.example", true };
+	struct policy_name name = { nm_ip("198.51.100.9"), 443, "a.cdn.example", true, false };
 	struct policy p;
 	struct config cfg;
 
@@ -315,7 +315,7 @@ Test(policy, a_wildcard_opens_the_internet_that_internet_off_closed)
 Test(policy, the_changes_between_two_policies_are_what_a_name_added)
 {
 	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
-	struct policy_name name = { nm_ip("10.0.0.5"), 0, "forge.lan", false };
+	struct policy_name name = { nm_ip("10.0.0.5"), 0, "forge.lan", false, false };
 	struct policy_rule *set;
 	struct policy_key *del;
 	size_t n_set, n_del;
@@ -368,10 +368,10 @@ Test(policy, adding_one_name_in_place_gives_what_a_whole_compile_gives)
 	struct host_facts f = { .connected = &net, .n_connected = 1, .gateway = nm_ip("192.0.2.1"),
 				.dns_forward = nm_ip("169.254.1.1") };
 	struct policy_name names[] = {
-		{ nm_ip("10.23.0.80"), 0, "a.lan", false },  { nm_ip("10.23.0.80"), 22, "b.lan", false },
-		{ nm_ip("10.9.0.1"), 443, "c.lan", false },  { nm_ip("169.254.169.254"), 0, "m.lan", false },
-		{ nm_ip("10.23.0.0"), 0, "net.lan", false }, { nm_ip("198.51.100.1"), 0, "web.lan", false },
-		{ nm_ip("10.23.0.77"), 0, "blocked.lan", false }, /* a /32 block-cidr's key */
+		{ nm_ip("10.23.0.80"), 0, "a.lan", false, false },  { nm_ip("10.23.0.80"), 22, "b.lan", false, false },
+		{ nm_ip("10.9.0.1"), 443, "c.lan", false, false },  { nm_ip("169.254.169.254"), 0, "m.lan", false, false },
+		{ nm_ip("10.23.0.0"), 0, "net.lan", false, false }, { nm_ip("198.51.100.1"), 0, "web.lan", false, false },
+		{ nm_ip("10.23.0.77"), 0, "blocked.lan", false, false }, /* a /32 block-cidr's key */
 	};
 	struct policy whole, inplace, base;
 	struct policy_rule r;
@@ -434,14 +434,14 @@ Test(policy, blocking_what_the_host_gained_in_place_gives_what_a_whole_compile_g
 				     .connected = &nets[1], .n_connected = 1, .routes = routes,
 				     .n_routes = 3, .local = &anyip, .n_local = 1 };
 	struct policy_name names[] = {
-		{ nm_ip("192.0.2.5"), 0, "x.wild.example", true },     /* under the new route */
-		{ nm_ip("192.0.2.7"), 443, "y.wild.example", true },   /* the same, one port */
-		{ nm_ip("192.0.2.6"), 0, "forge.example", false },     /* exact: stays */
-		{ nm_ip("192.0.2.8"), 0, "z.wild.example", true },     /* both kinds at one key */
-		{ nm_ip("192.0.2.8"), 0, "forge.example", false },
-		{ nm_ip("198.51.100.50"), 0, "forge.example", false }, /* the host's own now */
-		{ nm_ip("203.0.113.3"), 0, "forge.example", false },   /* its AnyIP now */
-		{ nm_ip("198.18.0.1"), 0, "w.wild.example", true },    /* elsewhere: stays */
+		{ nm_ip("192.0.2.5"), 0, "x.wild.example", true, false },     /* under the new route */
+		{ nm_ip("192.0.2.7"), 443, "y.wild.example", true, false },   /* the same, one port */
+		{ nm_ip("192.0.2.6"), 0, "forge.example", false, false },     /* exact: stays */
+		{ nm_ip("192.0.2.8"), 0, "z.wild.example", true, false },     /* both kinds at one key */
+		{ nm_ip("192.0.2.8"), 0, "forge.example", false, false },
+		{ nm_ip("198.51.100.50"), 0, "forge.example", false, false }, /* the host's own now */
+		{ nm_ip("203.0.113.3"), 0, "forge.example", false, false },   /* its AnyIP now */
+		{ nm_ip("198.18.0.1"), 0, "w.wild.example", true, false },    /* elsewhere: stays */
 	};
 	size_t n_names = sizeof(names) / sizeof(names[0]), i;
 	struct policy whole, inplace, compiled;
@@ -488,7 +488,7 @@ Test(policy, a_gained_block_leaves_a_key_won_in_the_compile_and_takes_a_names)
 	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
 	struct host_facts gained = { .addresses = &gained_addr, .n_addresses = 1,
 				     .routes = &gained_route, .n_routes = 1 };
-	struct policy_name name = { nm_ip("198.51.100.7"), 0, "forge.example", false };
+	struct policy_name name = { nm_ip("198.51.100.7"), 0, "forge.example", false, false };
 	struct policy_live live = { nm_ip("203.0.113.4"), 0, true };
 	struct host_prefix live_route = { nm_ip("203.0.113.4"), 32 };
 	struct host_facts gained_live = { .routes = &live_route, .n_routes = 1 };
@@ -518,7 +518,7 @@ Test(policy, a_gained_own_prefix_over_a_block_still_closes_names)
 	struct host_prefix anyip = { nm_ip("10.0.0.0"), 8 };
 	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
 	struct host_facts gained = { .routes = &anyip, .n_routes = 1, .local = &anyip, .n_local = 1 };
-	struct policy_name name = { nm_ip("10.1.2.3"), 0, "forge.example", false };
+	struct policy_name name = { nm_ip("10.1.2.3"), 0, "forge.example", false, false };
 	struct policy compiled, p;
 	struct policy_rule r;
 	struct config cfg;
@@ -570,9 +570,9 @@ Test(policy, a_route_inside_a_block_no_name_may_open_still_refuses_names)
 Test(policy, another_names_rule_does_not_lift_the_blocks_beneath)
 {
 	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
-	struct policy_name exact = { nm_ip("10.1.2.3"), 0, "forge.example", false };
-	struct policy_name wild = { nm_ip("10.1.2.3"), 443, "x.w.example", true };
-	struct policy_name exact_port = { nm_ip("10.1.2.3"), 22, "ssh.example", false };
+	struct policy_name exact = { nm_ip("10.1.2.3"), 0, "forge.example", false, false };
+	struct policy_name wild = { nm_ip("10.1.2.3"), 443, "x.w.example", true, false };
+	struct policy_name exact_port = { nm_ip("10.1.2.3"), 22, "ssh.example", false, false };
 	struct policy p;
 	struct policy_rule r;
 	struct config cfg;
@@ -588,5 +588,47 @@ Test(policy, another_names_rule_does_not_lift_the_blocks_beneath)
 	cr_expect_eq(policy_name_refusal(&p, nm_ip("10.1.2.3"), 443, true), REASON_PRIVATE);
 	cr_expect(policy_name_rule(&p, &exact_port, NULL, 0, &r), "control: an exact name's port");
 	policy_free(&p);
+	config_free(&cfg);
+}
+
+/* A deny-host name's addresses are blocked as a block-cidr is: an
+ * allow-host name that shares one (a CDN) opens nothing there, on any
+ * port; an allow-ip wins. The controls: the same allow-host name opens
+ * the address without the deny, and another address of it stays open. */
+Test(policy, a_deny_host_address_wins_over_allow_host_and_loses_to_allow_ip)
+{
+	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };
+	struct policy_name names[] = {
+		{ nm_ip("198.51.100.9"), 0, "paste.evil", false, true },  /* denied */
+		{ nm_ip("198.51.100.7"), 0, "paste.evil", false, true },  /* denied, allow-ip */
+		{ nm_ip("198.51.100.9"), 443, "api.cdn", true, false },   /* shares the first */
+		{ nm_ip("198.51.100.8"), 443, "api.cdn", true, false },   /* its own */
+	};
+	const struct policy_rule *r;
+	struct policy p, without;
+	struct config cfg;
+
+	nm_config(&cfg, "internet = off\nallow-host = *.cdn:443\ndeny-host = *.evil\n"
+			"allow-ip = 198.51.100.7\n");
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, names, 4, &p), 0);
+	r = nm_rule_at(&p, nm_ip("198.51.100.9"), 443);
+	cr_assert(r);
+	cr_expect_eq(r->value.action, JAIL_DENY, "the deny wins over the CDN name");
+	cr_expect_eq(r->value.reason, REASON_BLOCK_CIDR);
+	r = nm_rule_at(&p, nm_ip("198.51.100.9"), 80);
+	cr_expect(r && r->value.action == JAIL_DENY);
+	r = nm_rule_at(&p, nm_ip("198.51.100.7"), 80);
+	cr_expect(r && r->value.action == JAIL_ALLOW && r->value.reason == REASON_ALLOW_IP,
+		  "allow-ip wins over every block");
+	r = nm_rule_at(&p, nm_ip("198.51.100.8"), 443);
+	cr_expect(r && r->value.action == JAIL_ALLOW && r->value.reason == REASON_ALLOW_HOST);
+	cr_expect(!policy_name_rule(&p, &names[0], NULL, 0, &(struct policy_rule){ 0 }),
+		  "a deny is never an allow");
+	/* Without the deny the same name opens the address. */
+	cr_assert_eq(policy_compile_jail(&cfg, &f, NULL, 0, names + 2, 2, &without), 0);
+	r = nm_rule_at(&without, nm_ip("198.51.100.9"), 443);
+	cr_expect(r && r->value.action == JAIL_ALLOW && r->value.reason == REASON_ALLOW_HOST);
+	policy_free(&p);
+	policy_free(&without);
 	config_free(&cfg);
 }

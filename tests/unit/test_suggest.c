@@ -144,7 +144,8 @@ Test(suggest, names_the_forwarder_answered_get_allow_host)
  * a name that is no host name. */
 Test(suggest, names_the_forwarder_refused_get_allow_host)
 {
-	struct suggestions s = { 0 };
+	static char domains[][DNS_NAME_MAX + 1] = { "example.test" };
+	struct suggestions s = { .domains = domains, .n_domains = 1 };
 	size_t lines;
 	char *text;
 
@@ -154,10 +155,14 @@ Test(suggest, names_the_forwarder_refused_get_allow_host)
 	add(&s, REFUSED("www.paste.test", "deny-host", ""));
 	add(&s, REFUSED("version.bind", "class", ""));
 	add(&s, REFUSED("a\\u001bb.test", "internet-off", ""));
+	/* The agent's own names: never a line (their DNS would decide). */
+	add(&s, REFUSED("6b6579.exfil.attacker.test", "internet-off", ""));
+	add(&s, REFUSED("6b657a.exfil.attacker.test", "internet-off", ""));
 	text = print(&s, &lines);
 	cr_expect_str_eq(text,
 		"allow-host = pkg.example.test    # x4, refused by the jail's DNS (internet = off)\n"
 		"allow-host = api.example.test    # x2, refused by the jail's DNS (internet = off)\n"
+		"# not suggested: 2 DNS queries for names outside your network's domains (first: 6b6579.exfil.attacker.test): an allow-host line would let their DNS decide what they open; a profile or allow-ip is the line for them\n"
 		"# 3 DNS queries no line can allow (deny-host, a class other than IN, no recursion, names that are no host names)\n");
 	cr_expect_eq(lines, 2);
 	free(text);

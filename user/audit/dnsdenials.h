@@ -13,12 +13,12 @@
  * forgotten, so the table holds the kinds of about a second; a kind that
  * finds it full is counted as lost.
  *
- *   switch (dns_denials_add(d, &k, name, now)) {
- *   case DNS_DENIAL_NEW:      write a record of it
- *   case DNS_DENIAL_REPEAT:   nothing yet
- *   case DNS_DENIAL_LOST:     nothing: d->lost counts it
+ *   switch (dnsdenials_add(d, &k, name, now)) {
+ *   case DNSDENIALS_NEW:      write a record of it
+ *   case DNSDENIALS_REPEAT:   nothing yet
+ *   case DNSDENIALS_LOST:     nothing: d->lost counts it
  *   }
- *   once a second: dns_denials_close_window(d, write_count_record, ctx)
+ *   once a second: dnsdenials_close_window(d, write_count_record, ctx)
  */
 #ifndef EBPFJAIL_DNSDENIALS_H
 #define EBPFJAIL_DNSDENIALS_H
@@ -32,50 +32,50 @@
 /* The kinds of one window: a session's refusals are a few names; an agent
  * that makes up a registered domain per query gets this many records a
  * second, the rest lost (counted). */
-#define DNS_DENIALS_MAX 256
+#define DNSDENIALS_MAX 256
 
-struct dns_denial_kind {
+struct dnsdenials_kind {
 	uint16_t qtype;
 	uint8_t refusal;                 /* enum dns_refusal */
 	char domain[DNS_NAME_MAX + 1];   /* the name's registered domain */
 };
 
-struct dns_denial_slot {
-	struct dns_denial_kind kind;
+struct dnsdenials_slot {
+	struct dnsdenials_kind kind;
 	char name[DNS_NAME_MAX + 1];     /* the first full name of the window's
 					    repeats ("" before one) */
 	uint64_t repeats;                /* in this window */
 	struct timespec first, last;     /* first refused (the kind), latest */
 };
 
-struct dns_denials {
-	struct dns_denial_slot v[DNS_DENIALS_MAX];
+struct dnsdenials {
+	struct dnsdenials_slot v[DNSDENIALS_MAX];
 	size_t n;
 	uint64_t total; /* every refusal, for status */
 	uint64_t lost;  /* refusals no record will show (the table was full) */
 };
 
-enum dns_denial_fate { DNS_DENIAL_NEW, DNS_DENIAL_REPEAT, DNS_DENIAL_LOST };
+enum dnsdenials_fate { DNSDENIALS_NEW, DNSDENIALS_REPEAT, DNSDENIALS_LOST };
 
 /**
- * dns_registered_domain() - @name's registered domain (the Public Suffix
+ * dnsdenials_domain() - @name's registered domain (the Public Suffix
  * List's, libpsl): "attacker.test" for "a.b.attacker.test", "x.co.uk"
  * for "a.x.co.uk"; @name itself when it has none (a public suffix, a
  * single label)
  */
-void dns_registered_domain(const char *name, char out[DNS_NAME_MAX + 1]);
+void dnsdenials_domain(const char *name, char out[DNS_NAME_MAX + 1]);
 
-/** dns_denials_add() - one refusal of @k's kind, for @name, at @now */
-enum dns_denial_fate dns_denials_add(struct dns_denials *d, const struct dns_denial_kind *k,
+/** dnsdenials_add() - one refusal of @k's kind, for @name, at @now */
+enum dnsdenials_fate dnsdenials_add(struct dnsdenials *d, const struct dnsdenials_kind *k,
 				     const char *name, struct timespec now);
 
-typedef void (*dns_denial_fn)(void *ctx, const struct dns_denial_slot *s);
+typedef void (*dnsdenials_fn)(void *ctx, const struct dnsdenials_slot *s);
 
 /**
- * dns_denials_close_window() - the window is over: @fn is called for each
+ * dnsdenials_close_window() - the window is over: @fn is called for each
  * kind with repeats (its count record), which are then reset; the kinds
  * without any are forgotten
  */
-void dns_denials_close_window(struct dns_denials *d, dns_denial_fn fn, void *ctx);
+void dnsdenials_close_window(struct dnsdenials *d, dnsdenials_fn fn, void *ctx);
 
 #endif /* EBPFJAIL_DNSDENIALS_H */

@@ -98,15 +98,23 @@ static bool same_destination(const struct summary_slot *a, const struct summary_
 
 /* add_name() - a query the forwarder refused: an allow-host line lifts
  * only internet = off's; deny-host is the user's own, and a class or RD
- * refusal holds for allowed names too. */
+ * refusal holds for allowed names too. The agent chose the name, so only
+ * one under the host's own domains becomes a line (by_name() says why: an
+ * exact name of the attacker's lets its DNS open the LAN); the others are
+ * counted in a comment. Return: 0, or -ENOMEM. */
 static int add_name(struct suggestions *s, const struct audit_record *r, unsigned long count)
 {
 	struct suggested_name *v;
 	size_t i;
 
-	/* The agent chose the name: only a host name becomes a line. */
 	if (strcmp(r->rule, "internet-off") || !dnsmsg_name_is_host(r->host)) {
 		s->dns_other += count;
+		return 0;
+	}
+	if (!under_own_domain(s, r->host)) {
+		if (!s->dns_foreign)
+			snprintf(s->dns_foreign_first, sizeof(s->dns_foreign_first), "%s", r->host);
+		s->dns_foreign += count;
 		return 0;
 	}
 	for (i = 0; i < s->n_names; i++)
@@ -317,6 +325,12 @@ size_t suggest_print(const struct suggestions *s, FILE *out)
 		lines++;
 	}
 	free(names);
+	if (s->dns_foreign)
+		fprintf(out, "# not suggested: %llu DNS quer%s for names outside your network's "
+			     "domains (first: %s): an allow-host line would let their DNS decide "
+			     "what they open; a profile or allow-ip is the line for them\n",
+			(unsigned long long)s->dns_foreign, s->dns_foreign == 1 ? "y" : "ies",
+			s->dns_foreign_first);
 	if (s->dns_other)
 		fprintf(out, "# %llu DNS quer%s no line can allow (deny-host, a class other than IN, "
 			     "no recursion, names that are no host names)\n",

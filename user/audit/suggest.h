@@ -30,6 +30,8 @@ struct suggestions {
 	} *names;
 	size_t n_names, cap_names;
 	uint64_t dns_other; /* refusals no line can lift (deny-host, class, RD) */
+	uint64_t dns_foreign; /* refused names outside the host's own domains */
+	char dns_foreign_first[DNS_NAME_MAX + 1];
 };
 
 /**
@@ -46,8 +48,9 @@ int suggest_add(struct suggestions *s, const struct audit_record *r);
  * allow-host with its port where the log names the host the address was
  * looked up by (the jail's forwarder answered it) and a name may open it,
  * or
- * unix-socket line per destination, then allow-host for each name the
- * forwarder refused (internet = off), most refused first,, the addresses most
+ * unix-socket line per destination, then allow-host for each name under
+ * the host's own domains the forwarder refused (internet = off), most
+ * refused first,, the addresses most
  * denied first and each address's ports together, every line with its
  * count and, for a destination inside a range ebpfjail blocks on purpose
  * (a private or link-local network, the host's own), a warning of what

@@ -296,27 +296,35 @@ static void load_file(struct config *cfg, const char *path, bool must_exist, uid
 	config_text_free(&text);
 }
 
-int cli_profile_path(const char *name, char *buf, size_t size)
+/* profile_path() - the file of profile @name: in the profiles beside
+ * this binary (a build tree's build/profiles), else in its prefix's data
+ * directory (PREFIX/bin/ebpfjail: PREFIX/share/ebpfjail/profiles).
+ * Return: 0, or -errno. */
+static int profile_path(const char *name, char *buf, size_t size)
 {
 	char exe[4096], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe));
 	size_t len;
 
 	/* Where this binary is, never the environment: an agent that could
 	 * name the directory would write its own "github" profile. */
 	if (n <= 0)
 		return -errno;
+	if ((size_t)n == sizeof(exe))
+		return -ENAMETOOLONG;
 	exe[n] = '\0';
 	slash = strrchr(exe, '/');
 	if (!slash)
 		return -ENOENT;
 	*slash = '\0';
-	snprintf(buf, size, "%s/profiles", exe); /* a build tree */
+	if ((size_t)snprintf(buf, size, "%s/profiles", exe) >= size) /* a build tree */
+		return -ENAMETOOLONG;
 	if (access(buf, F_OK)) {
 		slash = strrchr(exe, '/'); /* PREFIX/bin: PREFIX/share/... */
 		if (slash)
 			*slash = '\0';
-		snprintf(buf, size, "%s/share/ebpfjail/profiles", exe);
+		if ((size_t)snprintf(buf, size, "%s/share/ebpfjail/profiles", exe) >= size)
+			return -ENAMETOOLONG;
 	}
 	len = strlen(buf);
 	if ((size_t)snprintf(buf + len, size - len, "/%s.conf", name) >= size - len)
@@ -334,25 +342,27 @@ static void load_profiles(struct config *cfg)
 		const struct config_name *p = &cfg->profile[i];
 		struct config_text text;
 		char path[4096];
+		int err = profile_path(p->name, path, sizeof(path));
 
-		if (cli_profile_path(p->name, path, sizeof(path))) {
-			config_error(cfg, &p->origin, "profile %s: cannot find the profiles", p->name);
+		if (err) {
+			config_error(cfg, &p->origin, "profile %s: cannot find the profiles: %s",
+				     p->name, strerror(-err));
 			continue;
 		}
-		if (access(path, F_OK)) {
+		err = config_read_file(cfg, path, false, &text);
+		if (err == 0)
 			config_error(cfg, &p->origin, "profile %s: no such profile (%s)", p->name, path);
+		if (err <= 0)
 			continue;
-		}
-		if (!trust_path_root_only(path)) {
+		/* The file as read and every directory above it: a profile
+		 * is taken without approval. */
+		if (!trust_root_only(&text.st, false) || !trust_path_root_only(path))
 			config_error(cfg, &p->origin,
 				     "profile %s: %s is not root's alone (a profile is taken without "
 				     "approval, so only root may change it or a directory above it)",
 				     p->name, path);
-			continue;
-		}
-		if (config_read_file(cfg, path, true, &text) <= 0)
-			continue;
-		config_parse_profile(cfg, path, text.data, text.len);
+		else
+			config_parse_profile(cfg, path, text.data, text.len);
 		config_text_free(&text);
 	}
 }

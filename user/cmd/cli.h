@@ -106,14 +106,6 @@ int cmd_allow(const struct command *cmd, int argc, char **argv);
 int cmd_deny(const struct command *cmd, int argc, char **argv);
 int cmd_trust(const struct command *cmd, int argc, char **argv);
 
-/**
- * cli_profile_path() - the file of profile @name: in the profiles beside
- * this binary (a build tree's build/profiles), else in its prefix's data
- * directory (PREFIX/bin/ebpfjail: PREFIX/share/ebpfjail/profiles)
- * Return: 0, or -errno.
- */
-int cli_profile_path(const char *name, char *buf, size_t size);
-
 /** cli_read_config() - the same, printing nothing: diagnostics stay in @cfg */
 void cli_read_config(struct config *cfg, const struct cli_options *o, uid_t agent_uid);
 

@@ -57,17 +57,16 @@ bool dnsallow_wanted(const struct config *cfg, const char *name)
 
 enum dns_refusal dnsallow_judge(const struct config *cfg, const struct dns_question *q)
 {
-	size_t i;
-
-	for (i = 0; i < cfg->n_deny_host; i++)
-		if (dnsmsg_name_matches(cfg->deny_host[i].name, q->name))
-			return DNS_DENY_HOST;
-	if (cfg->internet)
-		return DNS_ASK; /* the internet is open anyway (docs/DESIGN.md) */
+	if (dnsallow_denied(cfg, q->name))
+		return DNS_DENY_HOST;
+	/* In every mode: a CH-class query reads the resolver's own state, an
+	 * RD=0 one its cache (which names the host looked up lately). */
 	if (q->class != DNS_CLASS_IN)
 		return DNS_NOT_IN;
 	if (!(q->flags & DNS_FLAG_RD))
 		return DNS_NO_RECURSION;
+	if (cfg->internet)
+		return DNS_ASK; /* the internet is open anyway (docs/DESIGN.md) */
 	return dnsallow_wanted(cfg, q->name) ? DNS_ASK : DNS_NOT_ALLOWED;
 }
 
@@ -226,6 +225,9 @@ static bool unconfigured(const struct dnsallow_entry *e, const void *arg)
 	const struct config *cfg = arg;
 	size_t h;
 
+	/* A deny-host line added by the reload takes what its names opened. */
+	if (dnsallow_denied(cfg, e->name))
+		return true;
 	for (h = 0; h < cfg->n_allow_host; h++)
 		if (cfg->allow_host[h].port == e->port &&
 		    dnsmsg_name_matches(cfg->allow_host[h].pattern, e->name))
@@ -277,6 +279,68 @@ void dnsallow_names(const struct dnsallow *t, struct policy_name *out)
 					       .name = t->v[i].name, .wildcard = !t->v[i].exact };
 }
 
+void dnsdeny_names(const struct dnsallow *t, struct policy_name *out)
+{
+	size_t i;
+
+	dnsallow_names(t, out);
+	for (i = 0; i < t->n; i++)
+		out[i].deny = true;
+}
+
+bool dnsallow_denied(const struct config *cfg, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_deny_host; i++)
+		if (dnsmsg_name_matches(cfg->deny_host[i].name, name))
+			return true;
+	return false;
+}
+
+int dnsdeny_record(struct dnsallow *t, const char *name, const uint32_t *addrs, size_t n_addrs,
+		   uint32_t ttl, uint64_t now_ns, size_t *added)
+{
+	uint64_t until = now_ns + dnsallow_lifetime(ttl) * NS_PER_S;
+	size_t i;
+	int err = 0;
+
+	*added = 0;
+	for (i = 0; i < n_addrs; i++) {
+		struct dnsallow_entry *e = find(t, addrs[i], 0, true);
+
+		if (!e) {
+			bool full = t->n == DNSALLOW_MAX_ENTRIES;
+
+			e = grow(t);
+			if (!e) {
+				err = full ? -ENOSPC : -ENOMEM;
+				continue;
+			}
+			memset(e, 0, sizeof(*e));
+			e->addr = addrs[i];
+			e->exact = true;
+			(*added)++;
+		}
+		if (until > e->expires_ns)
+			e->expires_ns = until;
+		e->ttl = ttl;
+		snprintf(e->name, sizeof(e->name), "%s", name);
+	}
+	return err;
+}
+
+size_t dnsdeny_keep_configured(struct dnsallow *t, const struct config *cfg)
+{
+	size_t i, kept = 0, n = t->n;
+
+	for (i = 0; i < n; i++)
+		if (dnsallow_denied(cfg, t->v[i].name))
+			t->v[kept++] = t->v[i];
+	t->n = kept;
+	return n - kept;
+}
+
 void dnsallow_format(const struct dnsallow *t, char *buf, size_t size)
 {
 	struct textbuf o = { buf, size, 0, true };
@@ -301,6 +365,19 @@ void dnsallow_format(const struct dnsallow *t, char *buf, size_t size)
 		if (e->port)
 			textbuf_put(&o, ":%u", e->port);
 	}
+}
+
+int dnsallow_copy(const struct dnsallow *from, struct dnsallow *to)
+{
+	*to = (struct dnsallow){ 0 };
+	if (!from->n)
+		return 0;
+	to->v = reallocarray(NULL, from->n, sizeof(*to->v));
+	if (!to->v)
+		return -ENOMEM;
+	memcpy(to->v, from->v, from->n * sizeof(*to->v));
+	to->n = to->cap = from->n;
+	return 0;
 }
 
 void dnsallow_free(struct dnsallow *t)

@@ -93,20 +93,21 @@ enum dns_refusal {
 	DNS_ASK = 0,       /* not refused: the resolver is asked */
 	DNS_DENY_HOST,     /* a deny-host pattern matches the name */
 	DNS_NOT_ALLOWED,   /* internet = off: no allow-host pattern matches */
-	DNS_NOT_IN,        /* internet = off: a class other than IN */
-	DNS_NO_RECURSION,  /* internet = off: RD clear */
+	DNS_NOT_IN,        /* a class other than IN */
+	DNS_NO_RECURSION,  /* RD clear */
 	DNS_REFUSAL_COUNT,
 };
 
 /**
  * dnsallow_judge() - may the forwarder ask the resolver @q (a checked
  * standard query, dnsmsg_check_query())?
- * A deny-host name is refused in every mode. With internet = off only what
- * an allow-host pattern matches is asked, class IN with RD set. The
- * attack: every query the resolver forwards carries its name out, and the
- * agent chooses the labels ("<secret in hex>.exfil.attacker.test" reaches
- * the attacker's name server through any recursive resolver); a CH-class
- * or RD=0 query reads the resolver's own state.
+ * A deny-host name is refused in every mode, and so is a class other than
+ * IN or RD clear (a CH-class query reads the resolver's own state, RD=0
+ * its cache). With internet = off only what an allow-host pattern matches
+ * is asked. The attack: every query the resolver forwards carries its
+ * name out, and the agent chooses the labels ("<secret in
+ * hex>.exfil.attacker.test" reaches the attacker's name server through
+ * any recursive resolver).
  * Return: DNS_ASK, or why it is refused.
  */
 enum dns_refusal dnsallow_judge(const struct config *cfg, const struct dns_question *q);
@@ -150,11 +151,34 @@ long dnsallow_expire(struct dnsallow *t, uint64_t now_ns, struct dnsallow_entry 
  */
 size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg);
 
+/** dnsallow_denied() - does a deny-host pattern of @cfg match @name? */
+bool dnsallow_denied(const struct config *cfg, const char *name);
+
+/**
+ * dnsdeny_record() - a deny-host name's answer gave @addrs with @ttl: each
+ * is blocked until @now_ns + the TTL (dnsallow_lifetime()), an entry per
+ * address (port 0, exact) in @t, a table of its own; a later answer
+ * renews it, never shortens it
+ * @added: set to the number of entries that are new
+ * Return: 0, or -ENOSPC (the others recorded), -ENOMEM.
+ */
+int dnsdeny_record(struct dnsallow *t, const char *name, const uint32_t *addrs, size_t n_addrs,
+		   uint32_t ttl, uint64_t now_ns, size_t *added);
+
+/**
+ * dnsdeny_keep_configured() - after a reload: remove the entries whose
+ * name no deny-host pattern of @cfg matches. Return: how many went.
+ */
+size_t dnsdeny_keep_configured(struct dnsallow *t, const struct config *cfg);
+
 /**
  * dnsallow_names() - the entries as policy_compile_jail() takes them, in
  * @out (room for t->n); the names point into @t
  */
 void dnsallow_names(const struct dnsallow *t, struct policy_name *out);
+
+/** dnsdeny_names() - dnsallow_names() of a deny table: each a deny */
+void dnsdeny_names(const struct dnsallow *t, struct policy_name *out);
 
 /**
  * dnsallow_format() - the entries not refused, as `ebpfjail status` shows
@@ -162,6 +186,10 @@ void dnsallow_names(const struct dnsallow *t, struct policy_name *out);
  * 10.0.0.7:5432"; empty when there are none; bounded by @size
  */
 void dnsallow_format(const struct dnsallow *t, char *buf, size_t size);
+
+/** dnsallow_copy() - @to, a table of its own with @from's entries.
+ * Return: 0 or -ENOMEM. */
+int dnsallow_copy(const struct dnsallow *from, struct dnsallow *to);
 
 void dnsallow_free(struct dnsallow *t);
 

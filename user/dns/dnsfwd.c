@@ -64,6 +64,9 @@
 /* Query IDs drawn from the kernel at once: one getrandom() for this many
  * queries instead of one each. */
 #define DNSFWD_IDS 64
+/* The largest EDNS payload asked for: DNS flag day 2020's, which no path
+ * fragments. */
+#define DNSFWD_EDNS_MAX 1232
 
 enum slot_kind { SLOT_UDP, SLOT_TCP_LISTEN, SLOT_TIMER, SLOT_QUERY, SLOT_CLIENT };
 
@@ -84,6 +87,9 @@ struct query {
 	struct sockaddr_in from; /* a UDP query's sender */
 	struct client *client;   /* a TCP query's client, or NULL */
 	bool over_tcp;
+	bool learn;              /* ours (learn_instead()): no reply */
+	uint16_t udp_size;       /* the agent's EDNS payload size, or 0 */
+	bool dnssec_ok;          /* ... and its DO bit */
 	uint8_t msg[DNSFWD_QUERY_MAX];
 	size_t len;
 	unsigned int tries;
@@ -330,6 +336,8 @@ static void close_client(struct dnsfwd *f, struct client *c)
 /* reply() - @msg (its ID already the agent's) to where @q came from */
 static void reply(struct dnsfwd *f, const struct query *q, const uint8_t *msg, size_t len)
 {
+	if (q->learn)
+		return; /* our own question: the agent had its answer */
 	if (!q->over_tcp) {
 		/* The agent's socket may be gone or full: a lost answer is
 		 * a retry for it, as on any network. */
@@ -455,6 +463,21 @@ static int next_id(struct dnsfwd *f, uint16_t *id)
 	return 0;
 }
 
+/* learn_instead() - @q, answered already, into a query of our own for
+ * the name's A records, over UDP, whose answer on_answer() sees and nobody
+ * gets (reply() sends nothing for it): the agent's message cut after its
+ * question, type A, class IN, recursion desired. */
+static void learn_instead(struct query *q)
+{
+	q->learn = true;
+	q->client = NULL;
+	q->over_tcp = false;
+	q->q.type = DNS_TYPE_A;
+	q->q.class = DNS_CLASS_IN;
+	q->q.flags = DNS_FLAG_RD;
+	q->udp_size = 0;
+}
+
 /* take_query() - one query from the agent: checked, answered at once
  * (AAAA, or a full table), or asked upstream */
 static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
@@ -480,6 +503,7 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 	}
 	memcpy(q->msg, msg, len);
 	q->len = len;
+	dnsmsg_query_edns(msg, len, &q->q, &q->udp_size, &q->dnssec_ok);
 	q->agent_id = dnsmsg_id(msg);
 	q->over_tcp = client != NULL;
 	q->client = client;
@@ -497,7 +521,12 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 	if (f->o.on_query && (rc = f->o.on_query(f->o.ctx, &q->q))) {
 		f->stats.refused++;
 		reply_code(f, q, (uint8_t)rc);
-		return;
+		if (!(rc & DNSFWD_LEARN) || q == &scratch)
+			return;
+		learn_instead(q);
+		if (client)
+			client->asking = false; /* answered: the client goes on */
+		client = NULL;
 	}
 	if (q->q.type == DNS_TYPE_AAAA && q->q.class == DNS_CLASS_IN) {
 		/* IPv4 only: "no such address", at once */
@@ -508,6 +537,18 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 		fail_query(f, q, DNS_RCODE_SERVFAIL); /* the table is full */
 		return;
 	}
+	/* The resolver gets our own query for the question, not the agent's
+	 * bytes (dnsmsg_build_query()); the agent's payload size caps the
+	 * answer it can take. */
+	rc = dnsmsg_build_query(&q->q, q->udp_size ? (q->udp_size < 512 ? 512
+					       : q->udp_size > DNSFWD_EDNS_MAX ? DNSFWD_EDNS_MAX
+					       : q->udp_size) : 0,
+				q->dnssec_ok, q->msg, sizeof(q->msg));
+	if (rc < 0) {
+		fail_query(f, q, DNS_RCODE_SERVFAIL);
+		return;
+	}
+	q->len = (size_t)rc;
 	q->used = true;
 	if (client) {
 		q->tcp = malloc(2 + DNSFWD_ANSWER_MAX);

@@ -37,8 +37,11 @@ typedef void (*dnsfwd_answer_fn)(void *ctx, const struct dns_question *q,
 
 /* Called for each standard query before it is asked (or answered at once,
  * as AAAA is): 0 asks it, DNS_RCODE_REFUSED refuses it (the caller has
- * recorded why). */
-typedef uint8_t (*dnsfwd_query_fn)(void *ctx, const struct dns_question *q);
+ * recorded why); DNS_RCODE_REFUSED | DNSFWD_LEARN refuses it and still
+ * asks the resolver for the name's A records, an answer on_answer() sees
+ * and the agent never gets (deny-host: its addresses are blocked). */
+#define DNSFWD_LEARN 0x100
+typedef int (*dnsfwd_query_fn)(void *ctx, const struct dns_question *q);
 
 struct dnsfwd_opts {
 	int jail_ns;          /* the jail's network namespace (upstream sockets

@@ -745,9 +745,10 @@ void jail_destroy(struct jail *j, void (*drain)(struct jail *j))
 		struct dnsfwd_stats st;
 
 		dnsfwd_stats(j->dns, &st);
-		log_debug("DNS: %llu queries, %llu answered, %llu failed, %llu dropped",
+		log_debug("DNS: %llu queries, %llu answered, %llu failed, %llu refused, %llu dropped",
 			  (unsigned long long)st.queries, (unsigned long long)st.answered,
-			  (unsigned long long)st.failed, (unsigned long long)st.dropped);
+			  (unsigned long long)st.failed, (unsigned long long)st.refused,
+			  (unsigned long long)st.dropped);
 		dnsfwd_free(j->dns);
 		j->dns = NULL;
 	}

@@ -15,7 +15,6 @@
 #include "auditlog.h"
 #include "config.h"
 #include "denials.h"
-#include "dnsdenials.h"
 #include "dnsfwd.h"
 #include "hostwatch.h"
 #include "jailstate.h"
@@ -35,6 +34,8 @@ enum jail_mode {
 			       namespace in it; also for root with engine =
 			       nftables (its user namespace maps root to itself) */
 };
+
+struct dnsdenials; /* dnsdenials.h */
 
 /* Who owns what: everything here belongs to the supervisor process; the
  * agent gets none of its descriptors (agent.c closes them at exec). */
@@ -78,8 +79,10 @@ struct jail {
 	struct audit_log audit;
 	struct summary summary;
 	struct denial_book book;   /* repeats and losses written (denials.h) */
-	struct dns_denials *dns_refused; /* the forwarder's refusals (dnsdenials.h),
+	struct dnsdenials *dns_refused; /* the forwarder's refusals (dnsdenials.h),
 					    or NULL until the first */
+	unsigned int dns_learned;  /* deny-host names learned this second */
+	uint64_t dns_lost;         /* refusals no record shows, in all */
 	uint64_t denied_read;      /* denials counted when the map was last read */
 	struct jail_status status;
 	struct jail_status status_written; /* as last written: unchanged, not rewritten */

@@ -22,18 +22,22 @@
 #include "jail_policy.h"
 #include "log.h"
 #include "netaddr.h"
+#include "textbuf.h"
 
-/* names_view() - the names' entries as policy.c judges them, in *@names
- * (NULL when there are none; free it). Return: 0 or -ENOMEM. */
-static int names_view(const struct jail_policy *jp, struct policy_name **names)
+/* names_view() - the names' entries as policy.c judges them, the allowed
+ * and then the denied ones, in *@names (NULL when there are none; free
+ * it), @n of them. Return: 0 or -ENOMEM. */
+static int names_view(const struct jail_policy *jp, struct policy_name **names, size_t *n)
 {
 	*names = NULL;
-	if (!jp->names.n)
+	*n = jp->names.n + jp->denied.n;
+	if (!*n)
 		return 0;
-	*names = calloc(jp->names.n, sizeof(**names));
+	*names = calloc(*n, sizeof(**names));
 	if (!*names)
 		return -ENOMEM;
 	dnsallow_names(&jp->names, *names);
+	dnsdeny_names(&jp->denied, *names + jp->names.n);
 	return 0;
 }
 
@@ -61,13 +65,13 @@ static int compile(const struct jail_policy *jp, const struct hostnet *host, str
 {
 	struct policy_name *names;
 	struct host_facts facts;
+	size_t n;
 	int err;
 
 	hostnet_facts(host, jp->gateway, jp->dns_forward, &facts);
-	if (names_view(jp, &names))
+	if (names_view(jp, &names, &n))
 		return -ENOMEM;
-	err = policy_compile_jail(jp->cfg, &facts, jp->live.entries, jp->live.n, names,
-				  jp->names.n, next);
+	err = policy_compile_jail(jp->cfg, &facts, jp->live.entries, jp->live.n, names, n, next);
 	free(names);
 	if (!err)
 		next->kept_mark = jp->kept_gen + 1;
@@ -173,6 +177,7 @@ void jail_policy_free(struct jail_policy *jp)
 	policy_free(&jp->rules);
 	live_clear(&jp->live);
 	dnsallow_free(&jp->names);
+	dnsallow_free(&jp->denied);
 	free(jp->seen);
 	jp->seen = NULL;
 }
@@ -348,6 +353,50 @@ static void audit_names(struct jail_policy *jp, const char *name, const struct d
 	}
 }
 
+/* deny_learned() - a deny-host name's answer (the forwarder's own query,
+ * DNSFWD_LEARN): its addresses blocked for the answer's TTL, so that
+ * another name's answer that gives them (a CDN, a second name of the
+ * same host) opens nothing: an allow-host name sharing an address loses to
+ * the deny, an allow-ip wins over it (policy_compile_jail()). A whole new
+ * policy: at most a few names a second (supervisor.c). */
+static void deny_learned(struct jail_policy *jp, const char *name, const struct dns_answer *a)
+{
+	char change[AUDIT_CHANGE_MAX], addr[NETADDR_CIDR_STRLEN];
+	struct textbuf o = { change, sizeof(change), 0, true };
+	size_t added = 0, i;
+	int err = dnsdeny_record(&jp->denied, name, a->addrs, a->n, a->ttl, monotonic_ns(), &added);
+
+	if (err && !jp->names_full_logged) {
+		log_warn("jail %s: %s's addresses cannot all be blocked: %s", jp->id, name,
+			 strerror(-err));
+		jp->names_full_logged = true;
+	}
+	if (!added)
+		return;
+	err = names_apply(jp);
+	names_stale(jp, err);
+	textbuf_put(&o, "%s blocked for %u s:", name, dnsallow_lifetime(a->ttl));
+	for (i = 0; i < a->n; i++) {
+		netaddr_format(a->addrs[i], addr);
+		textbuf_put(&o, " %s", addr);
+	}
+	record(jp, "deny-host", change, 0);
+}
+
+/* answer_denied() - does a deny-host pattern match @name, or a name its
+ * answer's CNAMEs led to? The attack: an allowed name of the agent's own
+ * (x.attacker.test, or any name under an allowed wildcard) as a CNAME
+ * of the denied one gets the denied name's addresses. */
+static bool answer_denied(const struct config *cfg, const char *name, const struct dns_answer *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_cname; i++)
+		if (dnsallow_denied(cfg, a->cname[i]))
+			return true;
+	return dnsallow_denied(cfg, name);
+}
+
 void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q,
 			    const struct dns_answer *a)
 {
@@ -365,6 +414,10 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 		jp->seen = calloc(1, sizeof(*jp->seen)); /* NULL: no names, no harm */
 	if (jp->seen)
 		dns_seen_add(jp->seen, q->name, a->addrs, a->n);
+	if (answer_denied(jp->cfg, q->name, a)) {
+		deny_learned(jp, q->name, a); /* the deny wins over an allow-host */
+		return;
+	}
 	if (!dnsallow_wanted(jp->cfg, q->name))
 		return;
 	for (i = 0; i < a->n_cname; i++)
@@ -410,6 +463,13 @@ void jail_policy_expire_names(struct jail_policy *jp)
 	size_t n = 0;
 	int err = 0;
 
+	/* A deny-host block whose time is up: the rest of the names with
+	 * it, in a whole new policy (rare, as the blocks are). */
+	if (dnsallow_expire(&jp->denied, monotonic_ns(), &gone, &n) > 0)
+		jp->names_dirty = true;
+	free(gone);
+	gone = NULL;
+	n = 0;
 	if (dnsallow_expire(&jp->names, monotonic_ns(), &gone, &n) < 0)
 		err = -ENOMEM; /* nothing removed: again next time */
 	else if (n || jp->names_dirty)
@@ -524,17 +584,18 @@ int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained
 	struct policy_name *names;
 	struct host_facts facts;
 	struct policy next;
+	size_t n;
 	int err;
 
 	hostnet_facts(gained, 0, 0, &facts);
-	if (names_view(jp, &names))
+	if (names_view(jp, &names, &n))
 		return -ENOMEM;
 	err = policy_copy(&jp->rules, &next);
 	if (err) {
 		free(names);
 		return err; /* policy_copy() freed @next */
 	}
-	err = policy_block_gained(&next, &facts, names, jp->names.n, jp->live.entries, jp->live.n);
+	err = policy_block_gained(&next, &facts, names, n, jp->live.entries, jp->live.n);
 	free(names);
 	if (err <= 0) {
 		policy_free(&next);
@@ -602,7 +663,7 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	struct config next, *prev = jp->cfg, saved = *prev;
 	struct live_changes live = jp->live;
 	struct policy before = jp->rules;
-	struct dnsallow names = jp->names, kept = { 0 };
+	struct dnsallow names = jp->names, kept = { 0 }, denied, kept_denied = { 0 };
 	size_t added, removed, i, len;
 	int err;
 
@@ -631,22 +692,25 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	 * the table until it is): compiled from the table as it was, the new
 	 * policy would open a deleted name's LAN address until a second
 	 * compile, and for good if that one failed. */
-	kept.v = names.n ? malloc(names.n * sizeof(*names.v)) : NULL;
-	if (names.n && !kept.v) {
+	denied = jp->denied;
+	err = dnsallow_copy(&names, &kept);
+	if (!err)
+		err = dnsallow_copy(&denied, &kept_denied);
+	if (err) {
+		dnsallow_free(&kept);
 		config_free(&next);
 		reply_error(reply, size, jp->id, "cannot install the new policy (%s); the running "
-			    "policy is unchanged\n", strerror(ENOMEM));
+			    "policy is unchanged\n", strerror(-err));
 		return;
 	}
-	if (names.n)
-		memcpy(kept.v, names.v, names.n * sizeof(*names.v));
-	kept.n = kept.cap = names.n;
 	dnsallow_keep_configured(&kept, &next);
+	dnsdeny_keep_configured(&kept_denied, &next); /* a deny-host line gone */
 	/* Install the new configuration with no temporary changes; put all
 	 * back if that fails. */
 	jp->rules = (struct policy){ 0 };
 	jp->live = (struct live_changes){ 0 };
 	jp->names = kept;
+	jp->denied = kept_denied;
 	*prev = next;
 	err = install_now(jp);
 	if (err) {
@@ -654,13 +718,16 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 		jp->live = live;
 		jp->rules = before;
 		jp->names = names;
+		jp->denied = denied;
 		dnsallow_free(&kept);
+		dnsallow_free(&kept_denied);
 		config_free(&next);
 		reply_error(reply, size, jp->id, "cannot install the new policy (%s); the running "
 			    "policy is unchanged\n", strerror(-err));
 		return;
 	}
 	dnsallow_free(&names);
+	dnsallow_free(&denied);
 	jp->names_dirty = false; /* the whole policy, names and all, is in force */
 	names_stale(jp, 0);
 	/* Open connections by name are judged by the new policy. */

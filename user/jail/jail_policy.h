@@ -43,6 +43,8 @@ struct jail_policy {
 					   it refused, or "" */
 	struct live_changes live;       /* allow/deny since the last reload */
 	struct dnsallow names;          /* addresses allowed by name, until when */
+	struct dnsallow denied;         /* addresses deny-host names answered:
+					   blocked until when */
 	struct dns_seen *seen;          /* what names answers gave lately, or NULL */
 	bool names_dirty;               /* names changed but not yet in force */
 	bool names_full_logged;         /* said once: the names' table is full */

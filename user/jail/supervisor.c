@@ -50,6 +50,7 @@
 #include "control.h"
 #include "denials.h"
 #include "dnsallow.h"
+#include "dnsdenials.h"
 #include "jailinit.h"
 #include "jailstate.h"
 #include "log.h"
@@ -126,8 +127,9 @@ int supervisor_on_event(void *ctx, const struct jail_event *e)
 	return 0;
 }
 
-/* write_lost() - a lost record: @lost denials of @reason no record shows */
-static void write_lost(struct jail *j, unsigned int reason, uint64_t lost)
+/* write_lost_record() - a lost record: @lost denials of @reason no
+ * record shows */
+static void write_lost_record(struct jail *j, unsigned int reason, uint64_t lost)
 {
 	char line[AUDIT_LINE_MAX];
 	struct timespec now;
@@ -140,13 +142,19 @@ static void write_lost(struct jail *j, unsigned int reason, uint64_t lost)
 	view_append(j, line, len);
 	if (j->audit.fd >= 0)
 		audit_log_append(&j->audit, line, len);
+}
+
+/* write_lost() - write_lost_record(), and the exit summary counts them */
+static void write_lost(struct jail *j, unsigned int reason, uint64_t lost)
+{
+	write_lost_record(j, reason, lost);
 	j->summary.lost += lost;
 }
 
 /* write_dns_denial() - one record of a refused query into the audit log
  * (held: the agent waits for its answer) and the agent's view; @count > 0:
  * a count record (dnsdenials.h) */
-static void write_dns_denial(struct jail *j, const char *name, const struct dns_denial_kind *k,
+static void write_dns_denial(struct jail *j, const char *name, const struct dnsdenials_kind *k,
 			     uint64_t count, struct timespec first, struct timespec last)
 {
 	char line[AUDIT_DNS_LINE_MAX];
@@ -154,33 +162,49 @@ static void write_dns_denial(struct jail *j, const char *name, const struct dns_
 					     dns_refusal_rule((enum dns_refusal)k->refusal), count,
 					     first, last, line, sizeof(line));
 
+	int err;
+
 	view_append(j, line, len);
-	if (j->audit.fd >= 0)
-		audit_log_hold(&j->audit, line, len);
+	if (j->audit.fd < 0)
+		return;
+	err = audit_log_hold(&j->audit, line, len);
+	if (err)
+		log_debug("cannot write to the audit log: %s", strerror(-err));
 }
 
-uint8_t supervisor_on_dns_query(void *ctx, const struct dns_question *q)
+int supervisor_on_dns_query(void *ctx, const struct dns_question *q)
 {
 	struct jail *j = ctx;
 	enum dns_refusal why = dnsallow_judge(j->policy.cfg, q);
-	struct dns_denial_kind k = { .qtype = q->type, .refusal = (uint8_t)why };
+	struct dnsdenials_kind k = { .qtype = q->type, .refusal = (uint8_t)why };
 	struct timespec now;
 
 	if (why == DNS_ASK)
 		return 0;
+	summary_add_dns(&j->summary, q->name);
 	if (!j->dns_refused)
 		j->dns_refused = calloc(1, sizeof(*j->dns_refused));
-	if (!j->dns_refused)
-		return DNS_RCODE_REFUSED; /* refused all the same, not recorded */
+	if (!j->dns_refused) {
+		log_warn("jail %s: no memory to record a refused DNS query (counted, not "
+			 "recorded)", j->id);
+		return DNS_RCODE_REFUSED; /* refused all the same */
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	dns_registered_domain(q->name, k.domain);
-	summary_add_dns(&j->summary, q->name);
-	if (dns_denials_add(j->dns_refused, &k, q->name, now) == DNS_DENIAL_NEW)
+	dnsdenials_domain(q->name, k.domain);
+	if (dnsdenials_add(j->dns_refused, &k, q->name, now) == DNSDENIALS_NEW)
 		write_dns_denial(j, q->name, &k, 0, now, now);
+	/* A deny-host name's addresses are learned and blocked (another
+	 * name's answer may give them), a few names a second: each costs a
+	 * query and a policy change, and the agent picks names under a
+	 * *.domain pattern as fast as it likes. */
+	if (why == DNS_DENY_HOST && j->dns_learned < SUPERVISOR_DNS_LEARN_PER_S) {
+		j->dns_learned++;
+		return DNS_RCODE_REFUSED | DNSFWD_LEARN;
+	}
 	return DNS_RCODE_REFUSED;
 }
 
-static void write_dns_count(void *ctx, const struct dns_denial_slot *s)
+static void write_dns_count(void *ctx, const struct dnsdenials_slot *s)
 {
 	write_dns_denial(ctx, s->name, &s->kind, s->repeats, s->first, s->last);
 }
@@ -191,12 +215,16 @@ static void close_dns_window(struct jail *j)
 {
 	uint64_t lost;
 
+	j->dns_learned = 0;
 	if (!j->dns_refused)
 		return;
-	dns_denials_close_window(j->dns_refused, write_dns_count, j);
+	dnsdenials_close_window(j->dns_refused, write_dns_count, j);
 	lost = j->dns_refused->lost;
 	j->dns_refused->lost = 0;
-	write_lost(j, REASON_DNS, lost);
+	j->dns_lost += lost;
+	/* A record only: the summary and status count every refusal
+	 * already (summary_add_dns()), recorded or not. */
+	write_lost_record(j, REASON_DNS, lost);
 }
 
 
@@ -246,7 +274,6 @@ static void close_window(struct jail *j, const __u64 c[COUNTER_SLOTS], uint64_t 
 	size_t i, n;
 	int err;
 
-	close_dns_window(j);
 	for (hook = 0; hook < HOOK_COUNT; hook++) {
 		for (reason = REASON_FIRST_DENY; reason < REASON_COUNT; reason++) {
 			denied[reason] += c[hook * COUNTER_STRIDE + reason];
@@ -296,7 +323,7 @@ static void show_status(struct jail *j, const __u64 c[COUNTER_SLOTS])
 	if (!j->state_dir[0])
 		return;
 	st->allowed = 0;
-	st->lost = j->book.lost_total;
+	st->lost = j->book.lost_total + j->dns_lost;
 	memset(st->denied, 0, sizeof(st->denied));
 	st->denied[REASON_DNS] = j->summary.dns_refused; /* jailstate_denial() */
 	for (hook = 0; hook < HOOK_COUNT; hook++) {
@@ -645,6 +672,7 @@ static void every_second(struct jail *j)
 	__u64 c[COUNTER_SLOTS], now[COUNTER_SLOTS];
 
 	jail_policy_expire_names(&j->policy);
+	close_dns_window(j); /* the forwarder's: not the engine's to read */
 	/* The settled counters may lag a read behind the ones now (engine.h);
 	 * now first: where both are exact (BPF), @c then counts at least
 	 * what @now does, and an idle window never skips a denial. */
@@ -838,7 +866,7 @@ void supervisor_drain(struct jail *j)
 		;
 	if (engine_counters(j, ENGINE_COUNTERS_FINAL, c) == 0)
 		close_window(j, c, denials_in(c));
-	close_dns_window(j); /* done by close_window() unless it failed */
+	close_dns_window(j);
 	denial_book_free(&j->book);
 	free(j->dns_refused);
 	j->dns_refused = NULL;

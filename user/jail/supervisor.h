@@ -32,9 +32,13 @@ int supervisor_on_event(void *ctx, const struct jail_event *e);
  * dns denial, aggregated (dnsdenials.h), in the audit log, the agent's view
  * and the exit summary
  * @ctx: the struct jail
- * Return: 0 (ask it), or DNS_RCODE_REFUSED.
+ * Return: 0 (ask it), DNS_RCODE_REFUSED, or for a deny-host name that and
+ * DNSFWD_LEARN (its addresses are blocked, jail_policy_dns_answer()).
  */
-uint8_t supervisor_on_dns_query(void *ctx, const struct dns_question *q);
+int supervisor_on_dns_query(void *ctx, const struct dns_question *q);
+
+/* deny-host names whose addresses are learned, at most, each second */
+#define SUPERVISOR_DNS_LEARN_PER_S 16
 
 /**
  * supervisor_start_status() - what `ebpfjail status` shows from now on:

@@ -481,6 +481,11 @@ static int set_deny_host(struct config *cfg, const char *value,
 		snprintf(why, why_size, "a name without a port: deny-host refuses the whole name");
 		return -EINVAL;
 	}
+	if (strspn(value, "0123456789.") == strlen(value)) {
+		/* Not valid_host_pattern()'s advice, which is allow-ip's. */
+		snprintf(why, why_size, "an address, not a name: block-cidr = ADDRESS/32 blocks it");
+		return -EINVAL;
+	}
 	if (parse_host_pattern(value, strlen(value), name, why, why_size))
 		return -EINVAL;
 	for (i = 0; i < cfg->n_deny_host; i++)
@@ -1020,16 +1025,16 @@ static void parse_line(struct config *cfg, const struct config_origin *origin, c
 		return;
 	}
 
+	/* A profile opens names to public services and nothing else: not a
+	 * port of the host, a LAN address, another profile. */
+	if (cfg->in_profile && strcmp(key, "allow-host")) {
+		quote(key, strlen(key), q, sizeof(q));
+		diag(cfg, CONFIG_ERROR, origin, "a profile holds allow-host lines only, not %s", q);
+		return;
+	}
 	k = find_key(key);
 	if (!k) {
 		warn_unknown_key(cfg, origin, "key", key, strlen(key));
-		return;
-	}
-	/* A profile opens names to public services and nothing else: not a
-	 * port of the host, a LAN address, another profile. */
-	if (cfg->in_profile && strcmp(k->name, "allow-host")) {
-		diag(cfg, CONFIG_ERROR, origin, "a profile holds allow-host lines only, not %s",
-		     k->name);
 		return;
 	}
 	apply(cfg, k, value, origin, approval);
@@ -1359,12 +1364,16 @@ void config_print(const struct config *cfg, FILE *out)
 	for (i = 0; i < cfg->n_profile; i++)
 		print_line(out, &cfg->profile[i].origin, "profile = %s", cfg->profile[i].name);
 	for (i = 0; i < cfg->n_allow_host; i++) {
-		if (cfg->allow_host[i].port)
-			print_line(out, &cfg->allow_host[i].origin, "allow-host = %s:%u",
-				   cfg->allow_host[i].pattern, cfg->allow_host[i].port);
+		const struct config_allow_host *h = &cfg->allow_host[i];
+		/* A profile's line as a comment: pasted back as a line of the
+		 * user's own, it would be an exact name, which may open the
+		 * LAN (the profile = line above brings it). */
+		const char *from = h->internet_only ? "# " : "";
+
+		if (h->port)
+			print_line(out, &h->origin, "%sallow-host = %s:%u", from, h->pattern, h->port);
 		else
-			print_line(out, &cfg->allow_host[i].origin, "allow-host = %s",
-				   cfg->allow_host[i].pattern);
+			print_line(out, &h->origin, "%sallow-host = %s", from, h->pattern);
 	}
 	for (i = 0; i < cfg->n_deny_host; i++)
 		print_line(out, &cfg->deny_host[i].origin, "deny-host = %s", cfg->deny_host[i].name);

@@ -228,6 +228,61 @@ int dnsmsg_check_query(const uint8_t *msg, size_t len, struct dns_question *q)
 	return 0;
 }
 
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+int dnsmsg_build_query(const struct dns_question *q, uint16_t udp_size, bool dnssec_ok,
+		       uint8_t *out, size_t size)
+{
+	const char *label = q->name;
+	size_t pos = DNS_HEADER_LEN;
+
+	if (size < DNS_HEADER_LEN + strlen(q->name) + 2 + 4 + 11)
+		return -ENOSPC;
+	memset(out, 0, DNS_HEADER_LEN);
+	put16(out + 2, DNS_FLAG_RD);
+	put16(out + 4, 1);
+	put16(out + 10, udp_size ? 1 : 0);
+	while (*label) { /* "" is the root: no label */
+		size_t n = strcspn(label, ".");
+
+		if (!n || n > 63)
+			return -EINVAL;
+		out[pos++] = (uint8_t)n;
+		memcpy(out + pos, label, n);
+		pos += n;
+		label += n + (label[n] == '.');
+	}
+	out[pos++] = 0;
+	put16(out + pos, q->type);
+	put16(out + pos + 2, q->class);
+	pos += 4;
+	if (udp_size) {
+		out[pos] = 0; /* the root */
+		put16(out + pos + 1, DNS_TYPE_OPT);
+		put16(out + pos + 3, udp_size);
+		memset(out + pos + 5, 0, 6); /* extended rcode, version, flags, no data */
+		if (dnssec_ok)
+			out[pos + 7] = 0x80;
+		pos += 11;
+	}
+	return (int)pos;
+}
+
+void dnsmsg_query_edns(const uint8_t *msg, size_t len, const struct dns_question *q,
+		       uint16_t *udp_size, bool *dnssec_ok)
+{
+	*udp_size = 0;
+	*dnssec_ok = false;
+	if (len < DNS_HEADER_LEN || !get16(msg + 10) || q->end + 11 > len)
+		return;
+	*udp_size = get16(msg + q->end + 3);
+	*dnssec_ok = msg[q->end + 7] & 0x80;
+}
+
 bool dnsmsg_is_answer_to(const struct dns_question *q, uint16_t id, const uint8_t *msg,
 			 size_t len)
 {

@@ -111,6 +111,26 @@ int dnsmsg_empty_answer(const uint8_t *query, size_t len, uint8_t rcode, uint8_t
 int dnsmsg_check_query(const uint8_t *msg, size_t len, struct dns_question *q);
 
 /**
+ * dnsmsg_build_query() - the query the forwarder asks for @q: a header of
+ * its own (ID 0, RD, one question), @q's name, type and class, and with
+ * @udp_size > 0 an OPT record of its own (that payload size, DO if
+ * @dnssec_ok, no options), nothing of the agent's bytes else. The
+ * attack: bytes after the question, EDNS options, header bits and
+ * letter case ride along with an allowed name to the host's resolver.
+ * @out: room for @size bytes
+ * Return: its length, or -EINVAL (a name that is no name) / -ENOSPC.
+ */
+int dnsmsg_build_query(const struct dns_question *q, uint16_t udp_size, bool dnssec_ok,
+		       uint8_t *out, size_t size);
+
+/**
+ * dnsmsg_query_edns() - the UDP payload size and DO bit of a checked
+ * query's OPT record (dnsmsg_check_query()); 0 and false without one
+ */
+void dnsmsg_query_edns(const uint8_t *msg, size_t len, const struct dns_question *q,
+		       uint16_t *udp_size, bool *dnssec_ok);
+
+/**
  * dnsmsg_is_answer_to() - is @msg the resolver's answer to @q asked with
  * @id: a response, that ID, the same name, type and class? Anything else
  * (late, stray, spoofed, for another name) must allow nothing.

@@ -372,6 +372,8 @@ bool policy_name_rule(const struct policy *p, const struct policy_name *nm,
 	unsigned int len = nm->port ? POLICY_PREFIXLEN_PORT : 32;
 	long m = policy_lookup(p, nm->addr, htons(nm->port));
 
+	if (nm->deny)
+		return false; /* a block (policy_compile_jail()), never an allow */
 	if (m < 0) /* the internet, allowed: an entry would add nothing */
 		return false;
 	if (p->rules[m].value.action == JAIL_ALLOW && p->rules[m].key.prefixlen >= len)
@@ -633,6 +635,10 @@ int policy_compile_jail(const struct config *cfg, const struct host_facts *facts
 
 	memset(out, 0, sizeof(*out));
 	err = collect(cfg, facts, &b);
+	for (i = 0; i < n_names && !err; i++)
+		if (names[i].deny)
+			err = add(&b, names[i].addr, 32, 0, JAIL_DENY, REASON_BLOCK_CIDR,
+				  "deny-host %.80s", names[i].name);
 	if (!err)
 		err = add_live(&b, live, n_live);
 	if (!err)

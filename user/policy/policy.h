@@ -97,6 +97,9 @@ struct policy_name {
 	const char *name; /* the name asked for: the rule's source */
 	bool wildcard;    /* only a *.domain pattern gave it: it may open
 			     the internet (internet = off), no blocked range */
+	bool deny;        /* a deny-host name's address: blocked (/32,
+			     REASON_BLOCK_CIDR), as a block-cidr is: an
+			     allow-ip there wins, no name opens it */
 };
 
 /**
