@@ -136,6 +136,8 @@ enum jail_reason {
 				 namespace, to anything but loopback */
 	REASON_UNIX,          /* denied: a Unix socket path outside unix_policy */
 	REASON_INTERNET,      /* denied: internet = off, and nothing allows it */
+	REASON_DENY_HOST,     /* denied: an address a deny-host name's answer
+				 gave (user/dnsallow.h), for its TTL */
 	REASON_COUNT,
 };
 

@@ -26,6 +26,13 @@
  *                        "ok", the errno, "noanswer" or "timeout"
  *   dnsrr:ADDR:PORT      PROBE_RR A queries for new names, one at a time, to
  *                        the DNS server ADDR:PORT: the mean round trip, ns
+ *   dnschurn:ADDR:PORT   PROBE_RR A queries (EDNS, 4096 bytes) for the
+ *                        names PROBE_RR_NAME ("c-%ld.churn.test", I from
+ *                        PROBE_RR_FIRST, default 0), one at a time, with
+ *                        PROBE_RR_PAUSE_MS between; each answer must hold
+ *                        PROBE_RR_ANSWERS A records (default 1): the
+ *                        slowest round trip, ns, or "short:I:N" (N records
+ *                        in answer I), "timeout:I"
  *   rr2:ADDR:PORT        the same with each request written in two parts
  *                        (REQ_PART bytes each), to a reqserve server
  *   reqserve:ADDR:PORT   listen, print "listening", and answer each
@@ -645,6 +652,66 @@ static const char *dns_round_trips(const struct sockaddr *sa, socklen_t len)
 	return res;
 }
 
+/* dns_churn() - dnschurn: each answer a name's many new addresses, as an
+ * agent's own zone under an allowed wildcard gives them (bench/names.sh) */
+static const char *dns_churn(const struct sockaddr *sa, socklen_t len)
+{
+	static const uint8_t opt[] = { 0, 0, 41, 0x10, 0, 0, 0, 0, 0, 0, 0 }; /* EDNS, 4096 */
+	const char *fmt = getenv("PROBE_RR_NAME") ? getenv("PROBE_RR_NAME") : "c-%ld.churn.test";
+	long rounds = getenv("PROBE_RR") ? atol(getenv("PROBE_RR")) : 128, i;
+	long first = getenv("PROBE_RR_FIRST") ? atol(getenv("PROBE_RR_FIRST")) : 0;
+	long pause_ms = getenv("PROBE_RR_PAUSE_MS") ? atol(getenv("PROBE_RR_PAUSE_MS")) : 0;
+	long want = getenv("PROBE_RR_ANSWERS") ? atol(getenv("PROBE_RR_ANSWERS")) : 1;
+	static char res[64];
+	uint8_t q[320], a[4096];
+	double slowest = 0;
+	int fd;
+
+	if (rounds < 1 || rounds > 10000 || pause_ms < 0 || pause_ms > 1000 ||
+	    strstr(fmt, "%ld") == NULL)
+		return "BADENV";
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, sa, len))
+		return errname(errno);
+	for (i = 0; i < rounds; i++) {
+		char name[128];
+		double start;
+		ssize_t got;
+		size_t n;
+
+		if (i && pause_ms)
+			usleep((useconds_t)pause_ms * 1000);
+		snprintf(name, sizeof(name), fmt, first + i);
+		n = dns_query(q, name, (uint16_t)i);
+		q[11] = 1; /* one additional record: the OPT */
+		memcpy(q + n, opt, sizeof(opt));
+		n += sizeof(opt);
+		start = now_us();
+		if (send(fd, q, n, 0) != (ssize_t)n)
+			return errname(errno);
+		for (;;) {
+			if (wait_fd(fd, POLLIN, 3000)) {
+				snprintf(res, sizeof(res), "timeout:%ld", first + i);
+				close(fd);
+				return res;
+			}
+			got = recv(fd, a, sizeof(a), 0);
+			if (got >= 12 && a[0] == q[0] && a[1] == q[1])
+				break;
+		}
+		if (now_us() - start > slowest)
+			slowest = now_us() - start;
+		if ((a[6] << 8 | a[7]) < want) {
+			snprintf(res, sizeof(res), "short:%ld:%d", first + i, a[6] << 8 | a[7]);
+			close(fd);
+			return res;
+		}
+	}
+	snprintf(res, sizeof(res), "%.0f", slowest * 1000.0);
+	close(fd);
+	return res;
+}
+
 /* dns_lookup() - ask the first nameserver of /etc/resolv.conf for @name's
  * A records over UDP, waiting 3 s for the answer. Return: NULL with the
  * last A record's address in *@addr, or why not: "BADRESOLV", the errno,
@@ -858,6 +925,8 @@ static const char *attempt(const char *spec)
 		return round_trips((struct sockaddr *)&ss, len, true);
 	if (!strcmp(proto, "dnsrr"))
 		return dns_round_trips((struct sockaddr *)&ss, len);
+	if (!strcmp(proto, "dnschurn"))
+		return dns_churn((struct sockaddr *)&ss, len);
 	if (!strcmp(proto, "reqserve"))
 		return request_server((struct sockaddr *)&ss, len);
 	if (!strcmp(proto, "rstserve")) {

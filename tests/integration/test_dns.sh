@@ -255,6 +255,9 @@ test_deny_host_refuses_the_name_and_blocks_its_address() {
 		if [ -z "$allow" ]; then
 			expect_denied tcp:198.51.100.7:80
 			expect_denied dnsconnect:web.example.test:80 EHOSTUNREACH
+			# The record says why: the deny-host block, not a block-cidr.
+			grep -q '"daddr": "198.51.100.7", "dport": 80, .*"reason": "deny-host", "rule": "198.51.100.7/32"' \
+				"$T/audit.jsonl" || fail "no deny-host denial: $(grep '198.51.100.7' "$T/audit.jsonl")"
 		else
 			expect_result tcp:198.51.100.7:80 ok
 			expect_result dnsconnect:web.example.test:80 ok

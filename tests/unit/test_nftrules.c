@@ -144,7 +144,7 @@ Test(nftrules, script_steps, .fini = teardown)
 	for (k = 0; k < 1000; k++)
 		at += sprintf(at, "allow-ip = 198.18.%d.%d:443\n", k / 250, k % 250 + 1);
 	compile(text);
-	cr_assert_eq(nftrules_script(&pol, 3, (const unsigned int[]){ 2 }, 1, &sc), 0);
+	cr_assert_eq(nftrules_script(&pol, 3, 0, (const unsigned int[]){ 2 }, 1, &sc), 0);
 	cr_assert_geq(sc.n, 3);
 	cr_expect(strstr(sc.steps[0], "create table inet ebpfjail3\n"), "%.200s", sc.steps[0]);
 	cr_expect(!strstr(sc.steps[0], "delete"), "step 0 deletes: %.200s", sc.steps[0]);
@@ -174,7 +174,7 @@ Test(nftrules, script_steps, .fini = teardown)
 	cr_expect(strstr(sc.steps[1], "198.18.0.1 . tcp . 443 : accept"), "%.200s", sc.steps[1]);
 	nftrules_script_free(&sc);
 	/* The first generation deletes none. */
-	cr_assert_eq(nftrules_script(&pol, 1, NULL, 0, &sc), 0);
+	cr_assert_eq(nftrules_script(&pol, 1, 0, NULL, 0, &sc), 0);
 	cr_expect(!strstr(sc.steps[sc.n - 1], "delete table"));
 	nftrules_script_free(&sc);
 }
@@ -327,26 +327,28 @@ Test(nftrules, names_mark_their_connections, .fini = teardown)
 		cr_assert(policy_name_rule(&pol, &names[i], NULL, 0, &r));
 		cr_assert_eq(policy_insert_rule(&pol, &r), 0);
 	}
-	cr_assert_eq(nftrules_script(&pol, 1, NULL, 0, &sc), 0);
+	cr_assert_eq(nftrules_script(&pol, 1, 0, NULL, 0, &sc), 0);
 	f = open_memstream(&all, &len);
 	for (i = 0; i < sc.n; i++)
 		fputs(sc.steps[i], f);
 	fclose(f);
 	cr_expect(strstr(all, "chain kept {\n\t\tct mark set 0x1 accept"), "%s", all);
+	cr_expect(strstr(all, "set kept_marks {\n\t\ttype mark\n\t\telements = { 0x1 }"), "%s",
+		  all);
 	cr_expect(strstr(all, "10.1.2.9 : jump kept"), "%s", all);
 	cr_expect(strstr(all, "10.1.2.10 . tcp . 22 : jump kept"), "%s", all);
 	/* After the IP-options drop (a kept connection must not carry
 	 * options the BPF engine drops), before the maps. */
 	snprintf(want, sizeof(want),
 		 "output ip hdrlength != 5 jump deny_%u_0\nadd rule inet ebpfjail1 output ct mark "
-		 "0x1 accept\nadd rule inet ebpfjail1 output ip daddr . meta l4proto",
+		 "@kept_marks accept\nadd rule inet ebpfjail1 output ip daddr . meta l4proto",
 		 REASON_IP_OPTIONS);
 	cr_expect(strstr(sc.steps[sc.n - 1], want), "%s", sc.steps[sc.n - 1]);
 	nftrules_script_free(&sc);
 	free(all);
 	teardown();
 	compile(conf);
-	cr_assert_eq(nftrules_script(&pol, 1, NULL, 0, &sc), 0);
+	cr_assert_eq(nftrules_script(&pol, 1, 0, NULL, 0, &sc), 0);
 	for (i = 0; i < sc.n; i++)
 		cr_expect(!strstr(sc.steps[i], "ct mark"), "step %zu: %.200s", i, sc.steps[i]);
 	nftrules_script_free(&sc);
@@ -639,4 +641,167 @@ Test(nftrules, a_running_jail_aggregates_as_the_kernel_does, .fini = teardown, .
 	cr_expect_eq(r[3], AGG_B - 1, "10.0.0.6: %lu repeats", (unsigned long)r[3]);
 	cr_expect_eq(r[4], AGG_A + AGG_B, "the chains counted %lu", (unsigned long)r[4]);
 	cr_expect_eq(r[5], 2, "the events' counter says %lu", (unsigned long)r[5]);
+}
+
+/* --- changes in place: a name's answer ----------------------------------- */
+
+static char *joined(const struct nft_script *sc)
+{
+	char *all = NULL;
+	size_t i, len = 0;
+	FILE *f = open_memstream(&all, &len);
+
+	cr_assert(f);
+	for (i = 0; i < sc->n; i++)
+		fputs(sc->steps[i], f);
+	fclose(f);
+	return all;
+}
+
+/* An answer's addresses are elements added to and deleted from the maps
+ * of the generation in force; a changed verdict is a delete and an add in
+ * one step (the kernel refuses an add over another verdict, and between
+ * two steps the address would fall to its range); what is in force as it
+ * is writes nothing; a shorter prefix, or a verdict whose chain the
+ * generation lacks, is only for a whole generation. */
+Test(nftrules, a_change_in_place_is_elements_of_the_exact_maps, .fini = teardown)
+{
+	struct policy_rule host = { .key = { .prefixlen = 32, .addr = inet_addr("10.1.2.9") },
+				    .value = { .action = JAIL_ALLOW, .reason = REASON_ALLOW_HOST,
+					       .prefixlen = 32 } };
+	struct policy_rule port = host, blocked = host, wide = host;
+	struct nft_script whole, sc;
+	char *all;
+
+	port.key = (struct policy_key){ .prefixlen = POLICY_PREFIXLEN_PORT,
+					.addr = inet_addr("10.1.2.10"), .port = htons(22) };
+	blocked.value = (struct policy_value){ .action = JAIL_DENY, .reason = REASON_DENY_HOST,
+					       .prefixlen = 32 };
+	wide.key.prefixlen = 24;
+	compile("allow-host = *.lan\n");
+	free(pol.sources);
+	pol.sources = NULL;
+	cr_assert_eq(nftrules_script(&pol, 4, 0, NULL, 0, &whole), 0);
+	cr_expect(whole.chains.kept, "allow-host: the kept chain is there for the first name");
+	cr_expect(whole.chains.used[REASON_DENY_HOST][32], "a deny-host's chain is there");
+
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, (struct policy_rule[]){ host, port }, 2,
+				     NULL, 0, &sc), 0);
+	all = joined(&sc);
+	cr_expect(strstr(all, "add element inet ebpfjail4 hosts { 10.1.2.9 : jump kept }"), "%s", all);
+	cr_expect(strstr(all, "add element inet ebpfjail4 ports { 10.1.2.10 . tcp . 22 : jump kept,\n"
+			      "\t10.1.2.10 . udp . 22 : jump kept }"), "%s", all);
+	cr_expect(!strstr(all, "delete"), "%s", all);
+	free(all);
+	nftrules_script_free(&sc);
+
+	cr_assert_eq(policy_insert_rule(&pol, &host), 0);
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, &host, 1, NULL, 0, &sc), 0);
+	cr_expect_eq(sc.n, 0, "in force as it is: %s", sc.n ? sc.steps[0] : "");
+	nftrules_script_free(&sc);
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, &blocked, 1, NULL, 0, &sc), 0);
+	cr_assert_eq(sc.n, 1);
+	cr_expect(strstr(sc.steps[0], "delete element inet ebpfjail4 hosts { 10.1.2.9 }\n"
+				      "add element inet ebpfjail4 hosts { 10.1.2.9 : jump deny_"),
+		  "%s", sc.steps[0]);
+	nftrules_script_free(&sc);
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, NULL, 0,
+				     (struct policy_key[]){ host.key, port.key }, 2, &sc), 0);
+	all = joined(&sc);
+	cr_expect(strstr(all, "delete element inet ebpfjail4 hosts { 10.1.2.9 }"), "%s", all);
+	cr_expect(!strstr(all, "10.1.2.10"), "not in force, not deleted: %s", all);
+	free(all);
+	nftrules_script_free(&sc);
+
+	cr_expect_eq(nftrules_change(&pol, &whole.chains, 4, &wide, 1, NULL, 0, &sc), -EOPNOTSUPP);
+	cr_expect_eq(nftrules_change(&pol, &whole.chains, 4, NULL, 0, &wide.key, 1, &sc), -EOPNOTSUPP);
+	whole.chains.used[REASON_DENY_HOST][32] = false;
+	cr_expect_eq(nftrules_change(&pol, &whole.chains, 4, &blocked, 1, NULL, 0, &sc), -EOPNOTSUPP);
+	nftrules_script_free(&whole);
+}
+
+/* A /32 entry wins over its range in the kernel as in the trie, and
+ * changes in place hold at once: a name's address opened, a name's port
+ * opened for that port only, a deny over a name, and a name deleted. */
+static void change_child(int out)
+{
+	static const struct try steps[][3] = {
+		{ { "10.1.2.9", IPPROTO_UDP, 9, EPERM }, { "10.1.2.10", IPPROTO_UDP, 5353, EPERM },
+		  { "10.1.2.3", IPPROTO_UDP, 9, 0 } },
+		{ { "10.1.2.9", IPPROTO_UDP, 9, 0 }, { "10.1.2.10", IPPROTO_UDP, 5353, 0 },
+		  { "10.1.2.10", IPPROTO_UDP, 5354, EPERM } },
+		{ { "10.1.2.9", IPPROTO_UDP, 9, EPERM }, { "10.1.2.10", IPPROTO_UDP, 5353, 0 },
+		  { "10.1.2.3", IPPROTO_UDP, 9, 0 } },
+		{ { "10.1.2.9", IPPROTO_UDP, 9, EPERM }, { "10.1.2.10", IPPROTO_UDP, 5353, EPERM },
+		  { "10.1.2.3", IPPROTO_UDP, 9, 0 } },
+	};
+	struct policy_rule host = { .key = { .prefixlen = 32, .addr = inet_addr("10.1.2.9") },
+				    .value = { .action = JAIL_ALLOW, .reason = REASON_ALLOW_HOST,
+					       .prefixlen = 32 } };
+	struct policy_rule port = host, blocked = host;
+	int results[4][3];
+	struct nftengine engine = { 0 };
+	struct policy in_force;
+	char why[256];
+	size_t s, i;
+
+	port.key = (struct policy_key){ .prefixlen = POLICY_PREFIXLEN_PORT,
+					.addr = inet_addr("10.1.2.10"), .port = htons(5353) };
+	blocked.value = (struct policy_value){ .action = JAIL_DENY, .reason = REASON_DENY_HOST,
+					       .prefixlen = 32 };
+	jail_netns();
+	if (nftengine_apply(&engine, &pol, why, sizeof(why)) || policy_copy(&pol, &in_force)) {
+		fprintf(stderr, "nft: %s\n", why);
+		_exit(94);
+	}
+	for (s = 0; s < 4; s++) {
+		int err = 0;
+
+		if (s == 1) {
+			err = nftengine_change(&engine, &in_force, (struct policy_rule[]){ host, port },
+					       2, NULL, 0, why, sizeof(why));
+			err = err ? err : policy_set_rule(&in_force, &host);
+			err = err ? err : policy_set_rule(&in_force, &port);
+		} else if (s == 2) {
+			err = nftengine_change(&engine, &in_force, &blocked, 1, NULL, 0, why,
+					       sizeof(why));
+			err = err ? err : policy_set_rule(&in_force, &blocked);
+		} else if (s == 3) {
+			err = nftengine_change(&engine, &in_force, NULL, 0, &port.key, 1, why,
+					       sizeof(why));
+		}
+		if (err) {
+			fprintf(stderr, "step %zu: %s: %s\n", s, strerror(-err), why);
+			_exit(96);
+		}
+		for (i = 0; i < 3; i++)
+			results[s][i] = try_one(&steps[s][i]);
+	}
+	for (s = 0; s < 4; s++)
+		for (i = 0; i < 3; i++)
+			if (results[s][i] != steps[s][i].want) {
+				fprintf(stderr, "step %zu: %s:%u: %s, want %s\n", s, steps[s][i].addr,
+					steps[s][i].port, strerror(results[s][i]),
+					strerror(steps[s][i].want));
+				_exit(97);
+			}
+	if (write(out, "k", 1) != 1)
+		_exit(95);
+	_exit(0);
+}
+
+Test(nftrules, changes_in_place_hold_at_once, .fini = teardown, .timeout = 60)
+{
+	char text[sizeof(conf) + 32];
+	int fd;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: to become another user (uid 65534)");
+	snprintf(text, sizeof(text), "%sallow-host = a.lan\n", conf);
+	compile(text);
+	free(pol.sources);
+	pol.sources = NULL;
+	fd = in_child(change_child, "91 a try's socket(), 92 namespaces, 93 ip, 94 nft, 95 pipe, "
+				    "96 a change, 97 a try's result (stderr says which)");
+	close(fd);
 }

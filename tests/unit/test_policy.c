@@ -591,7 +591,7 @@ Test(policy, another_names_rule_does_not_lift_the_blocks_beneath)
 	config_free(&cfg);
 }
 
-/* A deny-host name's addresses are blocked as a block-cidr is: an
+/* A deny-host name's addresses are blocked (reason deny-host) as a block-cidr is: an
  * allow-host name that shares one (a CDN) opens nothing there, on any
  * port; an allow-ip wins. The controls: the same allow-host name opens
  * the address without the deny, and another address of it stays open. */
@@ -614,7 +614,7 @@ Test(policy, a_deny_host_address_wins_over_allow_host_and_loses_to_allow_ip)
 	r = nm_rule_at(&p, nm_ip("198.51.100.9"), 443);
 	cr_assert(r);
 	cr_expect_eq(r->value.action, JAIL_DENY, "the deny wins over the CDN name");
-	cr_expect_eq(r->value.reason, REASON_BLOCK_CIDR);
+	cr_expect_eq(r->value.reason, REASON_DENY_HOST);
 	r = nm_rule_at(&p, nm_ip("198.51.100.9"), 80);
 	cr_expect(r && r->value.action == JAIL_DENY);
 	r = nm_rule_at(&p, nm_ip("198.51.100.7"), 80);

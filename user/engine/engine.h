@@ -6,9 +6,12 @@
  * What an engine cannot do is a stub that says so (-EOPNOTSUPP), as
  * systemd's socket-bind unit gives one face with stubs where a framework is
  * missing, so the callers never ask which engine they hold:
- * - engine_change_policy(): nftables puts only whole rulesets in force;
- * - engine_renew_kept(): nftables renews with the ruleset it puts in force
- *   (policy.kept_mark), not on its own.
+ * - engine_change_policy(): nftables changes only its exact entries in
+ *   place (/32 and address+port: what a name's answer adds), and at most
+ *   NFTJAIL_CHANGES_PER_SECOND times a second (-EAGAIN); the rest only
+ *   as a whole ruleset;
+ * - engine_renew_kept(): nftables renews only where allow-host is
+ *   configured (-EOPNOTSUPP: no kept chain, so nothing is kept by name).
  */
 #ifndef EBPFJAIL_ENGINE_H
 #define EBPFJAIL_ENGINE_H
@@ -81,8 +84,10 @@ int engine_set_policy(struct engine *e, const struct policy *p, char *why, size_
 /**
  * engine_change_policy() - the policy in force changed in place: @set's
  * rules added or replaced, then @del's keys removed, each an atomic step
- * Return: 0, -EOPNOTSUPP (only whole policies: engine_set_policy()), or
- * -errno (logged; what was done stays done).
+ * Return: 0, -EOPNOTSUPP (only a whole policy can make this change:
+ * engine_set_policy(); nothing was done), -EAGAIN (not now: nothing was
+ * done, the next second can), or -errno (logged; what was done stays
+ * done).
  */
 int engine_change_policy(struct engine *e, const struct policy_rule *set, size_t n_set,
 			 const struct policy_key *del, size_t n_del);
@@ -90,8 +95,8 @@ int engine_change_policy(struct engine *e, const struct policy_rule *set, size_t
 /**
  * engine_renew_kept() - a new generation of kept flows: the connections
  * allowed by name before it pass only while the policy lets them
- * Return: 0, -EOPNOTSUPP (the generation goes with the next whole policy,
- * its policy.kept_mark), or -errno (logged).
+ * Return: 0, -EOPNOTSUPP (nothing can be kept by name: no allow-host),
+ * or -errno (logged).
  */
 int engine_renew_kept(struct engine *e);
 

@@ -73,8 +73,6 @@ static int compile(const struct jail_policy *jp, const struct hostnet *host, str
 		return -ENOMEM;
 	err = policy_compile_jail(jp->cfg, &facts, jp->live.entries, jp->live.n, names, n, next);
 	free(names);
-	if (!err)
-		next->kept_mark = jp->kept_gen + 1;
 	return err;
 }
 
@@ -123,19 +121,6 @@ static void flush_gained(struct jail_policy *jp)
 	}
 	policy_free(&jp->gained_since);
 	jp->gained_pending = false;
-}
-
-/* kept_anew() - the host gained a network, so the connections allowed by
- * name are judged again, as after `deny` (renew_kept()). The attack: a
- * wildcard's connected UDP socket to X (an internet address then) goes on
- * to whatever a VPN that now routes X answers there. @next carries the new
- * generation for an engine that renews with its whole policy (nftables'
- * conntrack mark); the caller renews after the change for one that renews
- * alone (engine_renew_kept(): BPF's one array write). */
-static void kept_anew(struct jail_policy *jp, struct policy *next)
-{
-	jp->kept_gen++;
-	next->kept_mark = jp->kept_gen + 1;
 }
 
 /* swap() - @next into the maps in one update, and into @jp->rules; on
@@ -193,9 +178,10 @@ static uint64_t monotonic_ns(void)
 /* names_apply() - the names' addresses as they are now into the policy in
  * force: only the keys that change, in place (BPF: an answer waits for
  * this); where the engine takes only whole policies, or that fails, a
- * whole new policy. Return: 0 or
- * -errno (the caller tries again: names_dirty). */
-static int names_apply(struct jail_policy *jp)
+ * whole new policy; at the engine's cap (-EAGAIN), the next second's tick
+ * if @may_wait, else a whole new policy now. Return: 0 or -errno (the
+ * caller tries again: names_dirty). */
+static int names_apply(struct jail_policy *jp, bool may_wait)
 {
 	struct hostnet host;
 	struct policy next;
@@ -209,12 +195,15 @@ static int names_apply(struct jail_policy *jp)
 	hostnet_free(&host);
 	if (err)
 		return err;
-	if (!change_in_place(jp, &next)) {
+	err = change_in_place(jp, &next);
+	if (!err) {
 		free(next.sources);
 		next.sources = NULL;
 		policy_free(&jp->rules);
 		jp->rules = next;
 		mark_refused(jp, 0);
+	} else if (err == -EAGAIN && may_wait) {
+		policy_free(&next); /* the engine's cap: the next second's tick */
 	} else {
 		err = swap(jp, &next);
 	}
@@ -227,7 +216,11 @@ static int names_apply(struct jail_policy *jp)
  * once when it is again. Fails closed only while a removal is pending. */
 static void names_stale(struct jail_policy *jp, int err)
 {
-	if (err && !jp->names_stale_logged)
+	if (err == -EAGAIN && !jp->names_stale_logged)
+		log_warn("jail %s: names answer new addresses faster than the engine takes them; "
+			 "each second's are allowed at the next second's update, connections to "
+			 "them denied until then", jp->id);
+	else if (err && !jp->names_stale_logged)
 		log_warn("jail %s: cannot update the addresses allowed by name (%s); trying again "
 			 "every second", jp->id, strerror(-err));
 	else if (!err && jp->names_stale_logged)
@@ -236,33 +229,47 @@ static void names_stale(struct jail_policy *jp, int err)
 }
 
 /* names_add() - the names' entries from @first on (an answer's new ones)
- * into the policy in force: each one's rule changed in place and then into
- * @jp->rules (BPF: one map update each: an answer waits for this, and a
- * whole compile with every name grows with the table); where the engine
- * takes only whole policies, or a change fails, names_apply(). Return: 0
- * or -errno. */
+ * into the policy in force: their rules changed in place in one step and
+ * then into @jp->rules (BPF: one map update each: an answer waits for
+ * this, and a whole compile with every name grows with the table;
+ * nftables: one small transaction); where the engine cannot, or a change
+ * fails, names_apply(). Return: 0 or -errno (-EAGAIN: the engine's cap,
+ * names_dirty: in force at the next second's tick). */
 static int names_add(struct jail_policy *jp, size_t first)
 {
-	struct policy_rule r;
-	size_t i;
+	struct policy_rule *set;
+	size_t i, n = 0;
 	int err = 0;
 
 	if (jp->names_dirty)
-		return names_apply(jp);
+		return names_apply(jp, true);
 	flush_gained(jp); /* its record must not take these for the host's */
+	set = calloc(jp->names.n - first, sizeof(*set));
+	if (!set)
+		return names_apply(jp, true);
+	/* Each rule judged with the ones before it in @jp->rules, as the
+	 * compile judges them; taken out again if the engine fails. */
 	for (i = first; i < jp->names.n && !err; i++) {
 		const struct dnsallow_entry *e = &jp->names.v[i];
 		struct policy_name nm = { .addr = e->addr, .port = e->port, .name = e->name,
 					  .wildcard = !e->exact };
 
-		if (!policy_name_rule(&jp->rules, &nm, jp->live.entries, jp->live.n, &r))
+		if (!policy_name_rule(&jp->rules, &nm, jp->live.entries, jp->live.n, &set[n]))
 			continue;
-		/* The trie first: the copy says only what the trie holds. */
-		err = engine_change_policy(jp->engine, &r, 1, NULL, 0);
-		if (!err)
-			err = policy_insert_rule(&jp->rules, &r);
+		err = policy_insert_rule(&jp->rules, &set[n]);
+		n += !err;
 	}
-	return err ? names_apply(jp) : 0;
+	if (!err && n)
+		err = engine_change_policy(jp->engine, set, n, NULL, 0);
+	if (err)
+		for (i = 0; i < n; i++)
+			policy_remove_name_rule(&jp->rules, &set[i].key);
+	free(set);
+	if (err == -EAGAIN) {
+		jp->names_dirty = true;
+		return err;
+	}
+	return err ? names_apply(jp, true) : 0;
 }
 
 /* twin_rule() - the rule the entry of the other strength for @gone's
@@ -293,28 +300,50 @@ static bool twin_rule(const struct jail_policy *jp, const struct dnsallow_entry 
  * or if that fails, names_apply(). Return: 0 or -errno. */
 static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gone, size_t n)
 {
-	struct policy_rule r;
-	struct policy_key key;
-	size_t i;
+	struct policy_rule r, *removed;
+	struct policy_key *del;
+	size_t i, n_del = 0;
 	int err = 0;
 
 	if (jp->names_dirty)
-		return names_apply(jp);
+		return names_apply(jp, true);
 	flush_gained(jp); /* its record must not take these for the host's */
+	del = calloc(n ? n : 1, sizeof(*del));
+	removed = calloc(n ? n : 1, sizeof(*removed));
+	if (!del || !removed) {
+		free(del);
+		free(removed);
+		return names_apply(jp, true);
+	}
 	for (i = 0; i < n && !err; i++) {
-		key = (struct policy_key){ .prefixlen = gone[i].port ? POLICY_PREFIXLEN_PORT : 32,
-					   .addr = gone[i].addr,
-					   .port = gone[i].port ? htons(gone[i].port) : 0 };
-		if (!policy_remove_name_rule(&jp->rules, &key))
+		struct policy_key key = {
+			.prefixlen = gone[i].port ? POLICY_PREFIXLEN_PORT : 32, .addr = gone[i].addr,
+			.port = gone[i].port ? htons(gone[i].port) : 0 };
+		const struct policy_rule *was = policy_rule_at(&jp->rules, &key);
+
+		if (!was || was->value.reason != REASON_ALLOW_HOST)
 			continue; /* it was never in (refused, or allowed anyway) */
+		removed[n_del] = *was;
+		policy_remove_name_rule(&jp->rules, &key);
 		if (twin_rule(jp, &gone[i], &r)) /* the same rule: the trie keeps it */
 			err = policy_insert_rule(&jp->rules, &r);
 		else
-			err = engine_change_policy(jp->engine, NULL, 0, &key, 1);
+			del[n_del++] = key;
 	}
-	return err ? names_apply(jp) : 0;
+	if (!err && n_del)
+		err = engine_change_policy(jp->engine, NULL, 0, del, n_del);
+	/* Not out of the engine: back into @jp->rules, so that the change
+	 * names_apply() makes takes them out. */
+	for (i = 0; err && i < n_del; i++)
+		policy_set_rule(&jp->rules, &removed[i]);
+	free(del);
+	free(removed);
+	if (err == -EAGAIN) {
+		jp->names_dirty = true;
+		return err;
+	}
+	return err ? names_apply(jp, true) : 0;
 }
-
 
 /* audit_names() - one dns record per port for @name's new entries, from
  * @first on: what they allowed, and what they could not, and the CNAMEs
@@ -373,7 +402,9 @@ static void deny_learned(struct jail_policy *jp, const char *name, const struct 
 	}
 	if (!added)
 		return;
-	err = names_apply(jp);
+	/* Not after the engine's cap (names_apply() waits for it): the
+	 * agent's flood of answers must not hold a block back. */
+	err = names_apply(jp, false);
 	names_stale(jp, err);
 	textbuf_put(&o, "%s blocked for %u s:", name, dnsallow_lifetime(a->ttl));
 	for (i = 0; i < a->n; i++) {
@@ -440,10 +471,12 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 	/* The answer is released when this returns: the addresses must be
 	 * in force by then. */
 	err = names_add(jp, jp->names.n - added);
-	if (err)
+	if (err == -EAGAIN) /* a flood of answers: said once */
+		names_stale(jp, err);
+	else if (err)
 		log_warn("jail %s: cannot allow %s's addresses (%s); connections to them are denied "
 			 "until it works", jp->id, q->name, strerror(-err));
-	mark_refused(jp, err ? 0 : jp->names.n - added);
+	mark_refused(jp, err && err != -EAGAIN ? 0 : jp->names.n - added);
 	jp->names_first = jp->names.n - added;
 	jp->names_unrecorded = true;
 }
@@ -494,10 +527,12 @@ static int install_now(struct jail_policy *jp)
 	return err;
 }
 
-/* renew_alone() - after a policy that carried a new generation of kept
- * flows (kept_anew()): the engine that renews alone renews now; for one
- * that renews with its policy, that policy did it. Return: 0 or -errno
- * (logged). */
+/* renew_alone() - a new generation of kept flows, after a change that
+ * blocked something: the connections allowed by name are judged again
+ * (BPF: one array write; nftables: a new conntrack mark, in place). The
+ * attack: a wildcard's connected UDP socket to X (an internet address
+ * then) goes on to whatever a VPN that now routes X answers there.
+ * Return: 0 (also where nothing can be kept by name) or -errno (logged). */
 static int renew_alone(struct jail_policy *jp)
 {
 	int err = engine_renew_kept(jp->engine);
@@ -508,27 +543,16 @@ static int renew_alone(struct jail_policy *jp)
 /* renew_kept() - `deny` and reload re-judge the connections allowed by
  * name (bpf/ebpfjail.h): a new generation of kept flows. The attack: an
  * agent that opened a connection by name would go on sending through it
- * after its user denied the address. An engine that renews alone does it
- * at once (BPF: one array write), also when no allow-host line was in
- * force: a connection kept while a stale name was still in the trie (a
- * failed names_apply()) is cut by the next reload or deny too. One that
- * renews only with a whole policy (nftables: a new conntrack mark) gets
- * one when @had_names: the configuration in force until now had
- * allow-host lines, so connections by name may be open. It is the old
- * configuration that says so, not the new one: a reload that takes away
- * the last allow-host line must cut what that line opened. */
-static void renew_kept(struct jail_policy *jp, bool had_names)
+ * after its user denied the address. Also when no allow-host line was in
+ * force: a connection kept while a stale name was still in the policy (a
+ * failed names_apply()) is cut by the next reload or deny too. Where the
+ * new policy has no allow-host line, nftables has no kept chain (nothing
+ * passes by its mark: a reload that takes away the last line cuts what
+ * it opened) and nothing to renew. */
+static void renew_kept(struct jail_policy *jp)
 {
-	int err;
+	int err = renew_alone(jp);
 
-	jp->kept_gen++;
-	err = engine_renew_kept(jp->engine);
-	if (err == -EOPNOTSUPP && !had_names) {
-		jp->kept_gen--; /* nothing kept by name: no generation to renew */
-		return;
-	}
-	if (err == -EOPNOTSUPP) /* the generation goes with a whole policy */
-		err = install_now(jp);
 	if (err)
 		log_warn("jail %s: connections allowed by name could not be judged again (%s)", jp->id,
 			 strerror(-err));
@@ -553,7 +577,6 @@ int jail_policy_host_changed(struct jail_policy *jp)
 		 * renewed, the default route moved): nothing to swap. */
 		policy_free(&next);
 	} else if (!err) {
-		kept_anew(jp, &next);
 		err = swap(jp, &next);
 		if (!err)
 			renew_alone(jp);
@@ -603,12 +626,15 @@ int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained
 	}
 	/* Empty when only own prefixes came (no key changed). */
 	live_rules_changes(&jp->rules, &next, list, sizeof(list));
-	kept_anew(jp, &next);
 	/* Only the keys that change, each in place (BPF's trie holds the old
 	 * policy or one step more of the new, every step a tightening: blocks
-	 * first, then the names' rules that go); an engine that takes only
-	 * whole policies swaps. */
+	 * first, then the names' rules that go); a change the engine can
+	 * make only whole swaps. A block never waits for the engine's cap on
+	 * changes (-EAGAIN: a whole policy now). Either way the kept flows
+	 * are judged again after it (renew_alone()). */
 	err = change_in_place(jp, &next);
+	if (err == -EAGAIN)
+		err = -EOPNOTSUPP;
 	if (err != -EOPNOTSUPP) {
 		if (err) {
 			/* The trie may be one step ahead of jp->rules (only
@@ -630,6 +656,8 @@ int jail_policy_host_gained(struct jail_policy *jp, const struct hostnet *gained
 		err = swap(jp, &next);
 		if (err)
 			return err;
+		if (renew_alone(jp))
+			jp->names_dirty = true; /* logged; the next reload or deny renews */
 	}
 	log_debug("jail %s: host gained (blocked at once): %s", jp->id, list);
 	/* The burst's first change is recorded now, the rest together
@@ -731,7 +759,7 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	jp->names_dirty = false; /* the whole policy, names and all, is in force */
 	names_stale(jp, 0);
 	/* Open connections by name are judged by the new policy. */
-	renew_kept(jp, saved.n_allow_host > 0);
+	renew_kept(jp);
 	live_rules_diff(&before, &jp->rules, &added, &removed);
 	live_config_diff(&saved, &next, changes, sizeof(changes), restart, sizeof(restart));
 	snprintf(line, sizeof(line), "%s%s%zu rules added, %zu removed%s%s%s", changes,
@@ -784,8 +812,12 @@ static void allow_or_deny(struct jail_policy *jp, bool allow, const char *target
 		saved.n = jp->live.n;
 	}
 	err = live_set(&jp->live, addr, port, allow);
+	/* In place where the engine can (nftables: one small transaction
+	 * for the address, where a whole ruleset with every name's element
+	 * took 0.2 s), never after its cap: the user's deny must not wait
+	 * behind the agent's flood of answers. */
 	if (!err)
-		err = install_now(jp);
+		err = names_apply(jp, false);
 	if (err) {
 		live_clear(&jp->live);
 		jp->live = saved;
@@ -795,7 +827,7 @@ static void allow_or_deny(struct jail_policy *jp, bool allow, const char *target
 	}
 	live_clear(&saved);
 	if (!allow)
-		renew_kept(jp, jp->cfg->n_allow_host > 0); /* a connection by name to it is cut too */
+		renew_kept(jp); /* a connection by name to it is cut too */
 	snprintf(reply, size, "ok jail %s: %s %s until the jail ends or the next reload\n", jp->id,
 		 allow ? "allowed" : "denied", target);
 	record(jp, allow ? "allow" : "deny", target, uid);

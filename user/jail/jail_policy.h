@@ -53,7 +53,6 @@ struct jail_policy {
 	bool names_unrecorded;          /* the last answer's entries, from
 					   names_first on, await their record */
 	size_t names_first;
-	uint32_t kept_gen;              /* deny and reload renew kept flows */
 	bool host_stale;                /* the host's networks changed and could
 					   not be read or applied (logged) */
 	struct policy gained_since;     /* a burst's blocks in place: the rules

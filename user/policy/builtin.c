@@ -140,6 +140,7 @@ static const char *const reason_names[REASON_COUNT] = {
 	[REASON_NETNS] = "netns",
 	[REASON_UNIX] = "unix",
 	[REASON_INTERNET] = "internet",
+	[REASON_DENY_HOST] = "deny-host",
 };
 
 const char *reason_name(unsigned int reason)

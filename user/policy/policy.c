@@ -433,16 +433,39 @@ int policy_insert_rule(struct policy *p, const struct policy_rule *r)
 	return 0;
 }
 
-bool policy_remove_name_rule(struct policy *p, const struct policy_key *key)
+const struct policy_rule *policy_rule_at(const struct policy *p, const struct policy_key *key)
 {
 	size_t at = find(p, key);
 
-	if (p->sources || at == p->n || policy_key_compare(&p->rules[at].key, key) ||
-	    p->rules[at].value.reason != REASON_ALLOW_HOST)
+	return at < p->n && !policy_key_compare(&p->rules[at].key, key) ? &p->rules[at] : NULL;
+}
+
+int policy_set_rule(struct policy *p, const struct policy_rule *r)
+{
+	size_t at = find(p, &r->key);
+
+	if (p->sources || at == p->n || policy_key_compare(&p->rules[at].key, &r->key))
+		return policy_insert_rule(p, r);
+	p->rules[at].value = r->value;
+	return 0;
+}
+
+bool policy_remove_rule(struct policy *p, const struct policy_key *key)
+{
+	size_t at = find(p, key);
+
+	if (p->sources || at == p->n || policy_key_compare(&p->rules[at].key, key))
 		return false;
 	memmove(&p->rules[at], &p->rules[at + 1], (p->n - at - 1) * sizeof(*p->rules));
 	p->n--;
 	return true;
+}
+
+bool policy_remove_name_rule(struct policy *p, const struct policy_key *key)
+{
+	const struct policy_rule *r = policy_rule_at(p, key);
+
+	return r && r->value.reason == REASON_ALLOW_HOST && policy_remove_rule(p, key);
 }
 
 /* block_key() - a deny of @addr/@prefixlen for @reason into @p unless a
@@ -621,7 +644,6 @@ int policy_copy(const struct policy *from, struct policy *to)
 	to->n = to->cap = from->n;
 	to->n_own = from->n_own;
 	to->keeps_flows = from->keeps_flows;
-	to->kept_mark = from->kept_mark;
 	return 0;
 }
 
@@ -637,7 +659,7 @@ int policy_compile_jail(const struct config *cfg, const struct host_facts *facts
 	err = collect(cfg, facts, &b);
 	for (i = 0; i < n_names && !err; i++)
 		if (names[i].deny)
-			err = add(&b, names[i].addr, 32, 0, JAIL_DENY, REASON_BLOCK_CIDR,
+			err = add(&b, names[i].addr, 32, 0, JAIL_DENY, REASON_DENY_HOST,
 				  "deny-host %.80s", names[i].name);
 	if (!err)
 		err = add_live(&b, live, n_live);

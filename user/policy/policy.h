@@ -50,8 +50,6 @@ struct policy {
 	bool keeps_flows; /* allow-host is configured: connections it allowed
 			     go on after their entry expires (kept_flows in
 			     BPF, a conntrack mark in nftables) */
-	uint32_t kept_mark; /* nftables: the conntrack mark of this generation
-			       of kept connections; 0: NFTRULES_KEPT_MARK */
 	/* The host's own addresses and AnyIP prefixes, which no name may
 	 * open (policy_name_refusal()); not in the trie as such. */
 	struct host_prefix *own;
@@ -98,7 +96,7 @@ struct policy_name {
 	bool wildcard;    /* only a *.domain pattern gave it: it may open
 			     the internet (internet = off), no blocked range */
 	bool deny;        /* a deny-host name's address: blocked (/32,
-			     REASON_BLOCK_CIDR), as a block-cidr is: an
+			     REASON_DENY_HOST), as a block-cidr is: an
 			     allow-ip there wins, no name opens it */
 };
 
@@ -157,6 +155,22 @@ int policy_copy(const struct policy *from, struct policy *to);
  * Return: 0, -EEXIST (its key is there), -EINVAL (sources), -ENOMEM.
  */
 int policy_insert_rule(struct policy *p, const struct policy_rule *r);
+
+/** policy_rule_at() - @p's rule at exactly @key, or NULL */
+const struct policy_rule *policy_rule_at(const struct policy *p, const struct policy_key *key);
+
+/**
+ * policy_set_rule() - @r into @p (a policy without sources), in place of
+ * the rule at its key if there is one
+ * Return: 0, -EINVAL (sources), -ENOMEM.
+ */
+int policy_set_rule(struct policy *p, const struct policy_rule *r);
+
+/**
+ * policy_remove_rule() - the rule at @key out of @p (a policy without
+ * sources). Return: whether there was one.
+ */
+bool policy_remove_rule(struct policy *p, const struct policy_key *key);
 
 /**
  * policy_remove_name_rule() - take the name's rule at @key out of @p (a

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* engine_nft.c - the nftables engine behind the face (engine.h): rules in
- * the jail's namespace, denials from NFLOG (nftjail.h). It has no way to
- * change a ruleset in place or to renew kept flows alone: those are the
- * face's stubs, and the callers put a whole policy in force instead. */
+ * the jail's namespace, denials from NFLOG (nftjail.h). It changes only
+ * the exact entries in place (/32 and address+port: a name's answer, a
+ * `deny`), the rest with a whole ruleset. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +47,17 @@ static int set_policy(void *impl, const struct policy *p, char *why, size_t why_
 	return err;
 }
 
+static int change_policy(void *impl, const struct policy_rule *set, size_t n_set,
+			 const struct policy_key *del, size_t n_del)
+{
+	return nftjail_change_policy(impl, set, n_set, del, n_del);
+}
+
+static int renew_kept(void *impl)
+{
+	return nftjail_renew_kept(impl);
+}
+
 static int events_fd(const void *impl)
 {
 	return nftjail_events_fd(impl);
@@ -77,6 +88,8 @@ const struct engine_ops engine_nft_ops = {
 	.name = "nftables",
 	.open = open_nft,
 	.set_policy = set_policy,
+	.change_policy = change_policy,
+	.renew_kept = renew_kept,
 	.events_fd = events_fd,
 	.events_poll = events_poll,
 	.read_counters = read_counters,

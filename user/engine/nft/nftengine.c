@@ -119,7 +119,7 @@ int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size
 	for (i = 0; i < (size_t)n; i++)
 		gen = gens[i] > gen ? gens[i] : gen;
 	gen++;
-	err = nftrules_script(p, gen, gens, (size_t)n, &s);
+	err = nftrules_script(p, gen, e->chains.mark, gens, (size_t)n, &s);
 	for (i = 0; !err && i < s.n; i++)
 		err = run_transaction(nft, s.steps[i], why, why_size);
 	/* Step 0 failed: the table is not ours, leave it. Later, before the
@@ -130,11 +130,65 @@ int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size
 
 		drop_table(nft, gen, ignored, sizeof(ignored));
 	}
-	if (!err)
+	if (!err) {
 		e->generation = gen;
+		e->chains = s.chains;
+	}
 	if (s.steps)
 		nftrules_script_free(&s);
 	nft_ctx_free(nft);
+	return err;
+}
+
+int nftengine_change(struct nftengine *e, const struct policy *in_force,
+		     const struct policy_rule *set, size_t n_set, const struct policy_key *del,
+		     size_t n_del, char *why, size_t why_size)
+{
+	struct nft_ctx *nft;
+	struct nft_script s;
+	size_t i;
+	int err;
+
+	if (why_size)
+		why[0] = '\0';
+	if (!e->generation)
+		return -EOPNOTSUPP;
+	err = nftrules_change(in_force, &e->chains, e->generation, set, n_set, del, n_del, &s);
+	if (err || !s.n) {
+		nftrules_script_free(&s);
+		return err;
+	}
+	nft = open_nft();
+	if (!nft)
+		err = -ENOMEM;
+	for (i = 0; !err && i < s.n; i++)
+		err = run_transaction(nft, s.steps[i], why, why_size);
+	if (nft)
+		nft_ctx_free(nft);
+	nftrules_script_free(&s);
+	return err;
+}
+
+int nftengine_renew(struct nftengine *e, char *why, size_t why_size)
+{
+	uint32_t mark = e->chains.mark + 1;
+	struct nft_ctx *nft;
+	char text[512];
+	int err;
+
+	if (why_size)
+		why[0] = '\0';
+	if (!e->generation || !e->chains.kept)
+		return -EOPNOTSUPP;
+	if (nftrules_renew(e->generation, mark, text, sizeof(text)))
+		return -ENOMEM;
+	nft = open_nft();
+	if (!nft)
+		return -ENOMEM;
+	err = run_transaction(nft, text, why, why_size);
+	nft_ctx_free(nft);
+	if (!err)
+		e->chains.mark = mark;
 	return err;
 }
 

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nftrules.h"
 #include "policy.h"
 
 /* The engine in one network namespace: which generation of the rules it
@@ -24,6 +25,7 @@
  * at each change, not taken from here. */
 struct nftengine {
 	unsigned int generation;
+	struct nft_chains chains; /* the chains of that generation's table */
 };
 
 /**
@@ -42,6 +44,27 @@ struct nftengine {
  * caller does not start the agent then).
  */
 int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size_t why_size);
+
+/**
+ * nftengine_change() - the generation in force changed in place, in the
+ * calling thread's network namespace (nftrules_change(): @in_force is what
+ * it holds now, @set's rules added or replaced, @del's keys removed)
+ * Return: 0; -EOPNOTSUPP (only a whole generation can make this change:
+ * nothing was done); -ENOMEM; or -EINVAL (nft refused a step: @why says
+ * why; the steps before it stay done).
+ */
+int nftengine_change(struct nftengine *e, const struct policy *in_force,
+		     const struct policy_rule *set, size_t n_set, const struct policy_key *del,
+		     size_t n_del, char *why, size_t why_size);
+
+/**
+ * nftengine_renew() - a new generation of kept connections, in place
+ * (nftrules_renew(), the mark one past the one in force), in the calling
+ * thread's network namespace
+ * Return: 0; -EOPNOTSUPP (no allow-host: nothing is kept by name);
+ * -ENOMEM; or -EINVAL (@why says why; the old generation stays).
+ */
+int nftengine_renew(struct nftengine *e, char *why, size_t why_size);
 
 /**
  * nftengine_remove() - take every table of ours away (nothing is filtered

@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "log.h"
 
 #include "netns.h"
 #include "nflog.h"
@@ -73,23 +76,109 @@ int nftjail_set_policy(struct nftjail *nj, const struct policy *p, char *why, si
 	uint64_t denied[REASON_COUNT];
 	struct engine_call c = { .engine = &nj->engine, .policy = p, .denied = denied,
 				.why = why, .why_size = why_size };
+	struct policy copy;
 	unsigned int r;
 	int err;
 
+	if (policy_copy(p, &copy))
+		return -ENOMEM;
 	/* The counters go with the old generation's table: kept first. A
 	 * denial between this read and the new table is not in them, and
 	 * can only be taken for lost, never counted twice. */
 	err = netns_run(nj->ns_fd, denied_in_ns, &c);
-	if (err)
+	if (!err)
+		err = netns_run(nj->ns_fd, apply_in_ns, &c);
+	if (err) {
+		policy_free(&copy);
 		return err;
-	err = netns_run(nj->ns_fd, apply_in_ns, &c);
-	if (err)
-		return err;
+	}
 	for (r = 0; r < REASON_COUNT; r++) {
 		nj->denied_before[r] += denied[r];
 		nj->denied_now[r] = 0;
 	}
+	policy_free(&nj->in_force);
+	nj->in_force = copy;
+	nj->in_force_valid = true;
 	return 0;
+}
+
+struct change_call {
+	struct nftjail *nj;
+	const struct policy_rule *set;
+	size_t n_set;
+	const struct policy_key *del;
+	size_t n_del;
+	char why[256];
+};
+
+static int change_in_ns(void *arg)
+{
+	struct change_call *c = arg;
+
+	return nftengine_change(&c->nj->engine, &c->nj->in_force, c->set, c->n_set, c->del,
+				c->n_del, c->why, sizeof(c->why));
+}
+
+static int renew_in_ns(void *arg)
+{
+	struct change_call *c = arg;
+
+	return nftengine_renew(&c->nj->engine, c->why, sizeof(c->why));
+}
+
+int nftjail_renew_kept(struct nftjail *nj)
+{
+	struct change_call c = { .nj = nj };
+	int err = netns_run(nj->ns_fd, renew_in_ns, &c);
+
+	if (err && err != -EOPNOTSUPP)
+		log_warn("nftables: cannot judge the connections kept by name again: %s",
+			 c.why[0] ? c.why : strerror(-err));
+	return err;
+}
+
+static time_t monotonic_second(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+int nftjail_change_policy(struct nftjail *nj, const struct policy_rule *set, size_t n_set,
+			  const struct policy_key *del, size_t n_del)
+{
+	struct change_call c = { .nj = nj, .set = set, .n_set = n_set, .del = del, .n_del = n_del };
+	time_t second = monotonic_second();
+	size_t i;
+	int err;
+
+	if (!nj->in_force_valid)
+		return -EOPNOTSUPP;
+	if ((uint64_t)second != nj->change_second) {
+		nj->change_second = (uint64_t)second;
+		nj->changes = 0;
+	}
+	/* The attack: an agent whose own name server answers each query
+	 * with fresh addresses under an allowed wildcard keeps the
+	 * supervisor in libnftables, and the user's `deny` waits behind it. */
+	if (nj->changes >= NFTJAIL_CHANGES_PER_SECOND)
+		return -EAGAIN;
+	err = netns_run(nj->ns_fd, change_in_ns, &c);
+	if (err == -EOPNOTSUPP)
+		return err; /* nothing done */
+	nj->changes++;
+	for (i = 0; !err && i < n_set; i++)
+		err = policy_set_rule(&nj->in_force, &set[i]);
+	for (i = 0; !err && i < n_del; i++)
+		policy_remove_rule(&nj->in_force, &del[i]);
+	if (err) {
+		/* What is in force is not known now: whole policies only. */
+		nj->in_force_valid = false;
+		log_warn("nftables: cannot change the jail's rules in place: %s",
+			 c.why[0] ? c.why : strerror(-err));
+	}
+	return err;
 }
 
 int nftjail_events_fd(const struct nftjail *nj)
@@ -238,4 +327,6 @@ void nftjail_close(struct nftjail *nj)
 	nj->nflog_fd = -1;
 	free(nj->slots);
 	nj->slots = NULL;
+	policy_free(&nj->in_force);
+	nj->in_force_valid = false;
 }

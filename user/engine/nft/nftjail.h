@@ -52,7 +52,22 @@ struct nftjail {
 	 * read earlier (see there). */
 	uint64_t denied_given[REASON_COUNT];
 	bool seen;               /* an event or overflow since the last read */
+	/* The rules in force, as nftjail_change_policy() changes them in
+	 * place; not valid after a change that failed half done (a whole
+	 * policy makes it so again). */
+	struct policy in_force;
+	bool in_force_valid;
+	/* Changes in place this second (monotonic seconds): at most
+	 * NFTJAIL_CHANGES_PER_SECOND. */
+	uint64_t change_second;
+	unsigned int changes;
 };
+
+/* Changes in place a second at most. Each is a libnftables transaction of
+ * a few hundred microseconds to a few milliseconds: the cap keeps the
+ * supervisor free for its other work (a `deny`, the relays) while the
+ * agent makes its resolver answer fresh addresses as fast as it can. */
+#define NFTJAIL_CHANGES_PER_SECOND 200
 
 /**
  * nftjail_open() - the engine in the jail's network namespace @ns_fd: the
@@ -69,6 +84,24 @@ int nftjail_open(struct nftjail *nj, int ns_fd, engine_event_fn on_event, void *
  * Return: 0 or -errno, @why saying nft's complaint.
  */
 int nftjail_set_policy(struct nftjail *nj, const struct policy *p, char *why, size_t why_size);
+
+/**
+ * nftjail_change_policy() - the rules in force changed in place: @set's
+ * added or replaced, then @del's keys removed (nftengine_change())
+ * Return: 0; -EOPNOTSUPP (only a whole policy can make it); -EAGAIN (more
+ * than NFTJAIL_CHANGES_PER_SECOND this second: nothing done, try in the
+ * next); or -errno (logged; what was done stays done, and changes in
+ * place wait for the next whole policy).
+ */
+int nftjail_change_policy(struct nftjail *nj, const struct policy_rule *set, size_t n_set,
+			  const struct policy_key *del, size_t n_del);
+
+/**
+ * nftjail_renew_kept() - a new generation of kept connections in place
+ * (nftengine_renew()): not under the cap, as it only tightens
+ * Return: 0, -EOPNOTSUPP (nothing kept by name), or -errno (logged).
+ */
+int nftjail_renew_kept(struct nftjail *nj);
 
 /** nftjail_events_fd() - the NFLOG socket, for epoll */
 int nftjail_events_fd(const struct nftjail *nj);

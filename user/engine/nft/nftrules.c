@@ -51,7 +51,10 @@ static void add_range(struct ranges *out, uint64_t first, uint32_t last, size_t 
 		out->r[out->n++] = (struct nft_range){ (uint32_t)first, last, rule };
 }
 
-int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n)
+/* flatten() - nftrules_flatten() of @p's entries of prefix length
+ * @max_len and shorter */
+static int flatten(const struct policy *p, unsigned int max_len, struct nft_range **out,
+		   size_t *n)
 {
 	struct span *order = calloc(p->n + 1, sizeof(*order));
 	struct ranges r = { calloc(2 * p->n + 1, sizeof(*r.r)), 0 };
@@ -67,7 +70,7 @@ int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n)
 	for (i = 0; i < p->n; i++) {
 		const struct policy_key *k = &p->rules[i].key;
 
-		if (k->prefixlen > POLICY_PREFIXLEN_ADDR)
+		if (k->prefixlen > max_len)
 			continue;
 		order[m++] = (struct span){ first_of(k), last_of(k), (uint8_t)k->prefixlen, i };
 	}
@@ -102,13 +105,10 @@ int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n)
 	return 0;
 }
 
-/* The deny chains a generation needs: one per kind of denial, named by
- * reason and prefix length. */
-struct deny_chains {
-	bool used[REASON_COUNT][POLICY_PREFIXLEN_ADDR + 1];
-	bool kept; /* the chain that marks a name's connections */
-	uint32_t mark; /* ... with this mark */
-};
+int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n)
+{
+	return flatten(p, POLICY_PREFIXLEN_ADDR, out, n);
+}
 
 /* The transactions being written: one memstream each. */
 struct writer {
@@ -117,14 +117,16 @@ struct writer {
 	char *text;
 	size_t len;
 	size_t in_step;   /* elements in the current step */
-	const char *map;  /* the map the current step adds to */
+	bool in_command;  /* an element command is open: */
+	const char *verb; /* "add" or "delete" */
+	const char *map;  /* ... in this map */
 	unsigned int gen;
 	int err;
 };
 
 /* put_verdict() - @v as a map's verdict. Return: 0, or -EINVAL for a
  * reason or prefix length no deny chain can have (policy.c writes none). */
-static int put_verdict(FILE *f, struct deny_chains *k, const struct policy_value *v)
+static int put_verdict(FILE *f, struct nft_chains *k, const struct policy_value *v)
 {
 	if (v->action == JAIL_ALLOW && v->reason == REASON_ALLOW_HOST) {
 		k->kept = true;
@@ -150,6 +152,14 @@ static void put_addr(FILE *f, uint32_t host_order)
 	fputs(text, f);
 }
 
+/* end_command() - the open element command, if any, closed */
+static void end_command(struct writer *w)
+{
+	if (w->f && w->in_command)
+		fputs(" }\n", w->f);
+	w->in_command = false;
+}
+
 /* end_step() - the current step is written: it joins the script */
 static void end_step(struct writer *w)
 {
@@ -157,8 +167,7 @@ static void end_step(struct writer *w)
 
 	if (!w->f)
 		return;
-	if (w->in_step)
-		fputs(" }\n", w->f);
+	end_command(w);
 	/* A write that failed (no memory) shows in ferror() or fclose(). */
 	if (ferror(w->f) | fclose(w->f))
 		w->err = -ENOMEM;
@@ -187,14 +196,18 @@ static FILE *begin_step(struct writer *w)
 	return w->f;
 }
 
-/* next_element() - start one more element of @map: a new step every
- * NFTRULES_ELEMENTS_PER_STEP. Return: where to write it, or NULL. */
-static FILE *next_element(struct writer *w, const char *map)
+/* next_element() - start one more element to @verb ("add", "delete") in
+ * @map: a new step every NFTRULES_ELEMENTS_PER_STEP. Return: where to
+ * write it, or NULL. */
+static FILE *next_element(struct writer *w, const char *verb, const char *map)
 {
-	if (!w->f || w->map != map || w->in_step == NFTRULES_ELEMENTS_PER_STEP) {
-		if (!begin_step(w))
-			return NULL;
-		fprintf(w->f, "add element inet %s%u %s { ", NFTRULES_TABLE, w->gen, map);
+	if ((!w->f || w->in_step == NFTRULES_ELEMENTS_PER_STEP) && !begin_step(w))
+		return NULL;
+	if (!w->in_command || w->map != map || w->verb != verb) {
+		end_command(w);
+		fprintf(w->f, "%s element inet %s%u %s { ", verb, NFTRULES_TABLE, w->gen, map);
+		w->in_command = true;
+		w->verb = verb;
 		w->map = map;
 	} else {
 		fputs(",\n\t", w->f);
@@ -203,53 +216,92 @@ static FILE *next_element(struct writer *w, const char *map)
 	return w->f;
 }
 
-/* put_ports() - the address+port entries, every protocol with ports they
- * hold for (the DNS exception left out: it holds on lo only). One for a
- * single protocol refuses the other as the trie does: reason gateway,
- * rule ADDR/32. */
-static void put_ports(struct writer *w, struct deny_chains *k, const struct policy *p)
+/* keep_together() - the next @n elements in one step (one transaction) */
+static void keep_together(struct writer *w, size_t n)
+{
+	if (w->f && w->in_step + n > NFTRULES_ELEMENTS_PER_STEP)
+		begin_step(w);
+}
+
+/* The protocols an address+port entry holds for, each its own element. */
+static const struct { uint8_t proto; const char *name; } port_protos[] = {
+	{ IPPROTO_TCP, "tcp" }, { IPPROTO_UDP, "udp" },
+};
+#define PORT_PROTOS (sizeof(port_protos) / sizeof(port_protos[0]))
+
+/* is_exact() - a rule of the maps looked up by key (hosts: /32, ports:
+ * address+port), not of the flattened ranges */
+static bool is_exact(const struct policy_key *k)
+{
+	return k->prefixlen >= 32;
+}
+
+/* put_exact() - rule @r's elements, to @verb: with their verdicts to add
+ * (@k marks the chains they jump to), bare keys to delete (@k NULL).
+ * An address+port entry is one element per protocol: one for a single
+ * protocol refuses the other as the trie does (reason gateway, rule
+ * ADDR/32). The DNS exception is left out: it holds on lo only. */
+static void put_exact(struct writer *w, const char *verb, struct nft_chains *k,
+		      const struct policy_rule *r)
 {
 	static const struct policy_value other = { .action = JAIL_DENY, .reason = REASON_GATEWAY,
 						   .prefixlen = 32 };
-	static const struct { uint8_t proto; const char *name; } protos[] = {
-		{ IPPROTO_TCP, "tcp" }, { IPPROTO_UDP, "udp" },
-	};
-	size_t i, j;
+	const struct policy_value *v = &r->value;
+	size_t j;
+	FILE *f;
 
-	for (i = 0; i < p->n; i++) {
-		const struct policy_rule *r = &p->rules[i];
-
-		if (r->key.prefixlen != POLICY_PREFIXLEN_PORT)
-			continue;
-		/* The DNS exception is the forwarder's on lo, which the filter
-		 * accepts first ("oif lo accept"): a packet to it that gets
-		 * this far goes out by the tap, sent around lo's route
-		 * (SO_BINDTODEVICE, IP_UNICAST_IF, an IP_PKTINFO ifindex) to
-		 * reach pasta and through it the host's resolver. Left out,
-		 * the forward address's /32 refuses it (reason gateway). */
-		if (r->value.action == JAIL_ALLOW && r->value.reason == REASON_DNS)
-			continue;
-		for (j = 0; j < sizeof(protos) / sizeof(protos[0]) && !w->err; j++) {
-			bool holds = !r->value.proto || r->value.proto == protos[j].proto;
-			FILE *f = next_element(w, "ports");
-
-			if (!f)
-				return;
+	if (r->key.prefixlen == 32) {
+		f = next_element(w, verb, "hosts");
+		if (f)
 			put_addr(f, ntohl(r->key.addr));
-			fprintf(f, " . %s . %u : ", protos[j].name, ntohs(r->key.port));
-			if (put_verdict(f, k, holds ? &r->value : &other))
+		if (f && k) {
+			fputs(" : ", f);
+			if (put_verdict(f, k, v))
+				w->err = -EINVAL;
+		}
+		return;
+	}
+	/* The DNS exception is the forwarder's on lo, which the filter
+	 * accepts first ("oif lo accept"): a packet to it that gets this far
+	 * goes out by the tap, sent around lo's route (SO_BINDTODEVICE,
+	 * IP_UNICAST_IF, an IP_PKTINFO ifindex) to reach pasta and through
+	 * it the host's resolver. Left out, the forward address's /32
+	 * refuses it (reason gateway). */
+	if (v->action == JAIL_ALLOW && v->reason == REASON_DNS)
+		return;
+	for (j = 0; j < PORT_PROTOS && !w->err; j++) {
+		bool holds = !v->proto || v->proto == port_protos[j].proto;
+
+		f = next_element(w, verb, "ports");
+		if (!f)
+			return;
+		put_addr(f, ntohl(r->key.addr));
+		fprintf(f, " . %s . %u", port_protos[j].name, ntohs(r->key.port));
+		if (k) {
+			fputs(" : ", f);
+			if (put_verdict(f, k, holds ? v : &other))
 				w->err = -EINVAL;
 		}
 	}
 }
 
-static void put_ranges(struct writer *w, struct deny_chains *k, const struct policy *p,
+/* put_exacts() - every /32 and address+port entry of @p, as elements */
+static void put_exacts(struct writer *w, struct nft_chains *k, const struct policy *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n && !w->err; i++)
+		if (is_exact(&p->rules[i].key))
+			put_exact(w, "add", k, &p->rules[i]);
+}
+
+static void put_ranges(struct writer *w, struct nft_chains *k, const struct policy *p,
 		       const struct nft_range *r, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n && !w->err; i++) {
-		FILE *f = next_element(w, "addrs");
+		FILE *f = next_element(w, "add", "addrs");
 
 		if (!f)
 			return;
@@ -286,7 +338,7 @@ int nftrules_drop_table(unsigned int gen, char *buf, size_t size)
 /* put_table() - the generation's table: one chain per kind of denial used
  * (log, then refuse), the maps (empty: the steps after fill them), and the
  * filter chain, not hooked yet */
-static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
+static void put_table(FILE *f, unsigned int gen, const struct nft_chains *k)
 {
 	unsigned int reason, len;
 
@@ -319,10 +371,15 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 	/* A connection allowed by name: its conntrack entry is marked, and
 	 * the filter accepts marked packets first, so it goes on after the
 	 * name's entry expired (the BPF engine's kept_flows). */
+	/* The filter accepts the marks in kept_marks: one, the generation's
+	 * (nftrules_renew() puts another in place). */
 	if (k->kept)
-		fprintf(f, "\tchain kept {\n\t\tct mark set 0x%x accept\n\t}\n", k->mark);
+		fprintf(f, "\tchain kept {\n\t\tct mark set 0x%x accept\n\t}\n"
+			   "\tset kept_marks {\n\t\ttype mark\n\t\telements = { 0x%x }\n\t}\n",
+			k->mark, k->mark);
 	fprintf(f,
 		"\tmap ports {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t}\n"
+		"\tmap hosts {\n\t\ttype ipv4_addr : verdict\n\t}\n"
 		"\tmap addrs {\n\t\ttype ipv4_addr : verdict\n\t\tflags interval\n\t}\n"
 		"}\n");
 }
@@ -330,7 +387,7 @@ static void put_table(FILE *f, unsigned int gen, const struct deny_chains *k)
 /* put_filter() - the hooked chain of generation @gen and its rules, for
  * the last step. The rules are in the base chain itself: a jump from it
  * to a chain of their own cost measurably more per packet (bench-nft). */
-static void put_filter(FILE *f, unsigned int gen, bool keeps_flows, uint32_t mark)
+static void put_filter(FILE *f, unsigned int gen, bool keeps_flows)
 {
 	static const char *const rules[] = {
 		/* The jail's own loopback and addresses never leave it (the
@@ -353,10 +410,15 @@ static void put_filter(FILE *f, unsigned int gen, bool keeps_flows, uint32_t mar
 		 * agent has no capability for) has no port to match: th
 		 * does not match it, and the address alone decides. */
 		"ip daddr . meta l4proto . th dport vmap @ports",
+		/* The longest prefixes next, as the trie matches: the /32
+		 * entries (a name's address, an allow-ip) in a map of their
+		 * own, where one answer's addresses are added and taken
+		 * away in place, then the ranges of the shorter ones. */
+		"ip daddr vmap @hosts",
 		"ip daddr vmap @addrs",
 	};
 	enum { KEPT_BEFORE = 4 }; /* the kept connections' rule: before the maps */
-	const unsigned int arg[] = { 0, 0, REASON_IPV6, REASON_IP_OPTIONS, 0, 0 };
+	const unsigned int arg[] = { 0, 0, REASON_IPV6, REASON_IP_OPTIONS, 0, 0, 0 };
 	size_t i;
 
 	fprintf(f, "add chain inet %s%u output { type filter hook output priority filter; "
@@ -378,29 +440,27 @@ static void put_filter(FILE *f, unsigned int gen, bool keeps_flows, uint32_t mar
 			fprintf(f, " } jump deny_%u_32\n", REASON_GATEWAY);
 		}
 		if (keeps_flows && i == KEPT_BEFORE)
-			fprintf(f, "add rule inet %s%u output ct mark 0x%x accept\n", NFTRULES_TABLE,
-				gen, mark);
+			fprintf(f, "add rule inet %s%u output ct mark @kept_marks accept\n",
+				NFTRULES_TABLE, gen);
 		fprintf(f, "add rule inet %s%u output ", NFTRULES_TABLE, gen);
 		fprintf(f, rules[i], arg[i]);
 		fputc('\n', f);
 	}
 }
 
-int nftrules_script(const struct policy *p, unsigned int gen, const unsigned int *old,
-		    size_t n_old, struct nft_script *out)
+int nftrules_script(const struct policy *p, unsigned int gen, uint32_t mark,
+		    const unsigned int *old, size_t n_old, struct nft_script *out)
 {
 	struct writer w = { .out = out, .gen = gen };
-	struct deny_chains kinds = { 0 };
+	struct nft_chains kinds = { 0 };
 	struct nft_range *ranges;
 	char *table = NULL;
 	size_t n, i, table_len = 0;
 	FILE *f;
 
 	memset(out, 0, sizeof(*out));
-	/* A new mark for a new generation of kept connections (a deny, a
-	 * reload): the old ones' packets are judged by the rules again. */
-	kinds.mark = p->kept_mark ? p->kept_mark : NFTRULES_KEPT_MARK;
-	if (nftrules_flatten(p, &ranges, &n))
+	kinds.mark = mark ? mark : NFTRULES_KEPT_MARK;
+	if (flatten(p, POLICY_PREFIXLEN_ADDR - 1, &ranges, &n))
 		return -ENOMEM;
 	/* Room for the table first: it is step 0, written once the elements
 	 * have said which kinds of denial it needs. */
@@ -409,17 +469,21 @@ int nftrules_script(const struct policy *p, unsigned int gen, const unsigned int
 	if (!out->steps)
 		w.err = -ENOMEM;
 	if (!w.err)
-		put_ports(&w, &kinds, p);
+		put_exacts(&w, &kinds, p);
 	if (!w.err)
 		put_ranges(&w, &kinds, p, ranges, n);
 	free(ranges);
 	kinds.used[REASON_IPV6][0] = kinds.used[REASON_IP_OPTIONS][0] = true;
 	kinds.used[REASON_GATEWAY][32] = true; /* put_filter()'s side door */
+	/* What a name's answer may put in place (nftrules_change()): its
+	 * addresses' jump to the kept chain, a deny-host's block. */
+	kinds.kept |= p->keeps_flows;
+	kinds.used[REASON_DENY_HOST][32] = true;
 	/* The swap, in one transaction: the new filter hooked, the old
 	 * generation's table gone. Until then the old rules hold. */
 	f = begin_step(&w);
 	if (f) {
-		put_filter(f, gen, p->keeps_flows, kinds.mark);
+		put_filter(f, gen, kinds.kept);
 		for (i = 0; i < n_old; i++)
 			put_drop_table(f, old[i]);
 	}
@@ -438,6 +502,7 @@ int nftrules_script(const struct policy *p, unsigned int gen, const unsigned int
 		else
 			free(table);
 	}
+	out->chains = kinds;
 	if (w.err) {
 		nftrules_script_free(out);
 		return w.err;
@@ -454,4 +519,75 @@ void nftrules_script_free(struct nft_script *s)
 	free(s->steps);
 	s->steps = NULL;
 	s->n = 0;
+}
+
+/* put_changes() - the deletes, then the additions, of a change in place:
+ * a key whose value changes is deleted and added in the same step (the
+ * kernel refuses to add an element over one with another verdict, and
+ * between two transactions its address would fall to the ranges) */
+static void put_changes(struct writer *w, struct nft_chains *k, const struct policy *in_force,
+			const struct policy_rule *set, size_t n_set, const struct policy_key *del,
+			size_t n_del)
+{
+	const struct policy_rule *r;
+	size_t i;
+
+	for (i = 0; i < n_del && !w->err; i++) {
+		r = policy_rule_at(in_force, &del[i]);
+		if (r)
+			put_exact(w, "delete", NULL, r);
+	}
+	for (i = 0; i < n_set && !w->err; i++) {
+		r = policy_rule_at(in_force, &set[i].key);
+		if (r && !memcmp(&r->value, &set[i].value, sizeof(r->value)))
+			continue; /* in force as it is */
+		keep_together(w, 2 * PORT_PROTOS);
+		if (r)
+			put_exact(w, "delete", NULL, r);
+		put_exact(w, "add", k, &set[i]);
+	}
+}
+
+int nftrules_change(const struct policy *in_force, const struct nft_chains *chains,
+		    unsigned int gen, const struct policy_rule *set, size_t n_set,
+		    const struct policy_key *del, size_t n_del, struct nft_script *out)
+{
+	struct writer w = { .out = out, .gen = gen };
+	struct nft_chains needed = *chains;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	/* A shorter prefix is in the flattened ranges, where a change moves
+	 * the bounds of others: only a whole generation makes it. */
+	for (i = 0; i < n_set; i++)
+		if (!is_exact(&set[i].key))
+			return -EOPNOTSUPP;
+	for (i = 0; i < n_del; i++)
+		if (!is_exact(&del[i]))
+			return -EOPNOTSUPP;
+	put_changes(&w, &needed, in_force, set, n_set, del, n_del);
+	end_step(&w);
+	/* A verdict jumps to a chain the generation lacks: only a whole one
+	 * can add it (its rules would count twice in an existing one). */
+	if (!w.err && memcmp(&needed, chains, sizeof(needed)))
+		w.err = -EOPNOTSUPP;
+	if (w.err) {
+		nftrules_script_free(out);
+		return w.err;
+	}
+	out->chains = *chains;
+	return 0;
+}
+
+int nftrules_renew(unsigned int gen, uint32_t mark, char *buf, size_t size)
+{
+	int n = snprintf(buf, size,
+			 "flush set inet %s%u kept_marks\n"
+			 "add element inet %s%u kept_marks { 0x%x }\n"
+			 "flush chain inet %s%u kept\n"
+			 "add rule inet %s%u kept ct mark set 0x%x accept\n",
+			 NFTRULES_TABLE, gen, NFTRULES_TABLE, gen, mark, NFTRULES_TABLE, gen,
+			 NFTRULES_TABLE, gen, mark);
+
+	return n < 0 || (size_t)n >= size ? -ENOMEM : 0;
 }

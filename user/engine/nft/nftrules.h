@@ -13,13 +13,18 @@
  *   10.1.2.3/32    allow-ip       10.1.2.3               -> 10.1.2.3/32
  *                                 10.1.2.4 - 10.255.255.255 -> 10.0.0.0/8
  *
- * and an address+port entry (allow-ip ADDR:PORT, the DNS exception) becomes
- * an element of a map keyed by address, protocol and port, looked up first,
- * as the trie's /48 entries win over every shorter one.
+ * The longest entries are not flattened: an address+port entry (allow-ip
+ * ADDR:PORT, the DNS exception) becomes an element of a map keyed by
+ * address, protocol and port, looked up first, as the trie's /48 entries
+ * win over every shorter one, and a /32 one (a name's address, an
+ * allow-ip) an element of a map keyed by address, looked up next. Those
+ * two are what a name's answer changes, and their elements can be added
+ * and deleted in place (nftrules_change()), where a range cannot.
  */
 #ifndef EBPFJAIL_NFTRULES_H
 #define EBPFJAIL_NFTRULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,10 +45,9 @@
 /* Denials of one kind logged per second at most (each kind's chain has its
  * own limit); the rest are counted, not logged. */
 #define NFTRULES_LOG_PER_SECOND 2000
-/* The conntrack mark of a connection allowed by name, where the policy
- * names none (policy.kept_mark: one per generation of kept connections;
- * the namespace's conntrack is the jail's alone: no one else marks its
- * entries). */
+/* The conntrack mark of the first generation of connections allowed by
+ * name (each renewal, nftrules_renew(), takes the next; the namespace's
+ * conntrack is the jail's alone: no one else marks its entries). */
 #define NFTRULES_KEPT_MARK 0x1
 
 struct nft_range {
@@ -61,18 +65,31 @@ struct nft_range {
  */
 int nftrules_flatten(const struct policy *p, struct nft_range **out, size_t *n);
 
+/* The chains a generation's verdicts jump to: a deny chain per kind of
+ * denial (reason, prefix length), and the one that marks a name's
+ * connections. */
+struct nft_chains {
+	bool used[REASON_COUNT][POLICY_PREFIXLEN_ADDR + 1];
+	bool kept;
+	uint32_t mark; /* ... with this conntrack mark */
+};
+
 /* A policy's rules as nft(8) commands, in transactions to run in order. */
 struct nft_script {
 	char **steps;
 	size_t n;
+	struct nft_chains chains; /* the generation's (nftrules_script()) */
 };
 
 /**
  * nftrules_script() - the transactions that put @p's rules, as generation
- * @gen (1 and up), in place of the tables of the @n_old generations @old
+ * @gen (1 and up), in place of the tables of the @n_old generations @old;
+ * its kept connections marked @mark (0: NFTRULES_KEPT_MARK), the one in
+ * force, so that they go on (nftrules_renew() starts a new one)
  *   step 0     the table of generation @gen, created (it fails if a table
  *              of that name exists: nothing in force is overwritten): one
- *              chain per kind of denial
+ *              chain per kind of denial (and the ones a name's answer
+ *              may need: the kept chain with allow-host, a deny-host's)
  *              (log to NFLOG, then refuse: TCP with an ICMP
  *              "administratively prohibited", so that connect() fails at
  *              once instead of retransmitting into a drop; anything else
@@ -85,8 +102,32 @@ struct nft_script {
  * Return: 0 (free @out with nftrules_script_free()), -ENOMEM, or -EINVAL
  * for a rule no chain can express (a reason or prefix length out of range).
  */
-int nftrules_script(const struct policy *p, unsigned int gen, const unsigned int *old,
-		    size_t n_old, struct nft_script *out);
+int nftrules_script(const struct policy *p, unsigned int gen, uint32_t mark,
+		    const unsigned int *old, size_t n_old, struct nft_script *out);
+
+/**
+ * nftrules_change() - the transactions that change generation @gen (its
+ * chains @chains, its rules @in_force) in place: @set's rules added or put
+ * in place of @in_force's at their keys, @del's keys removed. Each step
+ * is atomic, a key whose verdict changes within one; a rule in force as it
+ * is writes nothing, nor a key to delete that is not there.
+ * Return: 0 (@out may have no steps; free it with nftrules_script_free()),
+ * -EOPNOTSUPP for a change only a whole generation can make (a prefix
+ * shorter than /32, a verdict whose chain the generation lacks), -ENOMEM,
+ * -EINVAL as nftrules_script().
+ */
+int nftrules_change(const struct policy *in_force, const struct nft_chains *chains,
+		    unsigned int gen, const struct policy_rule *set, size_t n_set,
+		    const struct policy_key *del, size_t n_del, struct nft_script *out);
+
+/**
+ * nftrules_renew() - the transaction that starts a new generation of kept
+ * connections in generation @gen's table (one with the kept chain): the
+ * connections marked before it pass only while the maps let them, and
+ * the names' new ones are marked @mark, into @buf
+ * Return: 0, or -ENOMEM when @size is too small.
+ */
+int nftrules_renew(unsigned int gen, uint32_t mark, char *buf, size_t size);
 
 /** nftrules_script_free() - free @s's steps; @s is empty afterwards */
 void nftrules_script_free(struct nft_script *s);
