@@ -30,6 +30,11 @@ EOF
 	"$engine" exec "ebj-$engine" ebpfjail audit >"$T/audit.out" 2>&1 || fail "audit: $(cat "$T/audit.out")"
 	grep -q "192.168.77.5.*private" "$T/audit.out" || fail "the audit lacks the LAN denial: $(cat "$T/audit.out")"
 	grep -q "$gw" "$T/audit.out" || fail "the audit lacks the gateway denial: $(cat "$T/audit.out")"
+	# the profiles, where the image's binary looks for them
+	"$engine" exec "ebj-$engine" ebpfjail config --profile github >"$T/config.out" 2>&1 ||
+		fail "config --profile github: $(cat "$T/config.out")"
+	grep -qE '^# allow-host = github.com:22 +# /usr/local/share/ebpfjail/profiles/github.conf:[0-9]+$' \
+		"$T/config.out" || fail "the image's profile: $(cat "$T/config.out")"
 	# the relay: a server on the container's own loopback
 	pid=$(ctr_pid "$engine" "ebj-$engine")
 	nsenter -t "$pid" -n socat TCP-LISTEN:8123,bind=127.0.0.1,reuseaddr,fork EXEC:cat </dev/null >/dev/null 2>&1 &

@@ -114,6 +114,7 @@ build_images() {
 	mkdir -p "$ctx"
 	cp "$EBPFJAIL" "$ctx/ebpfjail"
 	cp "$SRC/scripts/ebpfjail-entrypoint" "$ctx/ebpfjail-entrypoint"
+	cp -r "$SRC/profiles" "$ctx/profiles"
 	test_dockerfile >"$ctx/Dockerfile"
 	grep -q '^FROM debian:12$' "$ctx/Dockerfile" || { echo "the README's Dockerfile is not FROM debian:12" >&2; return 1; }
 	podman import -q "$tar" docker.io/library/debian:12 >/dev/null &&
