@@ -154,6 +154,7 @@ cgroup_manager = "cgroupfs"
 events_logger = "file"
 EOF
 	cp "$W/ctx/ebpfjail" "$W/ctx/ebpfjail-entrypoint" "$W/ctx/Dockerfile" "$ctx/"
+	cp -r "$W/ctx/profiles" "$ctx/"
 	cp "$EBPFJAIL_CTR_BASE" "$W/rl/base.tar"
 	chown -R $RL_UID:$RL_UID "$W/rl"
 	chmod 700 "$W/rl/run"
