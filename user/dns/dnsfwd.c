@@ -68,7 +68,17 @@
  * fragments. */
 #define DNSFWD_EDNS_MAX 1232
 
-enum slot_kind { SLOT_UDP, SLOT_TCP_LISTEN, SLOT_TIMER, SLOT_QUERY, SLOT_CLIENT };
+/* A slot's UDP socket to a resolver carries at most this many queries,
+ * one after another, for at most this long: its port, which the kernel
+ * picked at random, is half of what an off-path spoofer must guess (the
+ * ID is the other), and a port kept open is one it has time to find (SAD
+ * DNS found ports through ICMP rate limits in seconds). A fresh socket for
+ * every query costs a fifth of the forwarder's time (socket(), connect(),
+ * epoll_ctl(), close()). */
+#define DNSFWD_PORT_QUERIES 16
+#define DNSFWD_PORT_MS 1000
+
+enum slot_kind { SLOT_UDP, SLOT_TCP_LISTEN, SLOT_TIMER, SLOT_QUERY, SLOT_PORT, SLOT_CLIENT };
 
 struct client {
 	int fd; /* -1: free */
@@ -79,9 +89,18 @@ struct client {
 	uint64_t active_ns;
 };
 
+/* port - a slot's UDP socket, connected to one resolver: it outlives the
+ * slot's queries (DNSFWD_PORT_QUERIES) */
+struct port {
+	int fd; /* -1: none */
+	size_t upstream;
+	unsigned int queries;
+	uint64_t born_ns;
+};
+
 struct query {
 	bool used;
-	int fd; /* the socket to its resolver, or -1 */
+	int fd; /* the socket to its resolver (UDP: its slot's port's), or -1 */
 	uint16_t agent_id, id;
 	struct dns_question q;
 	struct sockaddr_in from; /* a UDP query's sender */
@@ -106,6 +125,7 @@ struct dnsfwd {
 	bool timer_armed;
 	size_t next_upstream;
 	struct query queries[DNSFWD_QUERIES_MAX];
+	struct port ports[DNSFWD_QUERIES_MAX]; /* ports[i]: queries[i]'s */
 	struct client clients[DNSFWD_TCP_MAX];
 	struct dnsfwd_stats stats;
 	uint16_t ids[DNSFWD_IDS]; /* random IDs not yet used: ids[0..n_ids) */
@@ -274,7 +294,7 @@ int dnsfwd_open(const struct dnsfwd_opts *o, struct dnsfwd **out)
 	f->o = *o;
 	f->udp_fd = f->tcp_fd = f->timer_fd = -1;
 	for (i = 0; i < DNSFWD_QUERIES_MAX; i++)
-		f->queries[i].fd = -1;
+		f->queries[i].fd = f->ports[i].fd = -1;
 	for (i = 0; i < DNSFWD_TCP_MAX; i++)
 		f->clients[i].fd = -1;
 	f->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -308,9 +328,18 @@ void dnsfwd_stats(const struct dnsfwd *f, struct dnsfwd_stats *out)
 	*out = f->stats;
 }
 
+static void close_port(struct port *p)
+{
+	if (p->fd >= 0)
+		close(p->fd); /* and out of the epoll set with it */
+	p->fd = -1;
+}
+
+/* free_query() - @q's slot free again; a UDP query's port stays for the
+ * slot's next query */
 static void free_query(struct query *q)
 {
-	if (q->fd >= 0)
+	if (q->fd >= 0 && q->over_tcp)
 		close(q->fd);
 	q->fd = -1;
 	q->client = NULL;
@@ -388,45 +417,84 @@ static void fail_query(struct dnsfwd *f, const struct query *q, uint8_t rcode)
 }
 
 
-/* ask() - send @q to its resolver from a new socket of ours: a UDP query,
- * or for a TCP client's query a TCP connection (its answer may be larger
- * than a datagram; asked over UDP, the resolver would cut it and set TC,
- * and the client asked over TCP for exactly that reason), whose query
- * goes once it is connected (send_tcp_query()). Return: 0 or -errno. */
-static int ask(struct dnsfwd *f, struct query *q)
+/* port_for() - @q's slot's UDP socket, connected to @q's resolver: the
+ * one it has while it is young enough and to that resolver, else a new
+ * one (@fresh: a new one whatever the old). Return: its fd, or -errno. */
+static int port_for(struct dnsfwd *f, const struct query *q, uint64_t now, bool fresh)
 {
+	size_t slot = (size_t)(q - f->queries);
+	struct port *p = &f->ports[slot];
 	const struct sockaddr_storage *up = &f->o.upstreams[q->upstream];
 	socklen_t len = up->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 						  : sizeof(struct sockaddr_in);
 	int err;
 
+	if (p->fd >= 0 && !fresh && p->upstream == q->upstream && p->queries < DNSFWD_PORT_QUERIES &&
+	    now - p->born_ns < DNSFWD_PORT_MS * 1000000ULL) {
+		p->queries++;
+		return p->fd;
+	}
+	close_port(p);
+	p->fd = socket(up->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (p->fd < 0)
+		return -errno;
+	/* Connected: the kernel hands it only the resolver's datagrams, and
+	 * binds its port (at random) here. */
+	err = connect(p->fd, (const struct sockaddr *)up, len) ? -errno : 0;
+	if (!err)
+		err = watch(f, p->fd, SLOT_PORT, slot, EPOLLIN);
+	if (err) {
+		close_port(p);
+		return err;
+	}
+	p->upstream = q->upstream;
+	p->queries = 1;
+	p->born_ns = now;
+	return p->fd;
+}
+
+/* ask() - send @q to its resolver: a UDP query from its slot's port
+ * (@retry: a new one, so that a late answer to the last try on the old
+ * port is not taken), or for a TCP client's query a TCP connection of its
+ * own (its answer may be larger than a datagram; asked over UDP, the
+ * resolver would cut it and set TC, and the client asked over TCP for
+ * exactly that reason), whose query goes once it is connected
+ * (send_tcp_query()). Return: 0 or -errno. */
+static int ask(struct dnsfwd *f, struct query *q, bool retry)
+{
+	const struct sockaddr_storage *up = &f->o.upstreams[q->upstream];
+	socklen_t len = up->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						  : sizeof(struct sockaddr_in);
+	uint64_t now = now_ns();
+	int err;
+
+	q->deadline_ns = now + DNSFWD_TRY_MS * 1000000ULL;
+	q->have = 0;
+	dnsmsg_set_id(q->msg, q->id);
+	if (!q->over_tcp) {
+		q->fd = port_for(f, q, now, retry);
+		if (q->fd < 0)
+			return q->fd;
+		if (send(q->fd, q->msg, q->len, MSG_DONTWAIT) == (ssize_t)q->len)
+			return 0;
+		err = -errno;
+		close_port(&f->ports[q - f->queries]);
+		q->fd = -1;
+		return err;
+	}
 	if (q->fd >= 0)
 		close(q->fd); /* a late answer to the last try is not taken */
-	q->have = 0;
-	q->connecting = q->over_tcp;
-	q->fd = socket(up->ss_family,
-		       (q->over_tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	q->connecting = true;
+	q->fd = socket(up->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (q->fd < 0)
 		return -errno;
-	dnsmsg_set_id(q->msg, q->id);
-	/* UDP: sendto() binds the fresh port, a connect() first would cost a
-	 * call per query; take_answer() takes only the resolver's datagrams. */
-	if (!q->over_tcp)
-		err = sendto(q->fd, q->msg, q->len, MSG_DONTWAIT, (const struct sockaddr *)up, len) ==
-				      (ssize_t)q->len ? 0 : -errno;
-	else if (connect(q->fd, (const struct sockaddr *)up, len))
-		err = errno == EINPROGRESS ? 0 : -errno;
-	else
-		err = 0;
-	if (err) {
+	if (connect(q->fd, (const struct sockaddr *)up, len) && errno != EINPROGRESS) {
+		err = -errno;
 		close(q->fd);
 		q->fd = -1;
 		return err;
 	}
-	err = watch(f, q->fd, SLOT_QUERY, (size_t)(q - f->queries),
-		    q->over_tcp ? EPOLLOUT | EPOLLIN : EPOLLIN);
-	q->deadline_ns = now_ns() + DNSFWD_TRY_MS * 1000000ULL;
-	return err;
+	return watch(f, q->fd, SLOT_QUERY, (size_t)(q - f->queries), EPOLLOUT | EPOLLIN);
 }
 
 /* send_tcp_query() - @q's TCP connection is up: the length-prefixed query
@@ -559,7 +627,7 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 		}
 	}
 	q->upstream = f->next_upstream++ % f->o.n_upstreams;
-	if (next_id(f, &q->id) || ask(f, q)) {
+	if (next_id(f, &q->id) || ask(f, q, false)) {
 		fail_query(f, q, DNS_RCODE_SERVFAIL);
 		free_query(q);
 		return;
@@ -586,10 +654,10 @@ static void answer(struct dnsfwd *f, struct query *q, uint8_t *msg, size_t n)
 	free_query(q);
 }
 
-/* take_answer() - what a resolver sent on @q's UDP socket */
 /* from_upstream() - did @from (recvfrom()'s) come from @up, address and
- * port? The socket is not connected: a datagram from anyone else (a
- * spoofer that found the port) must not even be read as an answer. */
+ * port? A datagram from anyone else (a spoofer that found the port) must
+ * not even be read as an answer. The port is connected, so the kernel
+ * drops those already; this holds if it ever is not. */
 static bool from_upstream(const struct sockaddr_storage *up, const struct sockaddr_storage *from)
 {
 	const struct sockaddr_in *a = (const struct sockaddr_in *)up;
@@ -605,6 +673,7 @@ static bool from_upstream(const struct sockaddr_storage *up, const struct sockad
 	       !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
 }
 
+/* take_answer() - what a resolver sent on @q's UDP socket */
 static void take_answer(struct dnsfwd *f, struct query *q)
 {
 	struct sockaddr_storage from;
@@ -623,6 +692,22 @@ static void take_answer(struct dnsfwd *f, struct query *q)
 		f->stats.dropped++;
 	}
 	answer(f, q, f->answer, (size_t)n);
+}
+
+/* drain_port() - datagrams on a port no query of its is waiting on: a
+ * late answer to a query answered (or failed) already, or a spoofer's.
+ * Dropped, all of them: left unread, they would wake the supervisor again
+ * and again. */
+static void drain_port(struct dnsfwd *f, struct port *p)
+{
+	int i;
+
+	for (i = 0; p->fd >= 0 && i < DNSFWD_BATCH; i++) {
+		if (recv(p->fd, f->answer, sizeof(f->answer), MSG_DONTWAIT) < 0)
+			return;
+		f->stats.dropped++;
+	}
+	close_port(p); /* more than a batch: someone floods it */
 }
 
 /* take_tcp_answer() - @q's TCP connection is up (its query goes), or has
@@ -805,7 +890,7 @@ static void tick(struct dnsfwd *f)
 		if (now >= q->deadline_ns) {
 			if (++q->tries < DNSFWD_TRIES) {
 				q->upstream = (q->upstream + 1) % f->o.n_upstreams;
-				if (ask(f, q) == 0) {
+				if (ask(f, q, true) == 0) {
 					busy = true;
 					continue;
 				}
@@ -850,12 +935,15 @@ void dnsfwd_dispatch(struct dnsfwd *f)
 			tick(f);
 			break;
 		case SLOT_QUERY:
-			if (!f->queries[idx].used || f->queries[idx].fd < 0)
-				break;
-			if (f->queries[idx].over_tcp)
+			if (f->queries[idx].used && f->queries[idx].over_tcp && f->queries[idx].fd >= 0)
 				take_tcp_answer(f, &f->queries[idx]);
-			else
+			break;
+		case SLOT_PORT:
+			if (f->queries[idx].used && !f->queries[idx].over_tcp &&
+			    f->queries[idx].fd == f->ports[idx].fd)
 				take_answer(f, &f->queries[idx]);
+			else
+				drain_port(f, &f->ports[idx]);
 			break;
 		case SLOT_CLIENT:
 			if (f->clients[idx].fd >= 0)
@@ -875,8 +963,10 @@ void dnsfwd_free(struct dnsfwd *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < DNSFWD_QUERIES_MAX; i++)
+	for (i = 0; i < DNSFWD_QUERIES_MAX; i++) {
 		free_query(&f->queries[i]);
+		close_port(&f->ports[i]);
+	}
 	for (i = 0; i < DNSFWD_TCP_MAX; i++)
 		if (f->clients[i].fd >= 0)
 			close(f->clients[i].fd);
