@@ -85,6 +85,42 @@ Test(dnsallow, a_full_table_refuses_new_addresses_and_keeps_the_old)
 	config_free(&cfg);
 }
 
+/* The index (find()) after the entries moved: an expiry compacts the table,
+ * and an entry it no longer finds would be added twice (two entries, two
+ * rules, one expiry lost), one it finds at the wrong place renewed wrongly. */
+Test(dnsallow, the_index_finds_every_entry_after_the_table_moved)
+{
+	struct dnsallow t = { 0 }, copy;
+	struct dnsallow_entry *gone;
+	struct config cfg;
+	size_t added, n_gone, i;
+	uint32_t a;
+
+	config_with(&cfg, "allow-host = *.pool.example\n");
+	for (i = 0; i < DNSALLOW_MAX_ENTRIES; i++) { /* odd ones for 10 s, even ones 100 s */
+		a = htonl(0xc6336400U + (uint32_t)i * 7919U);
+		cr_assert_eq(dnsallow_record(&t, &cfg, "x.pool.example", &a, 1, false,
+					     i % 2 ? 10 : 100, S, &added), 0);
+		cr_assert_eq(added, 1);
+	}
+	cr_assert_eq(dnsallow_expire(&t, 20 * S, &gone, &n_gone), DNSALLOW_MAX_ENTRIES / 2);
+	free(gone);
+	cr_assert_eq(dnsallow_copy(&t, &copy), 0);
+	for (i = 0; i < DNSALLOW_MAX_ENTRIES; i++) {
+		a = htonl(0xc6336400U + (uint32_t)i * 7919U);
+		cr_assert_eq(dnsallow_record(&t, &cfg, "x.pool.example", &a, 1, false, 100, 30 * S,
+					     &added), 0);
+		cr_assert_eq(added, i % 2, "address %zu: %zu added", i, added);
+		cr_assert_eq(dnsallow_record(&copy, &cfg, "x.pool.example", &a, 1, false, 100, 30 * S,
+					     &added), 0, "the copy indexes its own");
+		cr_assert_eq(added, i % 2);
+	}
+	cr_expect_eq(t.n, DNSALLOW_MAX_ENTRIES);
+	dnsallow_free(&copy);
+	dnsallow_free(&t);
+	config_free(&cfg);
+}
+
 Test(dnsallow, a_reload_drops_the_names_no_pattern_gives)
 {
 	uint32_t a = ip("10.0.0.5"), b = ip("10.0.0.6");

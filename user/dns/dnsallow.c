@@ -11,13 +11,24 @@
 
 #define NS_PER_S 1000000000ULL
 
+/* copy_name() - @name into a record's field, cut at DNS_NAME_MAX. Each
+ * answer's address takes a copy while the agent waits: snprintf()'s
+ * format machinery costs more than the copy. */
+static void copy_name(char dst[DNS_NAME_MAX + 1], const char *name)
+{
+	size_t n = strnlen(name, DNS_NAME_MAX);
+
+	memcpy(dst, name, n);
+	dst[n] = '\0';
+}
+
 void dns_seen_add(struct dns_seen *s, const char *name, const uint32_t *addrs, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		s->v[s->next].addr = addrs[i];
-		snprintf(s->v[s->next].name, sizeof(s->v[s->next].name), "%s", name);
+		copy_name(s->v[s->next].name, name);
 		s->next = (s->next + 1) % DNS_SEEN_MAX;
 		if (s->n < DNS_SEEN_MAX)
 			s->n++;
@@ -90,13 +101,61 @@ uint32_t dnsallow_lifetime(uint32_t ttl)
 	return ttl > DNSALLOW_MAX_TTL_S ? DNSALLOW_MAX_TTL_S : ttl;
 }
 
-/* find() - the entry for @addr on @port of that strength: an exact name's
- * and a wildcard's are apart, so that an answer for a wildcard name (the
- * agent picks it) never renews what only the exact name may open. */
-static struct dnsallow_entry *find(struct dnsallow *t, uint32_t addr, uint16_t port, bool exact)
+/* slot_of() - where @addr, @port, @exact's probe starts. The answers (and
+ * so the addresses) may be an agent's own zone's, chosen to collide: its
+ * worst is a probe over every entry, as a table without index would be. */
+static size_t slot_of(uint32_t addr, uint16_t port, bool exact)
+{
+	uint32_t h = (addr ^ (uint32_t)port << 16 ^ exact) * 0x9e3779b1U;
+
+	return (h >> 16) % DNSALLOW_INDEX_SLOTS;
+}
+
+static void index_put(struct dnsallow *t, size_t i)
+{
+	size_t s = slot_of(t->v[i].addr, t->v[i].port, t->v[i].exact);
+
+	while (t->index[s])
+		s = (s + 1) % DNSALLOW_INDEX_SLOTS;
+	t->index[s] = (uint16_t)(i + 1);
+}
+
+/* index_build() - the index for the entries as they are now, after a
+ * change that moved them (drop_where()) or changed a key (weaken()).
+ * Return: false if there is no memory for it (find() then scans). */
+static bool index_build(struct dnsallow *t)
 {
 	size_t i;
 
+	if (!t->index)
+		t->index = calloc(DNSALLOW_INDEX_SLOTS, sizeof(*t->index));
+	if (!t->index)
+		return false;
+	memset(t->index, 0, DNSALLOW_INDEX_SLOTS * sizeof(*t->index));
+	for (i = 0; i < t->n; i++)
+		index_put(t, i);
+	t->indexed = true;
+	return true;
+}
+
+/* find() - the entry for @addr on @port of that strength: an exact name's
+ * and a wildcard's are apart, so that an answer for a wildcard name (the
+ * agent picks it) never renews what only the exact name may open. Each
+ * answer asks for each of its addresses: a scan of the table would cost
+ * an answer the whole table (4,096 entries of 280 bytes). */
+static struct dnsallow_entry *find(struct dnsallow *t, uint32_t addr, uint16_t port, bool exact)
+{
+	size_t i, s;
+
+	if (t->indexed || index_build(t)) {
+		for (s = slot_of(addr, port, exact); t->index[s]; s = (s + 1) % DNSALLOW_INDEX_SLOTS) {
+			struct dnsallow_entry *e = &t->v[t->index[s] - 1];
+
+			if (e->addr == addr && e->port == port && e->exact == exact)
+				return e;
+		}
+		return NULL;
+	}
 	for (i = 0; i < t->n; i++)
 		if (t->v[i].addr == addr && t->v[i].port == port && t->v[i].exact == exact)
 			return &t->v[i];
@@ -115,20 +174,33 @@ static bool exact_for(const struct config *cfg, const char *name, uint16_t port)
 	return false;
 }
 
-static struct dnsallow_entry *grow(struct dnsallow *t)
+/* append() - a new entry for @addr, @port, @exact, indexed; its other
+ * fields 0. Return: it, or NULL (-ENOSPC: the table is full; -ENOMEM). */
+static struct dnsallow_entry *append(struct dnsallow *t, uint32_t addr, uint16_t port, bool exact,
+				     int *err)
 {
-	if (t->n == DNSALLOW_MAX_ENTRIES)
+	struct dnsallow_entry *e;
+
+	if (t->n == DNSALLOW_MAX_ENTRIES) {
+		*err = -ENOSPC;
 		return NULL;
+	}
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		struct dnsallow_entry *v = reallocarray(t->v, cap, sizeof(*v));
 
-		if (!v)
+		if (!v) {
+			*err = -ENOMEM;
 			return NULL;
+		}
 		t->v = v;
 		t->cap = cap;
 	}
-	return &t->v[t->n++];
+	e = &t->v[t->n++];
+	*e = (struct dnsallow_entry){ .addr = addr, .port = port, .exact = exact };
+	if (t->indexed)
+		index_put(t, t->n - 1);
+	return e;
 }
 
 int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *name,
@@ -155,17 +227,9 @@ int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *na
 			struct dnsallow_entry *e = find(t, addrs[i], port, exact);
 
 			if (!e) {
-				bool full = t->n == DNSALLOW_MAX_ENTRIES;
-
-				e = grow(t);
-				if (!e) {
-					err = full ? -ENOSPC : -ENOMEM;
+				e = append(t, addrs[i], port, exact, &err);
+				if (!e)
 					continue;
-				}
-				memset(e, 0, sizeof(*e));
-				e->addr = addrs[i];
-				e->port = port;
-				e->exact = exact;
 				(*added)++;
 			}
 			/* Renewed, never shortened: an earlier answer's
@@ -173,7 +237,7 @@ int dnsallow_record(struct dnsallow *t, const struct config *cfg, const char *na
 			if (until > e->expires_ns)
 				e->expires_ns = until;
 			e->ttl = ttl;
-			snprintf(e->name, sizeof(e->name), "%s", name);
+			copy_name(e->name, name);
 		}
 	}
 	return err;
@@ -191,6 +255,8 @@ static size_t drop_where(struct dnsallow *t, bool (*gone)(const struct dnsallow_
 			t->v[n++] = t->v[i];
 	i = t->n - n;
 	t->n = n;
+	if (i)
+		t->indexed = false; /* they moved */
 	return i;
 }
 
@@ -266,6 +332,11 @@ size_t dnsallow_keep_configured(struct dnsallow *t, const struct config *cfg)
 		weaken(t, &t->v[i]);
 		changed++;
 	}
+	/* Their keys changed. The index was stale for the loop too, which
+	 * asked only for the wildcard twin of an entry weakened there: no
+	 * other entry has its address and port as an exact one. */
+	if (changed)
+		t->indexed = false;
 	drop_where(t, expired, &merged);
 	return changed;
 }
@@ -310,22 +381,15 @@ int dnsdeny_record(struct dnsallow *t, const char *name, const uint32_t *addrs, 
 		struct dnsallow_entry *e = find(t, addrs[i], 0, true);
 
 		if (!e) {
-			bool full = t->n == DNSALLOW_MAX_ENTRIES;
-
-			e = grow(t);
-			if (!e) {
-				err = full ? -ENOSPC : -ENOMEM;
+			e = append(t, addrs[i], 0, true, &err);
+			if (!e)
 				continue;
-			}
-			memset(e, 0, sizeof(*e));
-			e->addr = addrs[i];
-			e->exact = true;
 			(*added)++;
 		}
 		if (until > e->expires_ns)
 			e->expires_ns = until;
 		e->ttl = ttl;
-		snprintf(e->name, sizeof(e->name), "%s", name);
+		copy_name(e->name, name);
 	}
 	return err;
 }
@@ -338,6 +402,7 @@ size_t dnsdeny_keep_configured(struct dnsallow *t, const struct config *cfg)
 		if (dnsallow_denied(cfg, t->v[i].name))
 			t->v[kept++] = t->v[i];
 	t->n = kept;
+	t->indexed = false; /* they moved */
 	return n - kept;
 }
 
@@ -383,5 +448,6 @@ int dnsallow_copy(const struct dnsallow *from, struct dnsallow *to)
 void dnsallow_free(struct dnsallow *t)
 {
 	free(t->v);
+	free(t->index);
 	memset(t, 0, sizeof(*t));
 }

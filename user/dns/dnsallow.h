@@ -60,9 +60,15 @@ struct dnsallow_entry {
 	char name[DNS_NAME_MAX + 1]; /* the name last answered with it */
 };
 
+/* The index: open addressing over (address, port, strength), twice as
+ * many slots as entries can be, each 1 + an entry's place in v (0: empty). */
+#define DNSALLOW_INDEX_SLOTS (2 * DNSALLOW_MAX_ENTRIES)
+
 struct dnsallow {
 	struct dnsallow_entry *v;
 	size_t n, cap;
+	uint16_t *index;  /* DNSALLOW_INDEX_SLOTS, or NULL */
+	bool indexed;     /* index holds v[0..n) as they are now */
 };
 
 /* The names the forwarder's answers gave each address lately, allowed or
