@@ -213,6 +213,26 @@ int policy_compile(const struct config *cfg, const struct host_facts *facts, str
 	return policy_compile_live(cfg, facts, NULL, 0, out);
 }
 
+
+/* note_absent() - @p->absent for its rules as they are (sorted by prefix
+ * length first: one pass) */
+static void note_absent(struct policy *p)
+{
+	uint64_t present = 0;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		present |= 1ULL << p->rules[i].key.prefixlen;
+	p->absent = ~present;
+}
+
+/* absent() - does @p hold no rule of prefix length @len, as far as it
+ * knows? */
+static bool absent(const struct policy *p, unsigned int len)
+{
+	return p->absent >> len & 1;
+}
+
 /* finish() - @b's items sorted, one rule per key (the first after sorting
  * wins), into @out. Return: 0, -E2BIG or -ENOMEM (@out freed). */
 static int finish(struct builder *b, const struct policy_live *live, size_t n_live,
@@ -241,6 +261,7 @@ static int finish(struct builder *b, const struct policy_live *live, size_t n_li
 		n++;
 	}
 	out->n = out->cap = n;
+	note_absent(out);
 	if (n > POLICY_MAX_ENTRIES) {
 		policy_free(out);
 		return -E2BIG;
@@ -319,7 +340,11 @@ static enum jail_reason refusal_of(const struct policy *base, const struct polic
 		struct policy_key k = { .prefixlen = len,
 					.addr = len >= 32 ? addr
 							  : htonl(ntohl(addr) & netaddr_mask(len)) };
-		size_t at = find(base, &k);
+		size_t at;
+
+		if (absent(base, len))
+			continue;
+		at = find(base, &k);
 
 		if (at < base->n && !policy_key_compare(&base->rules[at].key, &k) &&
 		    base->rules[at].value.action != JAIL_ALLOW)
@@ -430,6 +455,7 @@ int policy_insert_rule(struct policy *p, const struct policy_rule *r)
 	memmove(&p->rules[at + 1], &p->rules[at], (p->n - at) * sizeof(*p->rules));
 	p->rules[at] = *r;
 	p->n++;
+	p->absent &= ~(1ULL << r->key.prefixlen);
 	return 0;
 }
 
@@ -643,6 +669,7 @@ int policy_copy(const struct policy *from, struct policy *to)
 		memcpy(to->own, from->own, from->n_own * sizeof(*to->own));
 	to->n = to->cap = from->n;
 	to->n_own = from->n_own;
+	to->absent = from->absent;
 	to->keeps_flows = from->keeps_flows;
 	return 0;
 }
@@ -757,7 +784,7 @@ long policy_lookup(const struct policy *p, uint32_t addr, uint16_t port)
 		struct policy_key k = { .prefixlen = len };
 		size_t at;
 
-		if (len > POLICY_PREFIXLEN_ADDR && len != POLICY_PREFIXLEN_PORT)
+		if ((len > POLICY_PREFIXLEN_ADDR && len != POLICY_PREFIXLEN_PORT) || absent(p, len))
 			continue;
 		k.addr = len >= 32 ? addr : htonl(ntohl(addr) & netaddr_mask(len));
 		k.port = len == POLICY_PREFIXLEN_PORT ? port : 0;

@@ -47,6 +47,12 @@ struct policy {
 	char (*sources)[POLICY_SOURCE_LEN]; /* why each rule is there */
 	size_t n;
 	size_t cap;
+	/* Bit L set: no rule has prefix length L (policy_lookup() and the
+	 * name checks skip its search); 0, as a policy built by hand has it,
+	 * claims nothing. Set by the compile and the copy, cleared by an
+	 * insert, left by a removal (a length it emptied is searched for
+	 * nothing, never skipped wrongly). */
+	uint64_t absent;
 	bool keeps_flows; /* allow-host is configured: connections it allowed
 			     go on after their entry expires (kept_flows in
 			     BPF, a conntrack mark in nftables) */
