@@ -229,3 +229,50 @@ Test(livepolicy, rules_changes_name_each_rule)
 	policy_free(&pc);
 	config_free(&cfg);
 }
+
+/* A whole compile for the names (jail_policy.c, names_apply()) reads the
+ * host afresh: the host's part of its changes is what it must judge kept
+ * flows again for. A name's rules coming and going are not host changes;
+ * a host route that came with them is, and must not hide among them. */
+Test(livepolicy, host_changes_leave_the_names_rules_out)
+{
+	struct host_prefix vpn[] = { { inet_addr("198.51.100.0"), 24 } };
+	struct host_facts after = facts;
+	struct policy pa, pb, pc;
+	struct policy_rule name = {
+		.key = { .prefixlen = 32, .addr = inet_addr("203.0.113.9") },
+		.value = { .action = JAIL_ALLOW, .reason = REASON_ALLOW_HOST, .prefixlen = 32 },
+	};
+	struct policy_rule denied = {
+		.key = { .prefixlen = 32, .addr = inet_addr("203.0.113.10") },
+		.value = { .action = JAIL_DENY, .reason = REASON_DENY_HOST, .prefixlen = 32 },
+	};
+	/* the user's `ebpfjail deny`, compiled in with the names */
+	struct policy_rule user = {
+		.key = { .prefixlen = 32, .addr = inet_addr("203.0.113.11") },
+		.value = { .action = JAIL_DENY, .reason = REASON_BLOCK_CIDR, .prefixlen = 32 },
+	};
+	struct config cfg;
+	char text[240];
+
+	parse(&cfg, "internet = off\n");
+	cr_assert_eq(policy_compile(&cfg, &facts, &pa), 0);
+	cr_assert_eq(policy_copy(&pa, &pb), 0);
+	cr_assert_eq(policy_insert_rule(&pb, &name), 0);
+	cr_assert_eq(policy_insert_rule(&pb, &denied), 0);
+	cr_assert_eq(policy_insert_rule(&pb, &user), 0);
+	cr_assert_eq(live_rules_changes(&pa, &pb, text, sizeof(text)), 3, "the control: %s", text);
+	cr_assert_eq(live_host_changes(&pa, &pb, text, sizeof(text)), 0, "%s", text);
+	policy_free(&pb);
+	after.routes = vpn;
+	after.n_routes = 1;
+	cr_assert_eq(policy_compile(&cfg, &after, &pc), 0);
+	cr_assert_eq(policy_copy(&pc, &pb), 0); /* without sources, as in force */
+	policy_free(&pc);
+	cr_assert_eq(policy_insert_rule(&pb, &name), 0);
+	cr_assert_eq(live_host_changes(&pa, &pb, text, sizeof(text)), 1);
+	cr_assert_str_eq(text, "+198.51.100.0/24 host-route");
+	policy_free(&pa);
+	policy_free(&pb);
+	config_free(&cfg);
+}

@@ -175,6 +175,20 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static void renew_kept(struct jail_policy *jp);
+
+/* host_taken_in() - a whole policy put in force took in a change of the
+ * host's networks (@list): as jail_policy_host_changed() does, the kept
+ * flows judged again and a record */
+static void host_taken_in(struct jail_policy *jp, const char *list)
+{
+	char change[AUDIT_CHANGE_MAX];
+
+	renew_kept(jp);
+	snprintf(change, sizeof(change), "host networks: %s", list);
+	record(jp, "host", change, 0);
+}
+
 /* names_apply() - the names' addresses as they are now into the policy in
  * force: only the keys that change, in place (BPF: an answer waits for
  * this); where the engine takes only whole policies, or that fails, a
@@ -183,10 +197,18 @@ static uint64_t monotonic_ns(void)
  * caller tries again: names_dirty). */
 static int names_apply(struct jail_policy *jp, bool may_wait)
 {
+	char list[AUDIT_CHANGE_MAX - 16];
 	struct hostnet host;
 	struct policy next;
+	bool host_moved;
+	uint64_t second = monotonic_ns() / 1000000000ULL;
 	int err;
 
+	/* The cap came this second: the engine takes nothing more until the
+	 * next (nftjail.c). Each answer of a flood would otherwise pay a
+	 * netlink read, a whole compile and a diff, for nothing. */
+	if (may_wait && jp->names_dirty && jp->capped_second == second)
+		return -EAGAIN;
 	flush_gained(jp);
 	err = hostnet_read(&host);
 	if (err)
@@ -195,6 +217,14 @@ static int names_apply(struct jail_policy *jp, bool may_wait)
 	hostnet_free(&host);
 	if (err)
 		return err;
+	/* The read is fresh: a network the host gained a moment ago (a VPN
+	 * that now routes an address a kept connection goes to) comes in
+	 * here, before its notification is handled, and the host's paths
+	 * then find nothing new to judge again or record. The attack: a
+	 * flood of answers that keeps the names dirty, so that this compile
+	 * takes the VPN's block in before the host watcher sees it. */
+	host_moved = live_host_changes(&jp->rules, &next, list, sizeof(list)) ||
+		     !policy_same_own(&jp->rules, &next);
 	err = change_in_place(jp, &next);
 	if (!err) {
 		free(next.sources);
@@ -204,10 +234,13 @@ static int names_apply(struct jail_policy *jp, bool may_wait)
 		mark_refused(jp, 0);
 	} else if (err == -EAGAIN && may_wait) {
 		policy_free(&next); /* the engine's cap: the next second's tick */
+		jp->capped_second = second;
 	} else {
 		err = swap(jp, &next);
 	}
 	jp->names_dirty = err != 0;
+	if (!err && host_moved)
+		host_taken_in(jp, list);
 	return err;
 }
 
@@ -267,6 +300,7 @@ static int names_add(struct jail_policy *jp, size_t first)
 	free(set);
 	if (err == -EAGAIN) {
 		jp->names_dirty = true;
+		jp->capped_second = monotonic_ns() / 1000000000ULL;
 		return err;
 	}
 	return err ? names_apply(jp, true) : 0;
@@ -340,6 +374,7 @@ static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gon
 	free(removed);
 	if (err == -EAGAIN) {
 		jp->names_dirty = true;
+		jp->capped_second = monotonic_ns() / 1000000000ULL;
 		return err;
 	}
 	return err ? names_apply(jp, true) : 0;
@@ -406,6 +441,10 @@ static void deny_learned(struct jail_policy *jp, const char *name, const struct 
 	 * agent's flood of answers must not hold a block back. */
 	err = names_apply(jp, false);
 	names_stale(jp, err);
+	/* A connection kept by name to one of them (opened through another
+	 * name before the deny-host name was asked) is judged again: cut. */
+	if (!err)
+		renew_kept(jp);
 	textbuf_put(&o, "%s blocked for %u s:", name, dnsallow_lifetime(a->ttl));
 	for (i = 0; i < a->n; i++) {
 		netaddr_format(a->addrs[i], addr);

@@ -47,6 +47,9 @@ struct jail_policy {
 					   blocked until when */
 	struct dns_seen *seen;          /* what names answers gave lately, or NULL */
 	bool names_dirty;               /* names changed but not yet in force */
+	uint64_t capped_second;         /* the engine's cap on changes was hit
+					   in this CLOCK_MONOTONIC second
+					   (names_apply()), or 0 */
 	bool names_full_logged;         /* said once: the names' table is full */
 	bool names_cut_logged;          /* said once: an answer had too many */
 	bool names_stale_logged;        /* said: the names could not be applied */

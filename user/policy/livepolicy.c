@@ -294,14 +294,34 @@ static void put_rule(void *ctx, char sign, const struct policy_rule *r)
 		rt->hidden++;
 }
 
-size_t live_rules_changes(const struct policy *a, const struct policy *b, char *buf, size_t size)
+/* put_host_rule() - put_rule() for the rules the host's networks give
+ * (its addresses, links and routes), not the names' or the user's */
+static void put_host_rule(void *ctx, char sign, const struct policy_rule *r)
+{
+	if (r->value.reason == REASON_CONNECTED || r->value.reason == REASON_HOST_ROUTE)
+		put_rule(ctx, sign, r);
+}
+
+static size_t changes_text(const struct policy *a, const struct policy *b,
+			   void (*put)(void *ctx, char sign, const struct policy_rule *r), char *buf,
+			   size_t size)
 {
 	struct rule_text rt = { { buf, size, 0, true }, 0, 0 };
 
 	if (size)
 		buf[0] = '\0';
-	rules_walk(a, b, put_rule, &rt);
+	rules_walk(a, b, put, &rt);
 	if (rt.hidden)
 		textbuf_put(&rt.t, " ... (%zu more)", rt.hidden);
 	return rt.n;
+}
+
+size_t live_rules_changes(const struct policy *a, const struct policy *b, char *buf, size_t size)
+{
+	return changes_text(a, b, put_rule, buf, size);
+}
+
+size_t live_host_changes(const struct policy *a, const struct policy *b, char *buf, size_t size)
+{
+	return changes_text(a, b, put_host_rule, buf, size);
 }

@@ -61,4 +61,12 @@ void live_rules_diff(const struct policy *a, const struct policy *b, size_t *add
  */
 size_t live_rules_changes(const struct policy *a, const struct policy *b, char *buf, size_t size);
 
+/**
+ * live_host_changes() - live_rules_changes() of only the rules the host's
+ * networks give (REASON_CONNECTED, REASON_HOST_ROUTE): what the host
+ * changed between @a and @b, not the names' answers or the user's
+ * `allow`/`deny` compiled in with it
+ */
+size_t live_host_changes(const struct policy *a, const struct policy *b, char *buf, size_t size);
+
 #endif /* EBPFJAIL_LIVEPOLICY_H */
