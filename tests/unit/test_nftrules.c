@@ -669,14 +669,16 @@ Test(nftrules, a_change_in_place_is_elements_of_the_exact_maps, .fini = teardown
 	struct policy_rule host = { .key = { .prefixlen = 32, .addr = inet_addr("10.1.2.9") },
 				    .value = { .action = JAIL_ALLOW, .reason = REASON_ALLOW_HOST,
 					       .prefixlen = 32 } };
-	struct policy_rule port = host, blocked = host, wide = host;
+	struct policy_rule port = host, blocked = host, wide = host, user = host;
 	struct nft_script whole, sc;
-	char *all;
+	char *all, want[80];
 
 	port.key = (struct policy_key){ .prefixlen = POLICY_PREFIXLEN_PORT,
 					.addr = inet_addr("10.1.2.10"), .port = htons(22) };
 	blocked.value = (struct policy_value){ .action = JAIL_DENY, .reason = REASON_DENY_HOST,
 					       .prefixlen = 32 };
+	user.value = (struct policy_value){ .action = JAIL_DENY, .reason = REASON_BLOCK_CIDR,
+					    .prefixlen = 32 };
 	wide.key.prefixlen = 24;
 	compile("allow-host = *.lan\n");
 	free(pol.sources);
@@ -684,6 +686,7 @@ Test(nftrules, a_change_in_place_is_elements_of_the_exact_maps, .fini = teardown
 	cr_assert_eq(nftrules_script(&pol, 4, 0, NULL, 0, &whole), 0);
 	cr_expect(whole.chains.kept, "allow-host: the kept chain is there for the first name");
 	cr_expect(whole.chains.used[REASON_DENY_HOST][32], "a deny-host's chain is there");
+	cr_expect(whole.chains.used[REASON_BLOCK_CIDR][32], "`ebpfjail deny`'s chain is there");
 
 	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, (struct policy_rule[]){ host, port }, 2,
 				     NULL, 0, &sc), 0);
@@ -711,6 +714,14 @@ Test(nftrules, a_change_in_place_is_elements_of_the_exact_maps, .fini = teardown
 	cr_expect(strstr(all, "delete element inet ebpfjail4 hosts { 10.1.2.9 }"), "%s", all);
 	cr_expect(!strstr(all, "10.1.2.10"), "not in force, not deleted: %s", all);
 	free(all);
+	nftrules_script_free(&sc);
+
+	/* `ebpfjail deny ADDR:PORT` under a churn of names: in place */
+	user.key = port.key;
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, &user, 1, NULL, 0, &sc), 0);
+	cr_assert_eq(sc.n, 1);
+	snprintf(want, sizeof(want), "10.1.2.10 . tcp . 22 : jump deny_%d_32", REASON_BLOCK_CIDR);
+	cr_expect(strstr(sc.steps[0], want), "%s", sc.steps[0]);
 	nftrules_script_free(&sc);
 
 	cr_expect_eq(nftrules_change(&pol, &whole.chains, 4, &wide, 1, NULL, 0, &sc), -EOPNOTSUPP);

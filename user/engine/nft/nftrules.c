@@ -476,9 +476,13 @@ int nftrules_script(const struct policy *p, unsigned int gen, uint32_t mark,
 	kinds.used[REASON_IPV6][0] = kinds.used[REASON_IP_OPTIONS][0] = true;
 	kinds.used[REASON_GATEWAY][32] = true; /* put_filter()'s side door */
 	/* What a name's answer may put in place (nftrules_change()): its
-	 * addresses' jump to the kept chain, a deny-host's block. */
+	 * addresses' jump to the kept chain, a deny-host's block; and what
+	 * `ebpfjail deny ADDR[:PORT]` may: without its chain, the user's
+	 * deny waited for a whole generation with every name's element
+	 * (60-100 ms under an agent's churn of answers, bench/names.sh). */
 	kinds.kept |= p->keeps_flows;
 	kinds.used[REASON_DENY_HOST][32] = true;
+	kinds.used[REASON_BLOCK_CIDR][32] = true; /* ADDR and ADDR:PORT alike */
 	/* The swap, in one transaction: the new filter hooked, the old
 	 * generation's table gone. Until then the old rules hold. */
 	f = begin_step(&w);
