@@ -53,8 +53,9 @@ else
 	BENCH_MIN_ROUNDS=${BENCH_MIN_ROUNDS:-5} BENCH_MAX_ROUNDS=${BENCH_MAX_ROUNDS:-15}
 fi
 
-# bench_netsim: the integration tests' simulated host, internet and LAN
-bench_netsim() { netsim_up >/dev/null; }
+# bench_netsim: the integration tests' simulated host, internet and LAN;
+# and $EBPFJAIL where uid 4242's jails (ROOTLESS=1) can run it
+bench_netsim() { netsim_up >/dev/null && user_binary "$T" >/dev/null; }
 
 # want KEY NAME UNIT TARGET: declare a row. TARGET: "<=1.10", ">=0.97" or
 # "<16" on the ratio (on the figure itself for a row without baseline),

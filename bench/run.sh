@@ -46,8 +46,8 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: bench/run.sh [--json FILE] [--smoke]" >&2; exit 2 ;;
 	esac
 done
-rows=$(mktemp) errs=$(mktemp) failed=0
-trap 'rm -f "$rows" "$errs"' EXIT
+rows=$(mktemp) errs=$(mktemp) failures=$(mktemp) failed=0
+trap 'rm -f "$rows" "$errs" "$failures"' EXIT
 [ "$smoke" = 1 ] && export BENCH_SMOKE=1
 
 # bench SCRIPT: its lines, tagged with its name, into $rows, then how it
@@ -61,7 +61,10 @@ bench() {
 	printf '%s\tEXIT\t%s\t%s\n' "$name" "$rc" "$(grep . "$errs" | tail -n 1)" >>"$rows"
 	[ "$smoke" = 1 ] || echo "bench/run.sh: $name took $((SECONDS - start)) s" >&2
 	if [ "$rc" -ne 0 ]; then
-		echo "bench/run.sh: $name failed (exit $rc): $(tail -n 3 "$errs" | tr '\n' ' ')" >&2
+		# On stderr now, and under the table (stdout) too: a log cut to
+		# its last lines still says which script failed and why.
+		echo "bench/run.sh: $name failed (exit $rc$([ "$rc" -gt 128 ] && echo ", SIG$(kill -l $((rc - 128)))")): $(tail -n 3 "$errs" | tr '\n' ' ')" |
+			tee -a "$failures" >&2
 		failed=1
 	fi
 }
@@ -135,5 +138,6 @@ END {
 	printf "]}\n" > json
 	if (n < expect) { print "bench/run.sh: only " n " of " expect " rows were declared" > "/dev/stderr"; exit 1 }
 	exit bad > 0
-}' "$rows" || exit 1
+}' "$rows" || failed=1
+cat "$failures"
 exit "$failed"

@@ -31,9 +31,12 @@
 #   network namespace is the machine's, for apt; the suites make their own
 #   for everything else.
 # - Fresh means fresh: /var/cache/ebpfjail inside is empty (the current
-#   pasta and the container suite's base image are built again). Two
+#   pasta and the container suite's base image are built again). Three
 #   things come from the host: /etc/resolv.conf and /etc/hosts (copied,
-#   so apt can resolve its mirror), and apt's download cache: the host's
+#   so apt can resolve its mirror), the certificate authorities the
+#   site added (/usr/local/share/ca-certificates: a network whose proxy
+#   signs https itself; ca-certificates takes them in when deps.sh
+#   installs it, as on a machine of that site), and apt's download cache: the host's
 #   /var/cache/apt/archives as the lower layer of an overlay, so .debs it
 #   already holds are not fetched again (apt checks each against the
 #   index; the host's cache is never written). FRESH_APT_CACHE=0 turns
@@ -233,6 +236,10 @@ done | tar --null -T - --owner=0 --group=0 -cf -) | tar -xf - -C "$R/root$dest" 
 	{ echo "check-fresh: FAILED: cannot copy the tree"; exit 1; }
 cp -L /etc/resolv.conf "$R/root/etc/resolv.conf"
 cp -L /etc/hosts "$R/root/etc/hosts"
+if [ -d /usr/local/share/ca-certificates ]; then
+	mkdir -p "$R/root/usr/local/share/ca-certificates" &&
+		cp -RL /usr/local/share/ca-certificates/. "$R/root/usr/local/share/ca-certificates/"
+fi
 printf '#!/bin/sh\n# check-fresh: no service starts in the machine'"'"'s network namespace\nexit 101\n' \
 	>"$R/root/usr/sbin/policy-rc.d"
 chmod 755 "$R/root/usr/sbin/policy-rc.d"

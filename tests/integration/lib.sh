@@ -12,6 +12,17 @@ mount_of() {
 cgroup_mount() { mount_of cgroup2; }
 skip() { echo "$*"; exit 77; }
 
+# user_binary DIR: tests run $EBPFJAIL as uid 4242 (the rootless pass, the
+# benchmarks' rootless jails, the root pass's refusals of an unprivileged
+# user); a build it cannot reach (a clone in root's 0700 home, as on a new
+# machine) is copied into DIR (made reachable), and EBPFJAIL names the copy
+user_binary() {
+	setpriv --reuid 4242 --regid 4242 --clear-groups -- test -x "$EBPFJAIL" && return 0
+	chmod 755 "$1" && install -m 0755 "$EBPFJAIL" "$1/ebpfjail" || return 1
+	echo "# uid 4242 cannot reach $EBPFJAIL; a copy in $1"
+	export EBPFJAIL=$1/ebpfjail
+}
+
 # need_landlock_scopes [WHY]: skip where the kernel has no Landlock scopes
 # (WHY, if given, says what then goes unprotected)
 need_landlock_scopes() {

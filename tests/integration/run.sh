@@ -94,22 +94,12 @@ check_rootless_list() {
 	echo "# rootless pass: the $(grep -c . "$here/rootless.list") tests rootless.list names, of $(grep -c . <<<"$all")"
 }
 
-# user_binary: tests run $EBPFJAIL as uid 4242 (the whole rootless pass,
-# and the root pass's refusals of an unprivileged user); a build it cannot
-# reach (a clone in root's 0700 home, as on a new machine) is copied where
-# it can
+# The user's jails run $EBPFJAIL as uid 4242: a copy where it can reach it
+# if it cannot (lib.sh's user_binary), removed at the end.
 userbin=
 trap '[ -z "$userbin" ] || rm -rf "$userbin"' EXIT
-user_binary() {
-	setpriv --reuid 4242 --regid 4242 --clear-groups -- test -x "$EBPFJAIL" && return 0
-	userbin=$(mktemp -d /var/tmp/ebpfjail-bin.XXXXXX)
-	chmod 755 "$userbin"
-	install -m 0755 "$EBPFJAIL" "$userbin/ebpfjail"
-	echo "# uid 4242 cannot reach $EBPFJAIL; a copy in $userbin"
-	export EBPFJAIL=$userbin/ebpfjail
-}
-
-user_binary
+source "$here/lib.sh"
+userbin=$(mktemp -d /var/tmp/ebpfjail-bin.XXXXXX) && user_binary "$userbin"
 for pass in ${PASSES:-root rootless}; do
 	[ "$pass" = rootless ] && export ROOTLESS=1 || unset ROOTLESS
 	[ "$pass" = rootless ] && check_rootless_list
