@@ -8,7 +8,9 @@
  * port 53, and each accepted TCP client. Everything else is in ours: for
  * each query a UDP socket connected to one of the host's resolvers, from a
  * port the kernel picks, with an ID of our choosing. Sockets keep their
- * namespace, so one epoll set serves both sides.
+ * namespace, so one epoll set serves both sides: the supervisor's own
+ * (dnsfwd_join()), so that a query or an answer is one wakeup and one
+ * epoll_wait(), not two of each through a nested set.
  *
  * A query is a slot in a fixed table (DNSFWD_QUERIES_MAX): the agent's
  * message, its ID, where the answer goes (a UDP address or a TCP client),
@@ -121,7 +123,8 @@ struct query {
 
 struct dnsfwd {
 	struct dnsfwd_opts o;
-	int epfd, udp_fd, tcp_fd, timer_fd;
+	int epfd; /* the caller's epoll set (dnsfwd_join()), or -1 */
+	int udp_fd, tcp_fd, timer_fd;
 	bool timer_armed;
 	size_t next_upstream;
 	struct query queries[DNSFWD_QUERIES_MAX];
@@ -144,7 +147,7 @@ static uint64_t now_ns(void)
 
 static uint64_t tag(enum slot_kind kind, size_t i)
 {
-	return (uint64_t)kind << 32 | i;
+	return DNSFWD_EVENT | (uint64_t)kind << 32 | i;
 }
 
 void dnsfwd_parse_resolv(const char *text, struct dnsfwd_opts *o)
@@ -292,24 +295,17 @@ int dnsfwd_open(const struct dnsfwd_opts *o, struct dnsfwd **out)
 	if (!f)
 		return -ENOMEM;
 	f->o = *o;
-	f->udp_fd = f->tcp_fd = f->timer_fd = -1;
+	f->epfd = f->udp_fd = f->tcp_fd = f->timer_fd = -1;
 	for (i = 0; i < DNSFWD_QUERIES_MAX; i++)
 		f->queries[i].fd = f->ports[i].fd = -1;
 	for (i = 0; i < DNSFWD_TCP_MAX; i++)
 		f->clients[i].fd = -1;
-	f->epfd = epoll_create1(EPOLL_CLOEXEC);
 	f->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	err = f->epfd < 0 || f->timer_fd < 0 ? -errno : 0;
+	err = f->timer_fd < 0 ? -errno : 0;
 	if (!err)
 		err = netns_run(o->jail_ns, make_listeners, &la);
 	f->udp_fd = la.udp;
 	f->tcp_fd = la.tcp;
-	if (!err)
-		err = watch(f, f->udp_fd, SLOT_UDP, 0, EPOLLIN);
-	if (!err)
-		err = watch(f, f->tcp_fd, SLOT_TCP_LISTEN, 0, EPOLLIN);
-	if (!err)
-		err = watch(f, f->timer_fd, SLOT_TIMER, 0, EPOLLIN);
 	if (err) {
 		dnsfwd_free(f);
 		return err;
@@ -318,9 +314,17 @@ int dnsfwd_open(const struct dnsfwd_opts *o, struct dnsfwd **out)
 	return 0;
 }
 
-int dnsfwd_fd(const struct dnsfwd *f)
+int dnsfwd_join(struct dnsfwd *f, int epfd)
 {
-	return f->epfd;
+	int err;
+
+	f->epfd = epfd;
+	err = watch(f, f->udp_fd, SLOT_UDP, 0, EPOLLIN);
+	if (!err)
+		err = watch(f, f->tcp_fd, SLOT_TCP_LISTEN, 0, EPOLLIN);
+	if (!err)
+		err = watch(f, f->timer_fd, SLOT_TIMER, 0, EPOLLIN);
+	return err;
 }
 
 void dnsfwd_stats(const struct dnsfwd *f, struct dnsfwd_stats *out)
@@ -914,42 +918,42 @@ static void tick(struct dnsfwd *f)
 	arm_timer(f, busy);
 }
 
-void dnsfwd_dispatch(struct dnsfwd *f)
+void dnsfwd_event(struct dnsfwd *f, uint64_t ev)
 {
-	struct epoll_event got[DNSFWD_BATCH];
-	int n, i;
+	enum slot_kind kind = (enum slot_kind)((ev & ~DNSFWD_EVENT) >> 32);
+	size_t idx = (size_t)(ev & 0xffffffffU), i;
 
-	n = epoll_wait(f->epfd, got, DNSFWD_BATCH, 0);
-	for (i = 0; i < n; i++) {
-		enum slot_kind kind = (enum slot_kind)(got[i].data.u64 >> 32);
-		size_t idx = (size_t)(got[i].data.u64 & 0xffffffffU);
-
-		switch (kind) {
-		case SLOT_UDP:
-			take_udp(f);
+	/* An event fetched in the caller's batch may be for a descriptor an
+	 * earlier one of the batch closed (or whose number a new one took):
+	 * each case checks that its slot still holds what was watched. */
+	switch (kind) {
+	case SLOT_UDP:
+		take_udp(f);
+		break;
+	case SLOT_TCP_LISTEN:
+		take_connection(f);
+		break;
+	case SLOT_TIMER:
+		tick(f);
+		break;
+	case SLOT_QUERY:
+		if (idx < DNSFWD_QUERIES_MAX && f->queries[idx].used && f->queries[idx].over_tcp &&
+		    f->queries[idx].fd >= 0)
+			take_tcp_answer(f, &f->queries[idx]);
+		break;
+	case SLOT_PORT:
+		if (idx >= DNSFWD_QUERIES_MAX)
 			break;
-		case SLOT_TCP_LISTEN:
-			take_connection(f);
-			break;
-		case SLOT_TIMER:
-			tick(f);
-			break;
-		case SLOT_QUERY:
-			if (f->queries[idx].used && f->queries[idx].over_tcp && f->queries[idx].fd >= 0)
-				take_tcp_answer(f, &f->queries[idx]);
-			break;
-		case SLOT_PORT:
-			if (f->queries[idx].used && !f->queries[idx].over_tcp &&
-			    f->queries[idx].fd == f->ports[idx].fd)
-				take_answer(f, &f->queries[idx]);
-			else
-				drain_port(f, &f->ports[idx]);
-			break;
-		case SLOT_CLIENT:
-			if (f->clients[idx].fd >= 0)
-				take_client_data(f, &f->clients[idx]);
-			break;
-		}
+		if (f->queries[idx].used && !f->queries[idx].over_tcp &&
+		    f->queries[idx].fd == f->ports[idx].fd)
+			take_answer(f, &f->queries[idx]);
+		else
+			drain_port(f, &f->ports[idx]);
+		break;
+	case SLOT_CLIENT:
+		if (idx < DNSFWD_TCP_MAX && f->clients[idx].fd >= 0)
+			take_client_data(f, &f->clients[idx]);
+		break;
 	}
 	/* Clients whose answer came while more queries waited in their
 	 * buffer. */
@@ -976,7 +980,5 @@ void dnsfwd_free(struct dnsfwd *f)
 		close(f->tcp_fd);
 	if (f->timer_fd >= 0)
 		close(f->timer_fd);
-	if (f->epfd >= 0)
-		close(f->epfd);
-	free(f);
+	free(f); /* the epoll set is the caller's */
 }

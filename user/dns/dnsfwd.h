@@ -27,8 +27,8 @@
 #define DNSFWD_QUERIES_MAX 64  /* queries in flight; more get SERVFAIL */
 #define DNSFWD_TCP_MAX 16      /* TCP clients at once; more are closed */
 /* The most descriptors the forwarder holds: one a query, one a client, its
- * two listeners, timer and epoll set. */
-#define DNSFWD_FDS_MAX (DNSFWD_QUERIES_MAX + DNSFWD_TCP_MAX + 4)
+ * two listeners and timer. */
+#define DNSFWD_FDS_MAX (DNSFWD_QUERIES_MAX + DNSFWD_TCP_MAX + 3)
 
 /* Called for each A answer before it is released (on_answer; when it
  * returns, the answer goes to the agent) and again after (on_released). */
@@ -102,12 +102,22 @@ size_t dnsfwd_parse_domains(const char *text, char out[][DNS_NAME_MAX + 1]);
  */
 int dnsfwd_open(const struct dnsfwd_opts *o, struct dnsfwd **out);
 
-/** dnsfwd_fd() - one descriptor for the caller's epoll set: readable when
- * dnsfwd_dispatch() has work */
-int dnsfwd_fd(const struct dnsfwd *f);
+/* Bit 63 of the data.u64 of the forwarder's events in the caller's epoll
+ * set: the caller's own tags leave it clear. */
+#define DNSFWD_EVENT (1ULL << 63)
 
-/** dnsfwd_dispatch() - queries, answers, retries and timeouts that are due */
-void dnsfwd_dispatch(struct dnsfwd *f);
+/**
+ * dnsfwd_join() - the forwarder's descriptors, and every one it opens
+ * later, into the caller's epoll set @epfd (which must outlive them or be
+ * closed first), each event's data.u64 with DNSFWD_EVENT set: for
+ * dnsfwd_event()
+ * Return: 0, or -errno.
+ */
+int dnsfwd_join(struct dnsfwd *f, int epfd);
+
+/** dnsfwd_event() - one event of the forwarder's (@ev: its data.u64):
+ * queries, answers, retries and timeouts that are due */
+void dnsfwd_event(struct dnsfwd *f, uint64_t ev);
 
 void dnsfwd_stats(const struct dnsfwd *f, struct dnsfwd_stats *out);
 

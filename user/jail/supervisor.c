@@ -690,7 +690,6 @@ enum wake {
 	WAKE_SECOND,      /* the timerfd: once a second */
 	WAKE_ENGINE,      /* the engine's denial events */
 	WAKE_RELAYS,
-	WAKE_DNS,
 	WAKE_CONTROL,     /* a client of the control socket */
 	WAKE_INIT,        /* the agent's init says something */
 	WAKE_HOST,        /* the host's netlink notifications */
@@ -700,7 +699,7 @@ enum wake {
 static const char *const wake_name[] = {
 	[WAKE_SIGNAL] = "signals",          [WAKE_SECOND] = "second timer",
 	[WAKE_ENGINE] = "engine's events",  [WAKE_RELAYS] = "relays",
-	[WAKE_DNS] = "DNS forwarder",       [WAKE_CONTROL] = "control socket",
+	[WAKE_CONTROL] = "control socket",
 	[WAKE_INIT] = "agent's init",       [WAKE_HOST] = "host's notifications",
 	[WAKE_HOST_TIMER] = "host's timer",
 };
@@ -711,7 +710,7 @@ static const char *const wake_name[] = {
  * Return: 0 or -errno (logged). */
 static int watch(struct supervisor_loop *l, int fd, enum wake kind)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = kind };
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = kind };
 
 	if (epoll_ctl(l->efd, EPOLL_CTL_ADD, fd, &ev))
 		return log_err(-errno, "cannot watch the %s: %s", wake_name[kind], strerror(errno));
@@ -752,8 +751,13 @@ int supervisor_open(struct supervisor_loop *l, struct jail *j, const sigset_t *s
 	err = j->engine ? watch(l, engine_events_fd(j->engine), WAKE_ENGINE) : 0;
 	if (!err && j->relays)
 		err = watch(l, relays_fd(j->relays), WAKE_RELAYS);
-	if (!err && j->dns)
-		err = watch(l, dnsfwd_fd(j->dns), WAKE_DNS);
+	/* The forwarder's sockets in this set themselves: a query is one
+	 * wakeup, not a wakeup and a second epoll_wait() of its own set. */
+	if (!err && j->dns) {
+		err = dnsfwd_join(j->dns, l->efd);
+		if (err)
+			log_err(err, "cannot watch the DNS forwarder: %s", strerror(-err));
+	}
 	if (!err && j->control_fd >= 0)
 		err = watch(l, j->control_fd, WAKE_CONTROL);
 	if (!err && j->watch.fd >= 0)
@@ -788,9 +792,6 @@ static int dispatch(struct jail *j, struct supervisor_loop *l, enum wake kind, i
 		break;
 	case WAKE_RELAYS:
 		relays_dispatch(j->relays);
-		break;
-	case WAKE_DNS:
-		dnsfwd_dispatch(j->dns);
 		break;
 	case WAKE_CONTROL:
 		serve_control(j);
@@ -842,7 +843,10 @@ int supervise(struct jail *j, struct supervisor_loop *l, int *status)
 		if (n == 0 && held < 0)
 			every_second(j);
 		for (i = 0; i < n && !done; i++)
-			done = dispatch(j, l, (enum wake)got[i].data.u32, status);
+			if (got[i].data.u64 & DNSFWD_EVENT)
+				dnsfwd_event(j->dns, got[i].data.u64);
+			else
+				done = dispatch(j, l, (enum wake)got[i].data.u64, status);
 	}
 out:
 	supervisor_close(l);
