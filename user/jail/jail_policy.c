@@ -175,7 +175,7 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void renew_kept(struct jail_policy *jp);
+static int renew_kept(struct jail_policy *jp);
 
 /* host_taken_in() - a whole policy put in force took in a change of the
  * host's networks (@list): as jail_policy_host_changed() does, the kept
@@ -430,10 +430,10 @@ static void deny_learned(struct jail_policy *jp, const char *name, const struct 
 	size_t added = 0, i;
 	int err = dnsdeny_record(&jp->denied, name, a->addrs, a->n, a->ttl, monotonic_ns(), &added);
 
-	if (err && !jp->names_full_logged) {
-		log_warn("jail %s: %s's addresses cannot all be blocked: %s", jp->id, name,
-			 strerror(-err));
-		jp->names_full_logged = true;
+	if (err && !jp->denied_full_logged) {
+		log_warn("jail %s: %s's addresses cannot all be blocked: %s (at most %u addresses "
+			 "by deny-host)", jp->id, name, strerror(-err), DNSALLOW_MAX_ENTRIES);
+		jp->denied_full_logged = true;
 	}
 	if (!added)
 		return;
@@ -587,15 +587,23 @@ static int renew_alone(struct jail_policy *jp)
  * failed names_apply()) is cut by the next reload or deny too. Where the
  * new policy has no allow-host line, nftables has no kept chain (nothing
  * passes by its mark: a reload that takes away the last line cuts what
- * it opened) and nothing to renew. */
-static void renew_kept(struct jail_policy *jp)
+ * it opened) and nothing to renew.
+ * Return: 0 or -errno (logged): the caller's reply says so. */
+static int renew_kept(struct jail_policy *jp)
 {
 	int err = renew_alone(jp);
 
 	if (err)
 		log_warn("jail %s: connections allowed by name could not be judged again (%s)", jp->id,
 			 strerror(-err));
+	return err;
 }
+
+/* NOT_CUT - what a reply says when the policy changed but renew_kept()
+ * failed: a user told "denied" would trust that a connection by name to
+ * the address is cut, and it may go on. */
+#define NOT_CUT "; but connections opened by name before could not be judged again (%s): " \
+		"they may go on until they close or the jail is stopped"
 
 int jail_policy_host_changed(struct jail_policy *jp)
 {
@@ -732,7 +740,7 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	struct policy before = jp->rules;
 	struct dnsallow names = jp->names, kept = { 0 }, denied, kept_denied = { 0 };
 	size_t added, removed, i, len;
-	int err;
+	int err, renewed;
 
 	flush_gained(jp); /* against the rules in force, before they are set aside
 			   * (install_now() would compare with none) */
@@ -798,14 +806,18 @@ static void reload(struct jail_policy *jp, unsigned long uid, char *reply, size_
 	jp->names_dirty = false; /* the whole policy, names and all, is in force */
 	names_stale(jp, 0);
 	/* Open connections by name are judged by the new policy. */
-	renew_kept(jp);
+	renewed = renew_kept(jp);
 	live_rules_diff(&before, &jp->rules, &added, &removed);
 	live_config_diff(&saved, &next, changes, sizeof(changes), restart, sizeof(restart));
 	snprintf(line, sizeof(line), "%s%s%zu rules added, %zu removed%s%s%s", changes,
 		 changes[0] ? "; " : "", added, removed,
 		 live.n ? "; temporary allow/deny dropped" : "",
 		 restart[0] ? "; needs a restart: " : "", restart);
-	len = (size_t)snprintf(reply, size, "ok jail %s: reloaded: %s\n", jp->id, line);
+	if (renewed)
+		reply_error(reply, size, jp->id, "reloaded: %s" NOT_CUT "\n", line, strerror(-renewed));
+	else
+		snprintf(reply, size, "ok jail %s: reloaded: %s\n", jp->id, line);
+	len = strlen(reply);
 	/* Warnings (an allowed metadata address, an unknown key) reach the
 	 * caller as they would reach `ebpfjail run`'s. */
 	for (i = 0; i < jp->cfg->n_diags && len < size; i++)
@@ -865,10 +877,15 @@ static void allow_or_deny(struct jail_policy *jp, bool allow, const char *target
 		return;
 	}
 	live_clear(&saved);
-	if (!allow)
-		renew_kept(jp); /* a connection by name to it is cut too */
-	snprintf(reply, size, "ok jail %s: %s %s until the jail ends or the next reload\n", jp->id,
-		 allow ? "allowed" : "denied", target);
+	/* A connection by name to it is cut too. The deny itself is in
+	 * force either way: never taken back for this. */
+	err = allow ? 0 : renew_kept(jp);
+	if (err)
+		reply_error(reply, size, jp->id, "denied %s for new connections" NOT_CUT "\n", target,
+			    strerror(-err));
+	else
+		snprintf(reply, size, "ok jail %s: %s %s until the jail ends or the next reload\n",
+			 jp->id, allow ? "allowed" : "denied", target);
 	record(jp, allow ? "allow" : "deny", target, uid);
 }
 

@@ -51,6 +51,9 @@ struct jail_policy {
 					   in this CLOCK_MONOTONIC second
 					   (names_apply()), or 0 */
 	bool names_full_logged;         /* said once: the names' table is full */
+	bool denied_full_logged;        /* said once: deny-host's table is full
+					   (its own flag: a full names' table
+					   must not silence it) */
 	bool names_cut_logged;          /* said once: an answer had too many */
 	bool names_stale_logged;        /* said: the names could not be applied */
 	bool names_unrecorded;          /* the last answer's entries, from
