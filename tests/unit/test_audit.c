@@ -249,19 +249,24 @@ Test(audit, a_dns_record_names_the_addresses_and_the_ttl)
 	struct timespec t = { 0, 0 };
 	char line[AUDIT_DNS_LINE_MAX];
 
-	audit_format_dns("j1", "forge.lan", NULL, 22, a, 2, NULL, 0, 60, t, line, sizeof(line));
+	audit_format_dns("j1", "forge.lan", NULL, 22, a, 2, NULL, 0, false, 60, t, line, sizeof(line));
 	cr_expect(strstr(line, "\"jail\": \"j1\", \"dns\": \"forge.lan\", \"addrs\": "
 			       "[\"10.0.0.5\", \"10.0.0.6\"], \"port\": 22, \"ttl\": 60}\n"),
 		  "%s", line);
-	audit_format_dns("j1", "meta.lan", NULL, 0, NULL, 0, &m, 1, 5, t, line, sizeof(line));
+	audit_format_dns("j1", "meta.lan", NULL, 0, NULL, 0, &m, 1, false, 5, t, line, sizeof(line));
 	cr_expect(strstr(line, "\"addrs\": [], \"refused\": [\"169.254.169.254\"], \"port\": null"),
+		  "%s", line);
+	/* Held back by the engine's change cap: said, not "refused". */
+	audit_format_dns("j1", "forge.lan", NULL, 22, a, 2, NULL, 0, true, 60, t, line, sizeof(line));
+	cr_expect(strstr(line, "\"addrs\": [\"10.0.0.5\", \"10.0.0.6\"], \"held\": true, \"port\": 22"),
 		  "%s", line);
 	/* The CNAMEs say which zones answered. */
 	memset(&chain, 0, sizeof(chain));
 	snprintf(chain.cname[0], sizeof(chain.cname[0]), "forge.vendor.example");
 	snprintf(chain.cname[1], sizeof(chain.cname[1]), "lb.vendor.example");
 	chain.n_cname = 2;
-	audit_format_dns("j1", "forge.lan", &chain, 0, a, 1, NULL, 0, 60, t, line, sizeof(line));
+	audit_format_dns("j1", "forge.lan", &chain, 0, a, 1, NULL, 0, false, 60, t, line,
+			 sizeof(line));
 	cr_expect(strstr(line, "\"dns\": \"forge.lan\", \"cname\": [\"forge.vendor.example\", "
 			       "\"lb.vendor.example\"], \"addrs\": [\"10.0.0.5\"]"),
 		  "%s", line);
@@ -287,13 +292,15 @@ Test(audit, the_largest_dns_record_reads_back)
 	chain.cname[0][0] = ']'; /* as if to end the list early */
 	chain.n_cname = DNS_CNAME_DEPTH;
 	len = audit_format_dns("j1", "forge.lan", &chain, 22, a, DNS_ADDRS_MAX / 2,
-			       a + DNS_ADDRS_MAX / 2, DNS_ADDRS_MAX / 2, 60, t, line, sizeof(line));
+			       a + DNS_ADDRS_MAX / 2, DNS_ADDRS_MAX / 2, true, 60, t, line,
+			       sizeof(line));
 	cr_assert_lt(len, sizeof(line) - 1);
 	cr_assert_eq(line[len - 1], '\n');
 	cr_assert_eq(audit_parse_line(line, &r), 0, "%s", line);
 	cr_expect(r.is_dns);
 	cr_expect(strstr(r.addrs, "\"255.255.255.31\""), "%s", r.addrs);
 	cr_expect(strstr(r.refused, "\"255.255.255.63\""), "%s", r.refused);
+	cr_expect(r.held);
 }
 
 Test(audit, a_dns_record_parses)

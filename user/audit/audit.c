@@ -251,7 +251,8 @@ static void put_addrs(struct textbuf *o, const uint32_t *addrs, size_t n)
 
 size_t audit_format_dns(const char *jail, const char *name, const struct dns_answer *a,
 			uint16_t port, const uint32_t *addrs, size_t n, const uint32_t *refused,
-			size_t n_refused, uint32_t ttl, struct timespec wall, char *buf, size_t size)
+			size_t n_refused, bool held, uint32_t ttl, struct timespec wall, char *buf,
+			size_t size)
 {
 	struct textbuf o = { buf, size, 0, false };
 	size_t i;
@@ -280,6 +281,8 @@ size_t audit_format_dns(const char *jail, const char *name, const struct dns_ans
 		textbuf_literal(&o, ", \"refused\": ");
 		put_addrs(&o, refused, n_refused);
 	}
+	if (held)
+		textbuf_literal(&o, ", \"held\": true");
 	if (port)
 		textbuf_put(&o, ", \"port\": %u, \"ttl\": %u}\n", port, ttl);
 	else
@@ -492,6 +495,8 @@ int audit_parse_line(const char *line, struct audit_record *r)
 			TEXT(addrs);
 		else if (!strcmp(key, "refused"))
 			TEXT(refused);
+		else if (!strcmp(key, "held"))
+			r->held = !quoted && !strcmp(text, "true");
 		else if (!strcmp(key, "port")) /* a dns record's; null: every port */
 			r->dport = strtoul(text, NULL, 10);
 		else if (!strcmp(key, "ttl"))

@@ -63,11 +63,14 @@ void audit_json_string(const char *s, char *buf, size_t size);
  * null (every port), "ttl": N}, with "cname": [...] after "dns" when answer
  * @a (or NULL) followed CNAMEs, and "refused": [...] after "addrs" when
  * some addresses a name may not open (policy_name_refusal()) were in the
- * answer; pure. @buf: AUDIT_DNS_LINE_MAX bytes hold any.
+ * answer, and "held": true when the engine's change cap held the addresses
+ * back (in force from the next second: a policy record says when); pure.
+ * @buf: AUDIT_DNS_LINE_MAX bytes hold any.
  */
 size_t audit_format_dns(const char *jail, const char *name, const struct dns_answer *a,
 			uint16_t port, const uint32_t *addrs, size_t n, const uint32_t *refused,
-			size_t n_refused, uint32_t ttl, struct timespec wall, char *buf, size_t size);
+			size_t n_refused, bool held, uint32_t ttl, struct timespec wall, char *buf,
+			size_t size);
 
 /**
  * audit_format_dns_denial() - a query the forwarder refused (dnsdenials.h):
@@ -130,6 +133,7 @@ struct audit_record {
 	char refused[AUDIT_ADDRS_TEXT_MAX];
 	unsigned long ttl;
 	bool is_dns;
+	bool held; /* a dns record's: the engine's change cap held it back */
 	char policy[16];  /* a policy change: allow, deny, reload, host */
 	char change[256]; /* ... and what it changed */
 	bool is_lost, is_policy;

@@ -81,9 +81,10 @@ static void print_row(const struct audit_record *r)
 		printable(dest, sizeof(dest), r->host);
 		if (r->dport)
 			snprintf(port, sizeof(port), "port %lu", r->dport);
-		printf("%-19s  %-8s  dns %s: allowed %s, %s, for %lu s%s%s\n", when, r->jail, dest,
+		printf("%-19s  %-8s  dns %s: allowed %s, %s, for %lu s%s%s%s\n", when, r->jail, dest,
 		       addrs[0] ? addrs : "nothing", port, r->ttl, refused[0] ? "; refused " : "",
-		       refused);
+		       refused, r->held ? "; held back by the engine's change cap until the next "
+					  "second" : "");
 		return;
 	}
 	if (r->is_policy) {

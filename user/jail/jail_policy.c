@@ -93,6 +93,31 @@ static void mark_refused(struct jail_policy *jp, size_t first)
 	}
 }
 
+/* mark_held() - mark_refused() for an answer's entries, from @first on,
+ * that the engine's change cap held back (names_add()'s -EAGAIN): not in
+ * @jp->rules yet, so judged as the next second's tick will put them in
+ * force. The record said "refused" for addresses the jail allowed a
+ * second later, with nothing said: the user could not trust either. */
+static void mark_held(struct jail_policy *jp, size_t first)
+{
+	size_t i;
+
+	for (i = first; i < jp->names.n; i++) {
+		struct dnsallow_entry *e = &jp->names.v[i];
+		struct policy_name nm = { .addr = e->addr, .port = e->port, .name = e->name,
+					  .wildcard = !e->exact };
+		struct policy_rule r;
+		long m;
+
+		if (policy_name_rule(&jp->rules, &nm, jp->live.entries, jp->live.n, &r)) {
+			e->refused = false; /* its rule comes at the tick */
+			continue;
+		}
+		m = policy_lookup(&jp->rules, e->addr, htons(e->port));
+		e->refused = m >= 0 && jp->rules.rules[m].value.action != JAIL_ALLOW;
+	}
+}
+
 static void record(struct jail_policy *jp, const char *action, const char *change,
 		   unsigned long uid)
 {
@@ -259,6 +284,12 @@ static void names_stale(struct jail_policy *jp, int err)
 	else if (!err && jp->names_stale_logged)
 		log_info("jail %s: the addresses allowed by name are up to date again", jp->id);
 	jp->names_stale_logged = err != 0;
+	/* The records of held answers said "held": this one says when. */
+	if (!err && !jp->names_dirty && jp->names_held) {
+		jp->names_held = false;
+		record(jp, "names", "the addresses answered while the engine's change cap held "
+		       "them back are in force", 0);
+	}
 }
 
 /* names_add() - the names' entries from @first on (an answer's new ones)
@@ -384,7 +415,7 @@ static int names_forget(struct jail_policy *jp, const struct dnsallow_entry *gon
  * @first on: what they allowed, and what they could not, and the CNAMEs
  * of answer @a on the way */
 static void audit_names(struct jail_policy *jp, const char *name, const struct dns_answer *a,
-			size_t first)
+			size_t first, bool held)
 {
 	uint32_t allowed[DNS_ADDRS_MAX], refused[DNS_ADDRS_MAX];
 	char line[AUDIT_DNS_LINE_MAX];
@@ -412,8 +443,8 @@ static void audit_names(struct jail_policy *jp, const char *name, const struct d
 		}
 		audit_log_hold(jp->audit, line,
 			       audit_format_dns(jp->id, name, a, e->port, allowed, n_allowed, refused,
-						n_refused, dnsallow_lifetime(e->ttl), wall, line,
-						sizeof(line)));
+						n_refused, held, dnsallow_lifetime(e->ttl), wall,
+						line, sizeof(line)));
 	}
 }
 
@@ -515,9 +546,14 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 	else if (err)
 		log_warn("jail %s: cannot allow %s's addresses (%s); connections to them are denied "
 			 "until it works", jp->id, q->name, strerror(-err));
-	mark_refused(jp, err && err != -EAGAIN ? 0 : jp->names.n - added);
+	if (err == -EAGAIN)
+		mark_held(jp, jp->names.n - added);
+	else
+		mark_refused(jp, err ? 0 : jp->names.n - added);
 	jp->names_first = jp->names.n - added;
 	jp->names_unrecorded = true;
+	jp->names_unrecorded_held = err == -EAGAIN;
+	jp->names_held |= err == -EAGAIN;
 }
 
 void jail_policy_dns_released(struct jail_policy *jp, const struct dns_question *q,
@@ -526,7 +562,7 @@ void jail_policy_dns_released(struct jail_policy *jp, const struct dns_question 
 	if (!jp->names_unrecorded)
 		return;
 	jp->names_unrecorded = false;
-	audit_names(jp, q->name, a, jp->names_first);
+	audit_names(jp, q->name, a, jp->names_first, jp->names_unrecorded_held);
 }
 
 void jail_policy_expire_names(struct jail_policy *jp)

@@ -58,6 +58,10 @@ struct jail_policy {
 	bool names_stale_logged;        /* said: the names could not be applied */
 	bool names_unrecorded;          /* the last answer's entries, from
 					   names_first on, await their record */
+	bool names_unrecorded_held;     /* ... held back by the engine's cap */
+	bool names_held;                /* entries held back by the cap wait
+					   for the tick, which records them
+					   in force */
 	size_t names_first;
 	bool host_stale;                /* the host's networks changed and could
 					   not be read or applied (logged) */
