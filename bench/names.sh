@@ -51,8 +51,9 @@ names_round() {
 		'touch "$0/started"; "$1" "$2" >"$0/churn"; touch "$0/done"' \
 		"$T/agent" "$T/probe" dnschurn:169.254.1.1:53 &
 	job=$!
-	for i in $(seq 1 200); do [ -e "$T/agent/started" ] && break; sleep 0.02; done
-	sleep 0.05 # a few answers in
+	# At once: the churn's 128 answers take some 150 ms here, and `deny`
+	# (most of it the process's start) some 40.
+	for i in $(seq 1 1000); do [ -e "$T/agent/started" ] && break; sleep 0.005; done
 	start=$(date +%s%N)
 	as_user "$EBPFJAIL" deny 203.0.113.99 >"$T/deny.out" 2>&1 ||
 		{ echo "deny failed: $(last_words "$T/deny.out")" >&2; wait "$job"; return 1; }

@@ -32,7 +32,8 @@
  *                        PROBE_RR_PAUSE_MS between; each answer must hold
  *                        PROBE_RR_ANSWERS A records (default 1): the
  *                        slowest round trip, ns, or "short:I:N" (N records
- *                        in answer I), "timeout:I"
+ *                        in answer I), "timeout:I"; with PROBE_RR_EACH set,
+ *                        each answer's time on stderr ("answer I US us")
  *   rr2:ADDR:PORT        the same with each request written in two parts
  *                        (REQ_PART bytes each), to a reqserve server
  *   reqserve:ADDR:PORT   listen, print "listening", and answer each
@@ -699,6 +700,8 @@ static const char *dns_churn(const struct sockaddr *sa, socklen_t len)
 			if (got >= 12 && a[0] == q[0] && a[1] == q[1])
 				break;
 		}
+		if (getenv("PROBE_RR_EACH"))
+			fprintf(stderr, "answer %ld %.0f us\n", i, now_us() - start);
 		if (now_us() - start > slowest)
 			slowest = now_us() - start;
 		if ((a[6] << 8 | a[7]) < want) {

@@ -17,6 +17,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_log.h>
+#include <nftables/libnftables.h>
 
 #include "audit.h"
 #include "config.h"
@@ -354,6 +355,65 @@ Test(nftrules, names_mark_their_connections, .fini = teardown)
 	nftrules_script_free(&sc);
 }
 
+/* renew_child() - never returns: a jail's table with allow-host, renewed
+ * twice in place, listed down @out as nft(8) shows it */
+static void renew_child(int out)
+{
+	struct nftengine engine = { 0 };
+	struct nft_ctx *nft;
+	const char *text;
+	char why[256];
+
+	jail_netns();
+	if (nftengine_apply(&engine, &pol, why, sizeof(why))) {
+		fprintf(stderr, "nft: %s\n", why);
+		_exit(94);
+	}
+	if (nftengine_renew(&engine, why, sizeof(why)) || nftengine_renew(&engine, why, sizeof(why))) {
+		fprintf(stderr, "renew: %s\n", why);
+		_exit(96);
+	}
+	nft = nft_ctx_new(NFT_CTX_DEFAULT);
+	if (!nft || nft_ctx_buffer_output(nft) || nft_run_cmd_from_buffer(nft, "list table inet ebpfjail1"))
+		_exit(94);
+	text = nft_ctx_get_output_buffer(nft);
+	if (write(out, text, strlen(text)) != (ssize_t)strlen(text))
+		_exit(95);
+	_exit(0);
+}
+
+/* A renewal in place (`deny`, a reload, a host change with allow-host):
+ * kept_marks holds the next mark alone, and the kept chain's one rule
+ * marks new connections with it, as a whole generation would write. */
+Test(nftrules, a_renewal_marks_with_the_next_mark_alone, .fini = teardown, .timeout = 60)
+{
+	char listing[16384], *kept, *marks;
+	unsigned int set_to = 0, held = 0;
+	ssize_t n;
+	int fd;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: to become another user (uid 65534)");
+	compile("allow-host = a.lan\n");
+	fd = in_child(renew_child, "92 namespaces, 93 ip, 94 nft, 95 pipe, 96 a renewal");
+	n = read(fd, listing, sizeof(listing) - 1);
+	close(fd);
+	cr_assert_gt(n, 0);
+	listing[n] = '\0';
+	kept = strstr(listing, "chain kept {");
+	marks = strstr(listing, "set kept_marks {");
+	cr_assert(kept && marks, "%s", listing);
+	cr_expect_eq(sscanf(kept, "chain kept { ct mark set 0x%x accept }", &set_to), 1, "%s", kept);
+	cr_expect_eq(set_to, NFTRULES_KEPT_MARK + 2, "%s", kept);
+	cr_expect(!strstr(kept + strlen("chain kept { ct mark set"), "ct mark set") ||
+		  strstr(kept + strlen("chain kept { ct mark set"), "ct mark set") > strchr(kept, '}'),
+		  "the kept chain has one rule: %s", kept);
+	marks = strstr(marks, "elements = {");
+	cr_assert(marks, "%s", listing);
+	cr_expect_eq(sscanf(marks, "elements = { 0x%x }", &held), 1, "one mark alone: %.80s", marks);
+	cr_expect_eq(held, NFTRULES_KEPT_MARK + 2, "%.80s", marks);
+}
+
 Test(nftrules, enforced_for_an_unprivileged_user, .fini = teardown, .timeout = 60)
 {
 	int fd, results[N_TRIES];
@@ -645,33 +705,51 @@ Test(nftrules, a_running_jail_aggregates_as_the_kernel_does, .fini = teardown, .
 
 /* --- changes in place: a name's answer ----------------------------------- */
 
-static char *joined(const struct nft_script *sc)
+/* element() - whether @c holds, in step @step (or any: -1), the element
+ * (@add, @map, @addr, @proto, @port) jumping to @jump ("" accept; NULL for
+ * a delete) */
+static bool element(const struct nft_change *c, long step, bool add, enum nft_map map,
+		    const char *addr, uint8_t proto, uint16_t port, const char *jump)
 {
-	char *all = NULL;
-	size_t i, len = 0;
-	FILE *f = open_memstream(&all, &len);
+	uint8_t key[NFTRULES_KEY_MAX] = { 0 };
+	uint32_t a = inet_addr(addr);
+	uint16_t p = htons(port);
+	size_t i, s = 0;
 
-	cr_assert(f);
-	for (i = 0; i < sc->n; i++)
-		fputs(sc->steps[i], f);
-	fclose(f);
-	return all;
+	memcpy(key, &a, 4);
+	if (map == NFT_MAP_PORTS) {
+		key[4] = proto;
+		memcpy(key + 8, &p, 2);
+	}
+	for (i = 0; i < c->n; i++) {
+		const struct nft_element *e = &c->elements[i];
+
+		while (s < c->n_steps && i >= c->step_end[s])
+			s++;
+		if ((step < 0 || (size_t)step == s) && e->add == add && e->map == map &&
+		    e->key_len == (map == NFT_MAP_PORTS ? 12 : 4) && !memcmp(e->key, key, e->key_len) &&
+		    (!add || !strcmp(e->jump, jump)))
+			return true;
+	}
+	return false;
 }
 
 /* An answer's addresses are elements added to and deleted from the maps
- * of the generation in force; a changed verdict is a delete and an add in
- * one step (the kernel refuses an add over another verdict, and between
- * two steps the address would fall to its range); what is in force as it
- * is writes nothing; a shorter prefix, or a verdict whose chain the
- * generation lacks, is only for a whole generation. */
+ * of the generation in force, as the kernel keeps their keys; a changed
+ * verdict is a delete and an add in one step (the kernel refuses an add
+ * over another verdict, and between two steps the address would fall to
+ * its range); what is in force as it is writes nothing; a shorter prefix,
+ * or a verdict whose chain the generation lacks, is only for a whole
+ * generation. */
 Test(nftrules, a_change_in_place_is_elements_of_the_exact_maps, .fini = teardown)
 {
 	struct policy_rule host = { .key = { .prefixlen = 32, .addr = inet_addr("10.1.2.9") },
 				    .value = { .action = JAIL_ALLOW, .reason = REASON_ALLOW_HOST,
 					       .prefixlen = 32 } };
-	struct policy_rule port = host, blocked = host, wide = host, user = host;
-	struct nft_script whole, sc;
-	char *all, want[80];
+	struct policy_rule port = host, blocked = host, wide = host, user = host, ip = host;
+	struct nft_script whole;
+	struct nft_change c;
+	char deny_host[NFTRULES_CHAIN_MAX], deny_user[NFTRULES_CHAIN_MAX];
 
 	port.key = (struct policy_key){ .prefixlen = POLICY_PREFIXLEN_PORT,
 					.addr = inet_addr("10.1.2.10"), .port = htons(22) };
@@ -679,7 +757,12 @@ Test(nftrules, a_change_in_place_is_elements_of_the_exact_maps, .fini = teardown
 					       .prefixlen = 32 };
 	user.value = (struct policy_value){ .action = JAIL_DENY, .reason = REASON_BLOCK_CIDR,
 					    .prefixlen = 32 };
+	ip.key.addr = inet_addr("10.1.2.11");
+	ip.value = (struct policy_value){ .action = JAIL_ALLOW, .reason = REASON_NONE,
+					  .prefixlen = 32 };
 	wide.key.prefixlen = 24;
+	snprintf(deny_host, sizeof(deny_host), "deny_%d_32", REASON_DENY_HOST);
+	snprintf(deny_user, sizeof(deny_user), "deny_%d_32", REASON_BLOCK_CIDR);
 	compile("allow-host = *.lan\n");
 	free(pol.sources);
 	pol.sources = NULL;
@@ -688,47 +771,90 @@ Test(nftrules, a_change_in_place_is_elements_of_the_exact_maps, .fini = teardown
 	cr_expect(whole.chains.used[REASON_DENY_HOST][32], "a deny-host's chain is there");
 	cr_expect(whole.chains.used[REASON_BLOCK_CIDR][32], "`ebpfjail deny`'s chain is there");
 
-	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, (struct policy_rule[]){ host, port }, 2,
-				     NULL, 0, &sc), 0);
-	all = joined(&sc);
-	cr_expect(strstr(all, "add element inet ebpfjail4 hosts { 10.1.2.9 : jump kept }"), "%s", all);
-	cr_expect(strstr(all, "add element inet ebpfjail4 ports { 10.1.2.10 . tcp . 22 : jump kept,\n"
-			      "\t10.1.2.10 . udp . 22 : jump kept }"), "%s", all);
-	cr_expect(!strstr(all, "delete"), "%s", all);
-	free(all);
-	nftrules_script_free(&sc);
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, (struct policy_rule[]){ host, port, ip }, 3,
+				     NULL, 0, &c), 0);
+	cr_expect_eq(c.n, 4, "a host, a port for each protocol, an allow-ip: %zu", c.n);
+	cr_expect_eq(c.n_steps, 1);
+	cr_expect(element(&c, 0, true, NFT_MAP_HOSTS, "10.1.2.9", 0, 0, "kept"));
+	cr_expect(element(&c, 0, true, NFT_MAP_PORTS, "10.1.2.10", IPPROTO_TCP, 22, "kept"));
+	cr_expect(element(&c, 0, true, NFT_MAP_PORTS, "10.1.2.10", IPPROTO_UDP, 22, "kept"));
+	cr_expect(element(&c, 0, true, NFT_MAP_HOSTS, "10.1.2.11", 0, 0, ""), "accept");
+	nftrules_change_free(&c);
 
 	cr_assert_eq(policy_insert_rule(&pol, &host), 0);
-	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, &host, 1, NULL, 0, &sc), 0);
-	cr_expect_eq(sc.n, 0, "in force as it is: %s", sc.n ? sc.steps[0] : "");
-	nftrules_script_free(&sc);
-	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, &blocked, 1, NULL, 0, &sc), 0);
-	cr_assert_eq(sc.n, 1);
-	cr_expect(strstr(sc.steps[0], "delete element inet ebpfjail4 hosts { 10.1.2.9 }\n"
-				      "add element inet ebpfjail4 hosts { 10.1.2.9 : jump deny_"),
-		  "%s", sc.steps[0]);
-	nftrules_script_free(&sc);
-	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, NULL, 0,
-				     (struct policy_key[]){ host.key, port.key }, 2, &sc), 0);
-	all = joined(&sc);
-	cr_expect(strstr(all, "delete element inet ebpfjail4 hosts { 10.1.2.9 }"), "%s", all);
-	cr_expect(!strstr(all, "10.1.2.10"), "not in force, not deleted: %s", all);
-	free(all);
-	nftrules_script_free(&sc);
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, &host, 1, NULL, 0, &c), 0);
+	cr_expect_eq(c.n, 0, "in force as it is: %zu elements", c.n);
+	nftrules_change_free(&c);
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, &blocked, 1, NULL, 0, &c), 0);
+	cr_assert_eq(c.n_steps, 1);
+	cr_assert_eq(c.n, 2);
+	cr_expect(!c.elements[0].add && element(&c, 0, false, NFT_MAP_HOSTS, "10.1.2.9", 0, 0, NULL),
+		  "the old verdict deleted first");
+	cr_expect(c.elements[1].add && element(&c, 0, true, NFT_MAP_HOSTS, "10.1.2.9", 0, 0, deny_host),
+		  "then the new one added, in the same step");
+	nftrules_change_free(&c);
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, NULL, 0,
+				     (struct policy_key[]){ host.key, port.key }, 2, &c), 0);
+	cr_expect_eq(c.n, 1, "not in force, not deleted: %zu elements", c.n);
+	cr_expect(element(&c, 0, false, NFT_MAP_HOSTS, "10.1.2.9", 0, 0, NULL));
+	nftrules_change_free(&c);
 
 	/* `ebpfjail deny ADDR:PORT` under a churn of names: in place */
 	user.key = port.key;
-	cr_assert_eq(nftrules_change(&pol, &whole.chains, 4, &user, 1, NULL, 0, &sc), 0);
-	cr_assert_eq(sc.n, 1);
-	snprintf(want, sizeof(want), "10.1.2.10 . tcp . 22 : jump deny_%d_32", REASON_BLOCK_CIDR);
-	cr_expect(strstr(sc.steps[0], want), "%s", sc.steps[0]);
-	nftrules_script_free(&sc);
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, &user, 1, NULL, 0, &c), 0);
+	cr_assert_eq(c.n_steps, 1);
+	cr_expect(element(&c, 0, true, NFT_MAP_PORTS, "10.1.2.10", IPPROTO_TCP, 22, deny_user));
+	cr_expect(element(&c, 0, true, NFT_MAP_PORTS, "10.1.2.10", IPPROTO_UDP, 22, deny_user));
+	nftrules_change_free(&c);
 
-	cr_expect_eq(nftrules_change(&pol, &whole.chains, 4, &wide, 1, NULL, 0, &sc), -EOPNOTSUPP);
-	cr_expect_eq(nftrules_change(&pol, &whole.chains, 4, NULL, 0, &wide.key, 1, &sc), -EOPNOTSUPP);
+	cr_expect_eq(nftrules_change(&pol, &whole.chains, &wide, 1, NULL, 0, &c), -EOPNOTSUPP);
+	cr_expect_eq(nftrules_change(&pol, &whole.chains, NULL, 0, &wide.key, 1, &c), -EOPNOTSUPP);
 	whole.chains.used[REASON_DENY_HOST][32] = false;
-	cr_expect_eq(nftrules_change(&pol, &whole.chains, 4, &blocked, 1, NULL, 0, &sc), -EOPNOTSUPP);
+	cr_expect_eq(nftrules_change(&pol, &whole.chains, &blocked, 1, NULL, 0, &c), -EOPNOTSUPP);
 	nftrules_script_free(&whole);
+}
+
+/* A change of many keys is cut into steps of NFTRULES_ELEMENTS_PER_STEP
+ * at most (a netlink batch from a user namespace must fit in
+ * net.core.wmem_max), and a key whose verdict changes never straddles
+ * two: its delete and its add are one transaction. */
+Test(nftrules, a_large_change_in_place_is_in_steps, .fini = teardown)
+{
+	size_t n = 3 * NFTRULES_ELEMENTS_PER_STEP / 2, i, s, from = 0;
+	struct policy_rule *set = calloc(n, sizeof(*set));
+	struct nft_script whole;
+	struct nft_change c;
+
+	cr_assert(set);
+	compile("allow-host = *.lan\n");
+	free(pol.sources);
+	pol.sources = NULL;
+	cr_assert_eq(nftrules_script(&pol, 4, 0, NULL, 0, &whole), 0);
+	for (i = 0; i < n; i++) {
+		set[i] = (struct policy_rule){
+			.key = { .prefixlen = 32, .addr = htonl(0x0a010000 + (uint32_t)i) },
+			.value = { .action = JAIL_ALLOW, .reason = REASON_ALLOW_HOST, .prefixlen = 32 } };
+		if (i % 2 == 0)
+			cr_assert_eq(policy_insert_rule(&pol, &set[i]), 0);
+		if (i % 2 == 0) /* in force as a name: now a deny-host's block */
+			set[i].value = (struct policy_value){ .action = JAIL_DENY,
+							      .reason = REASON_DENY_HOST,
+							      .prefixlen = 32 };
+	}
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, set, n, NULL, 0, &c), 0);
+	cr_expect_eq(c.n, n + n / 2, "%zu elements", c.n);
+	cr_expect_geq(c.n_steps, 3);
+	for (s = 0; s < c.n_steps; s++) {
+		cr_expect_leq(c.step_end[s] - from, NFTRULES_ELEMENTS_PER_STEP, "step %zu", s);
+		cr_expect(c.elements[from].add || c.elements[from + 1].add,
+			  "step %zu starts with a whole pair", s);
+		cr_expect(c.elements[c.step_end[s] - 1].add, "step %zu ends with an add", s);
+		from = c.step_end[s];
+	}
+	cr_expect_eq(from, c.n);
+	nftrules_change_free(&c);
+	nftrules_script_free(&whole);
+	free(set);
 }
 
 /* A /32 entry wins over its range in the kernel as in the trie, and

@@ -124,24 +124,39 @@ struct writer {
 	int err;
 };
 
-/* put_verdict() - @v as a map's verdict. Return: 0, or -EINVAL for a
- * reason or prefix length no deny chain can have (policy.c writes none). */
-static int put_verdict(FILE *f, struct nft_chains *k, const struct policy_value *v)
+/* verdict_chain() - the chain @v's verdict jumps to, into @chain ("" for
+ * accept), marked used in @k. Return: 0, or -EINVAL for a reason or
+ * prefix length no deny chain can have (policy.c writes none). */
+static int verdict_chain(struct nft_chains *k, const struct policy_value *v,
+			 char chain[NFTRULES_CHAIN_MAX])
 {
+	chain[0] = '\0';
 	if (v->action == JAIL_ALLOW && v->reason == REASON_ALLOW_HOST) {
 		k->kept = true;
-		fputs("jump kept", f);
+		snprintf(chain, NFTRULES_CHAIN_MAX, "kept");
 		return 0;
 	}
-	if (v->action == JAIL_ALLOW) {
-		fputs("accept", f);
+	if (v->action == JAIL_ALLOW)
 		return 0;
-	}
 	if (v->reason >= REASON_COUNT || v->prefixlen > POLICY_PREFIXLEN_ADDR)
 		return -EINVAL;
 	k->used[v->reason][v->prefixlen] = true;
-	fprintf(f, "jump deny_%u_%u", v->reason, v->prefixlen);
+	snprintf(chain, NFTRULES_CHAIN_MAX, "deny_%u_%u", v->reason, v->prefixlen);
 	return 0;
+}
+
+/* put_verdict() - @v as a map's verdict (verdict_chain()). Return: 0 or
+ * -EINVAL. */
+static int put_verdict(FILE *f, struct nft_chains *k, const struct policy_value *v)
+{
+	char chain[NFTRULES_CHAIN_MAX];
+	int err = verdict_chain(k, v, chain);
+
+	if (!err && chain[0])
+		fprintf(f, "jump %s", chain);
+	else if (!err)
+		fputs("accept", f);
+	return err;
 }
 
 static void put_addr(FILE *f, uint32_t host_order)
@@ -216,13 +231,6 @@ static FILE *next_element(struct writer *w, const char *verb, const char *map)
 	return w->f;
 }
 
-/* keep_together() - the next @n elements in one step (one transaction) */
-static void keep_together(struct writer *w, size_t n)
-{
-	if (w->f && w->in_step + n > NFTRULES_ELEMENTS_PER_STEP)
-		begin_step(w);
-}
-
 /* The protocols an address+port entry holds for, each its own element. */
 static const struct { uint8_t proto; const char *name; } port_protos[] = {
 	{ IPPROTO_TCP, "tcp" }, { IPPROTO_UDP, "udp" },
@@ -236,52 +244,77 @@ static bool is_exact(const struct policy_key *k)
 	return k->prefixlen >= 32;
 }
 
-/* put_exact() - rule @r's elements, to @verb: with their verdicts to add
- * (@k marks the chains they jump to), bare keys to delete (@k NULL).
- * An address+port entry is one element per protocol: one for a single
- * protocol refuses the other as the trie does (reason gateway, rule
- * ADDR/32). The DNS exception is left out: it holds on lo only. */
-static void put_exact(struct writer *w, const char *verb, struct nft_chains *k,
-		      const struct policy_rule *r)
+/* rule_elements() - exact rule @r as the elements of its map, into
+ * @out: its verdict's (@k marks the chains they jump to), or bare keys to
+ * delete (@k NULL). An address+port entry is one element per protocol:
+ * one for a single protocol refuses the other as the trie does (reason
+ * gateway, rule ADDR/32). The DNS exception is left out: it holds on lo
+ * only, where the filter accepts first ("oif lo accept"); a packet to it
+ * that gets this far was sent around lo's route (SO_BINDTODEVICE,
+ * IP_UNICAST_IF, an IP_PKTINFO ifindex) to reach pasta and through it the
+ * host's resolver, and the forward address's /32 refuses it (reason
+ * gateway). Return: how many (0 to PORT_PROTOS), or -EINVAL
+ * (verdict_chain()). */
+static int rule_elements(struct nft_chains *k, const struct policy_rule *r,
+			 struct nft_element out[PORT_PROTOS])
 {
 	static const struct policy_value other = { .action = JAIL_DENY, .reason = REASON_GATEWAY,
 						   .prefixlen = 32 };
 	const struct policy_value *v = &r->value;
 	size_t j;
-	FILE *f;
 
+	memset(out, 0, PORT_PROTOS * sizeof(*out));
 	if (r->key.prefixlen == 32) {
-		f = next_element(w, verb, "hosts");
-		if (f)
-			put_addr(f, ntohl(r->key.addr));
-		if (f && k) {
-			fputs(" : ", f);
-			if (put_verdict(f, k, v))
-				w->err = -EINVAL;
-		}
-		return;
+		out[0].add = k != NULL;
+		out[0].map = NFT_MAP_HOSTS;
+		memcpy(out[0].key, &r->key.addr, 4);
+		out[0].key_len = 4;
+		return k && verdict_chain(k, v, out[0].jump) ? -EINVAL : 1;
 	}
-	/* The DNS exception is the forwarder's on lo, which the filter
-	 * accepts first ("oif lo accept"): a packet to it that gets this far
-	 * goes out by the tap, sent around lo's route (SO_BINDTODEVICE,
-	 * IP_UNICAST_IF, an IP_PKTINFO ifindex) to reach pasta and through
-	 * it the host's resolver. Left out, the forward address's /32
-	 * refuses it (reason gateway). */
 	if (v->action == JAIL_ALLOW && v->reason == REASON_DNS)
-		return;
-	for (j = 0; j < PORT_PROTOS && !w->err; j++) {
+		return 0;
+	for (j = 0; j < PORT_PROTOS; j++) {
 		bool holds = !v->proto || v->proto == port_protos[j].proto;
 
-		f = next_element(w, verb, "ports");
+		out[j].add = k != NULL;
+		out[j].map = NFT_MAP_PORTS;
+		memcpy(out[j].key, &r->key.addr, 4);
+		out[j].key[4] = port_protos[j].proto;
+		memcpy(out[j].key + 8, &r->key.port, 2); /* network order, as th dport */
+		out[j].key_len = 12;
+		if (k && verdict_chain(k, holds ? v : &other, out[j].jump))
+			return -EINVAL;
+	}
+	return (int)PORT_PROTOS;
+}
+
+/* put_exact() - rule @r's elements (rule_elements()), to add with their
+ * verdicts */
+static void put_exact(struct writer *w, struct nft_chains *k, const struct policy_rule *r)
+{
+	struct nft_element e[PORT_PROTOS];
+	int i, n = rule_elements(k, r, e);
+	FILE *f;
+
+	if (n < 0)
+		w->err = n;
+	for (i = 0; i < n && !w->err; i++) {
+		uint32_t addr;
+		uint16_t port;
+
+		f = next_element(w, "add", e[i].map == NFT_MAP_HOSTS ? "hosts" : "ports");
 		if (!f)
 			return;
-		put_addr(f, ntohl(r->key.addr));
-		fprintf(f, " . %s . %u", port_protos[j].name, ntohs(r->key.port));
-		if (k) {
-			fputs(" : ", f);
-			if (put_verdict(f, k, holds ? v : &other))
-				w->err = -EINVAL;
+		memcpy(&addr, e[i].key, 4);
+		put_addr(f, ntohl(addr));
+		if (e[i].map == NFT_MAP_PORTS) {
+			memcpy(&port, e[i].key + 8, 2);
+			fprintf(f, " . %s . %u", port_protos[i].name, ntohs(port));
 		}
+		if (e[i].jump[0])
+			fprintf(f, " : jump %s", e[i].jump);
+		else
+			fputs(" : accept", f);
 	}
 }
 
@@ -292,7 +325,7 @@ static void put_exacts(struct writer *w, struct nft_chains *k, const struct poli
 
 	for (i = 0; i < p->n && !w->err; i++)
 		if (is_exact(&p->rules[i].key))
-			put_exact(w, "add", k, &p->rules[i]);
+			put_exact(w, k, &p->rules[i]);
 }
 
 static void put_ranges(struct writer *w, struct nft_chains *k, const struct policy *p,
@@ -525,39 +558,88 @@ void nftrules_script_free(struct nft_script *s)
 	s->n = 0;
 }
 
-/* put_changes() - the deletes, then the additions, of a change in place:
- * a key whose value changes is deleted and added in the same step (the
- * kernel refuses to add an element over one with another verdict, and
- * between two transactions its address would fall to the ranges) */
-static void put_changes(struct writer *w, struct nft_chains *k, const struct policy *in_force,
-			const struct policy_rule *set, size_t n_set, const struct policy_key *del,
-			size_t n_del)
-{
-	const struct policy_rule *r;
-	size_t i;
+/* The elements being written of a change in place. */
+struct change_writer {
+	struct nft_change *out;
+	size_t cap;
+	size_t in_step; /* elements in the current step */
+	int err;
+};
 
-	for (i = 0; i < n_del && !w->err; i++) {
-		r = policy_rule_at(in_force, &del[i]);
-		if (r)
-			put_exact(w, "delete", NULL, r);
+/* change_step() - end the current step (if it has elements) */
+static void change_step(struct change_writer *w)
+{
+	size_t *ends;
+
+	if (w->err || !w->in_step)
+		return;
+	ends = reallocarray(w->out->step_end, w->out->n_steps + 1, sizeof(*ends));
+	if (!ends) {
+		w->err = -ENOMEM;
+		return;
 	}
-	for (i = 0; i < n_set && !w->err; i++) {
-		r = policy_rule_at(in_force, &set[i].key);
-		if (r && !memcmp(&r->value, &set[i].value, sizeof(r->value)))
-			continue; /* in force as it is */
-		keep_together(w, 2 * PORT_PROTOS);
-		if (r)
-			put_exact(w, "delete", NULL, r);
-		put_exact(w, "add", k, &set[i]);
+	ends[w->out->n_steps++] = w->out->n;
+	w->out->step_end = ends;
+	w->in_step = 0;
+}
+
+/* change_element() - room for one more element, in a new step every
+ * NFTRULES_ELEMENTS_PER_STEP. Return: it (zeroed), or NULL (w->err). */
+static struct nft_element *change_element(struct change_writer *w)
+{
+	struct nft_element *e;
+
+	if (w->in_step == NFTRULES_ELEMENTS_PER_STEP)
+		change_step(w);
+	if (w->err)
+		return NULL;
+	if (w->out->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 8;
+
+		e = reallocarray(w->out->elements, cap, sizeof(*e));
+		if (!e) {
+			w->err = -ENOMEM;
+			return NULL;
+		}
+		w->out->elements = e;
+		w->cap = cap;
+	}
+	e = &w->out->elements[w->out->n++];
+	memset(e, 0, sizeof(*e));
+	w->in_step++;
+	return e;
+}
+
+/* change_exact() - rule @r's elements (rule_elements()) into the change */
+static void change_exact(struct change_writer *w, struct nft_chains *k,
+			 const struct policy_rule *r)
+{
+	struct nft_element e[PORT_PROTOS], *to;
+	int i, n = rule_elements(k, r, e);
+
+	if (n < 0)
+		w->err = n;
+	for (i = 0; i < n && !w->err; i++) {
+		to = change_element(w);
+		if (to)
+			*to = e[i];
 	}
 }
 
-int nftrules_change(const struct policy *in_force, const struct nft_chains *chains,
-		    unsigned int gen, const struct policy_rule *set, size_t n_set,
-		    const struct policy_key *del, size_t n_del, struct nft_script *out)
+/* change_together() - the next @n elements in one step (one transaction) */
+static void change_together(struct change_writer *w, size_t n)
 {
-	struct writer w = { .out = out, .gen = gen };
+	if (w->in_step + n > NFTRULES_ELEMENTS_PER_STEP)
+		change_step(w);
+}
+
+int nftrules_change(const struct policy *in_force, const struct nft_chains *chains,
+		    const struct policy_rule *set, size_t n_set, const struct policy_key *del,
+		    size_t n_del, struct nft_change *out)
+{
+	struct change_writer w = { .out = out };
 	struct nft_chains needed = *chains;
+	const struct policy_rule *r;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -569,29 +651,40 @@ int nftrules_change(const struct policy *in_force, const struct nft_chains *chai
 	for (i = 0; i < n_del; i++)
 		if (!is_exact(&del[i]))
 			return -EOPNOTSUPP;
-	put_changes(&w, &needed, in_force, set, n_set, del, n_del);
-	end_step(&w);
+	/* The deletes, then the additions. A key whose value changes is
+	 * deleted and added in the same step: the kernel refuses an add
+	 * over another verdict, and between two transactions its address
+	 * would fall to the ranges. */
+	for (i = 0; i < n_del && !w.err; i++) {
+		r = policy_rule_at(in_force, &del[i]);
+		if (r)
+			change_exact(&w, NULL, r);
+	}
+	for (i = 0; i < n_set && !w.err; i++) {
+		r = policy_rule_at(in_force, &set[i].key);
+		if (r && !memcmp(&r->value, &set[i].value, sizeof(r->value)))
+			continue; /* in force as it is */
+		change_together(&w, 2 * PORT_PROTOS);
+		if (r)
+			change_exact(&w, NULL, r);
+		change_exact(&w, &needed, &set[i]);
+	}
+	change_step(&w);
 	/* A verdict jumps to a chain the generation lacks: only a whole one
 	 * can add it (its rules would count twice in an existing one). */
 	if (!w.err && memcmp(&needed, chains, sizeof(needed)))
 		w.err = -EOPNOTSUPP;
 	if (w.err) {
-		nftrules_script_free(out);
+		nftrules_change_free(out);
 		return w.err;
 	}
-	out->chains = *chains;
 	return 0;
 }
 
-int nftrules_renew(unsigned int gen, uint32_t mark, char *buf, size_t size)
+void nftrules_change_free(struct nft_change *c)
 {
-	int n = snprintf(buf, size,
-			 "flush set inet %s%u kept_marks\n"
-			 "add element inet %s%u kept_marks { 0x%x }\n"
-			 "flush chain inet %s%u kept\n"
-			 "add rule inet %s%u kept ct mark set 0x%x accept\n",
-			 NFTRULES_TABLE, gen, NFTRULES_TABLE, gen, mark, NFTRULES_TABLE, gen,
-			 NFTRULES_TABLE, gen, mark);
-
-	return n < 0 || (size_t)n >= size ? -ENOMEM : 0;
+	free(c->elements);
+	free(c->step_end);
+	memset(c, 0, sizeof(*c));
 }
+

@@ -46,7 +46,7 @@
  * own limit); the rest are counted, not logged. */
 #define NFTRULES_LOG_PER_SECOND 2000
 /* The conntrack mark of the first generation of connections allowed by
- * name (each renewal, nftrules_renew(), takes the next; the namespace's
+ * name (each renewal, nftengine_renew(), takes the next; the namespace's
  * conntrack is the jail's alone: no one else marks its entries). */
 #define NFTRULES_KEPT_MARK 0x1
 
@@ -85,7 +85,7 @@ struct nft_script {
  * nftrules_script() - the transactions that put @p's rules, as generation
  * @gen (1 and up), in place of the tables of the @n_old generations @old;
  * its kept connections marked @mark (0: NFTRULES_KEPT_MARK), the one in
- * force, so that they go on (nftrules_renew() starts a new one)
+ * force, so that they go on (nftengine_renew() starts a new one)
  *   step 0     the table of generation @gen, created (it fails if a table
  *              of that name exists: nothing in force is overwritten): one
  *              chain per kind of denial (and the ones a name's answer
@@ -105,29 +105,50 @@ struct nft_script {
 int nftrules_script(const struct policy *p, unsigned int gen, uint32_t mark,
 		    const unsigned int *old, size_t n_old, struct nft_script *out);
 
+/* The exact maps a change in place writes, and their keys as the kernel
+ * keeps them: a concatenation's parts each padded to 4 bytes. */
+enum nft_map { NFT_MAP_HOSTS, NFT_MAP_PORTS };
+#define NFTRULES_KEY_MAX 12 /* ports: address, protocol (1 of 4), port (2 of 4) */
+#define NFTRULES_CHAIN_MAX 16 /* "deny_REASON_LEN", "kept" */
+
+/* One element of a change in place. */
+struct nft_element {
+	bool add;         /* added with its verdict, or deleted (the key alone) */
+	enum nft_map map; /* "hosts" (address) or "ports" (address . protocol . port) */
+	uint8_t key[NFTRULES_KEY_MAX];
+	uint8_t key_len;
+	char jump[NFTRULES_CHAIN_MAX]; /* added: the chain its verdict jumps to, or
+					  "" for accept */
+};
+
+/* A change in place: elements[0 .. step_end[0]) are one transaction,
+ * elements[step_end[0] .. step_end[1]) the next, ... */
+struct nft_change {
+	struct nft_element *elements;
+	size_t n;
+	size_t *step_end;
+	size_t n_steps;
+};
+
 /**
  * nftrules_change() - the transactions that change generation @gen (its
  * chains @chains, its rules @in_force) in place: @set's rules added or put
- * in place of @in_force's at their keys, @del's keys removed. Each step
- * is atomic, a key whose verdict changes within one; a rule in force as it
+ * in place of @in_force's at their keys, @del's keys removed, as elements
+ * of the exact maps (nftengine_change() writes them to the kernel as they
+ * are, no parser or cache between). Each step is atomic, a key whose
+ * verdict changes within one (deleted, then added); a rule in force as it
  * is writes nothing, nor a key to delete that is not there.
- * Return: 0 (@out may have no steps; free it with nftrules_script_free()),
+ * Return: 0 (@out may have no steps; free it with nftrules_change_free()),
  * -EOPNOTSUPP for a change only a whole generation can make (a prefix
  * shorter than /32, a verdict whose chain the generation lacks), -ENOMEM,
  * -EINVAL as nftrules_script().
  */
 int nftrules_change(const struct policy *in_force, const struct nft_chains *chains,
-		    unsigned int gen, const struct policy_rule *set, size_t n_set,
-		    const struct policy_key *del, size_t n_del, struct nft_script *out);
+		    const struct policy_rule *set, size_t n_set, const struct policy_key *del,
+		    size_t n_del, struct nft_change *out);
 
-/**
- * nftrules_renew() - the transaction that starts a new generation of kept
- * connections in generation @gen's table (one with the kept chain): the
- * connections marked before it pass only while the maps let them, and
- * the names' new ones are marked @mark, into @buf
- * Return: 0, or -ENOMEM when @size is too small.
- */
-int nftrules_renew(unsigned int gen, uint32_t mark, char *buf, size_t size);
+/** nftrules_change_free() - free @c's elements and steps; @c is empty after */
+void nftrules_change_free(struct nft_change *c);
 
 /** nftrules_script_free() - free @s's steps; @s is empty afterwards */
 void nftrules_script_free(struct nft_script *s);
