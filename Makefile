@@ -27,10 +27,7 @@
 # Everything generated lives under build/. Layout follows libbpf-bootstrap:
 # each bpf/*.bpf.c is compiled alone, `bpftool gen object` links them into one
 # object (maps declared __weak are merged), `bpftool gen skeleton` turns that
-# into build/ebpfjail.skel.h, which only user/engine/bpf/loader.c includes. The one
-# exception is bpf/unix.bpf.c: it needs the kernel's BTF (kfuncs, CO-RE), so
-# it is an object and skeleton of its own (build/ebpfjail_unix.skel.h),
-# loaded by a short-lived child of the supervisor (see user/engine/bpf/loader.c).
+# into build/ebpfjail.skel.h, which only user/engine/bpf/loader.c includes.
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -86,12 +83,12 @@ USER_CFLAGS := -std=gnu11 $(USER_WARN) -D_GNU_SOURCE -DEBPFJAIL_VERSION='"$(VERS
 	$(USER_INCLUDES) -Ibpf -I$(OUT) $(LIBBPF_CFLAGS) -MMD -MP $(OPT) $(CPPFLAGS) $(CFLAGS)
 LINK_FLAGS := $(OPT) $(CFLAGS) $(LDFLAGS)
 # Only -idirafter for the system includes, so vmlinux.h wins over <linux/*.h>.
-# No CO-RE by default: every type sock.bpf.c and tc.bpf.c read is UAPI (the
-# contexts, which the verifier rewrites) or wire format (Ethernet, IP
-# headers). unix.bpf.c alone marks what it reads from the kernel's own
-# structs (preserve_access_index) and calls kfuncs, and for those libbpf
-# parses the kernel's BTF: on Linux 6.18 (a 5.5 MB BTF) about 8 ms and 11 MB
-# of peak RSS, which is why a child that exits at once pays them.
+# No CO-RE: every type sock.bpf.c and tc.bpf.c read is UAPI (the contexts,
+# which the verifier rewrites) or wire format (Ethernet, IP headers), and
+# what unix.bpf.c reads of the kernel's own structs and the kfuncs it calls
+# are ids and offsets the loader reads from the kernel's BTF itself
+# (user/engine/bpf/kbtf.c): libbpf would parse all of it (5.5 MB on 6.18;
+# 11 MB of memory, 45 ms of page faults on a paravirtualized guest).
 # The system includes are the ones clang itself reports (libbpf-bootstrap's
 # CLANG_BPF_SYS_INCLUDES): -target bpf searches no host directory of its own.
 CLANG_BPF_SYS_INCLUDES ?= $(shell $(CLANG) -v -E - </dev/null 2>&1 \
@@ -108,7 +105,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(filter-out bpf/unix.bpf.c,$(BPF_SRCS)))
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_HDRS := $(wildcard bpf/*.h)
 
 USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
@@ -144,21 +141,13 @@ $(OUT)/ebpfjail.skel.h: $(OUT)/ebpfjail.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name ebpfjail > $@
 
-$(OUT)/ebpfjail_unix.bpf.o: $(OUT)/bpf/unix.bpf.o | $(OUT)
-	$(call msg,GEN-OBJ,$@)
-	$(Q)$(BPFTOOL) gen object $@ $<
-
-$(OUT)/ebpfjail_unix.skel.h: $(OUT)/ebpfjail_unix.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name ebpfjail_unix > $@
-
 # --- user space -------------------------------------------------------------
 $(OUT)/user/%.o: user/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
 
-$(OUT)/user/engine/bpf/loader.o: $(OUT)/ebpfjail.skel.h $(OUT)/ebpfjail_unix.skel.h $(OUT)/attach_types.h
+$(OUT)/user/engine/bpf/loader.o: $(OUT)/ebpfjail.skel.h $(OUT)/attach_types.h
 
 # The attach types <linux/bpf.h> may lack, from a compile probe.
 $(OUT)/attach_types.h: scripts/attach-types.sh vmlinux/vmlinux.h | $(OUT)

@@ -223,6 +223,11 @@ enum jail_hook {
 #define UNIX_PATH_MAX 108 /* sizeof(((struct sockaddr_un *)0)->sun_path) */
 #define UNIX_PREFIXLEN_FULL (UNIX_PATH_MAX * 8)
 #define UNIX_POLICY_MAX_ENTRIES 1024
+/* The Unix hooks' kfunc calls as the compiler writes them: calls of helper
+ * numbers no kernel has, which the loader turns into calls of the kfuncs
+ * bpf_cast_to_kern_ctx() and bpf_rdonly_cast() by their BTF ids. */
+#define UNIX_KFUNC_CAST_TO_KERN_CTX 0x7ffe0001
+#define UNIX_KFUNC_RDONLY_CAST 0x7ffe0002
 
 struct unix_key {
 	__u32 prefixlen;          /* bits of path compared: 0..UNIX_PREFIXLEN_FULL */

@@ -4,9 +4,7 @@
  * Theory of operation
  * -------------------
  * Attached to the agent's cgroup beside the inet hooks (kernel 6.7+; on an
- * older kernel loader.c does not load them, and says so). An object of its
- * own, loaded by a short-lived child of the supervisor on the supervisor's
- * maps (loader.c says why). net/unix/af_unix.c
+ * older kernel loader.c does not load them, and says so). net/unix/af_unix.c
  * runs them in connect() of every AF_UNIX socket type and in sendto()/
  * sendmsg() of a datagram socket with an address, after checking the
  * address's length and family and BEFORE it resolves the path: the hook sees
@@ -21,16 +19,20 @@
  *   matches a JAIL_ALLOW entry    allowed
  *   anything else                 denied, REASON_UNIX, one event with the path
  *
- * The path is not in the UAPI context: bpf_cast_to_kern_ctx() gives the
- * kernel's struct bpf_sock_addr_kern, whose uaddr and uaddrlen are read
- * through CO-RE (relocated against the running kernel's BTF), and
- * bpf_rdonly_cast() reads uaddr as the struct sockaddr_un it is. The
- * kfuncs and CO-RE make libbpf load the kernel's BTF at every start
- * (Makefile, BPF_CFLAGS, has the cost).
+ * The path is not in the UAPI context: the kfunc bpf_cast_to_kern_ctx()
+ * gives the kernel's struct bpf_sock_addr_kern, whose uaddr and uaddrlen
+ * are read as bpf_rdonly_cast() makes it, and bpf_rdonly_cast() reads
+ * uaddr as the struct sockaddr_un it is. The kfuncs' and structs' BTF ids
+ * and the fields' offsets are the running kernel's, which the loader reads
+ * (user/engine/bpf/kbtf.c) and gives here before the load: the ids and
+ * offsets as constants below, the kfuncs by turning the two placeholder
+ * calls into kfunc calls (loader.c). libbpf would take them from a parse
+ * of the kernel's whole BTF, at every jail's start. The verifier checks
+ * each read against the kernel's own BTF all the same: a wrong offset is
+ * a refused load, never a wrong read.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 #include "policy.bpf.h"
 
@@ -39,17 +41,21 @@
 
 #define SUN_PATH_OFFSET 2 /* offsetof(struct sockaddr_un, sun_path): UAPI */
 
-/* Kernel 6.2+, so any kernel with the Unix hooks (6.7+) has them. Weak:
- * libbpf resolves the object's externs even where it is not loaded. */
-extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
-extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym __weak;
+/* The running kernel's, set by the loader (kbtf.h): struct
+ * bpf_sock_addr_kern's and struct sockaddr_un's type ids, and the byte
+ * offsets of uaddr and uaddrlen in the first. */
+const volatile __u32 kern_sock_addr_id = 0;
+const volatile __u32 kern_sockaddr_un_id = 0;
+const volatile __u32 kern_uaddr_off = 0;
+const volatile __u32 kern_uaddrlen_off = 0;
 
-/* The two fields read, found by name in the running kernel's struct
- * bpf_sock_addr_kern (uaddrlen is 6.7's, as the unix hooks are). */
-struct bpf_sock_addr_kern___jail {
-	struct sockaddr *uaddr;
-	__u32 uaddrlen;
-} __attribute__((preserve_access_index));
+/* Calls to helper numbers no kernel has (bpf/ebpfjail.h,
+ * UNIX_KFUNC_CAST_TO_KERN_CTX, UNIX_KFUNC_RDONLY_CAST): the loader makes
+ * them calls of the kfuncs by their BTF ids; left as they are, the
+ * verifier refuses the program. Kernel 6.2+, so any kernel with the Unix
+ * hooks (6.7+) has the kfuncs. */
+static void *(*const jail_cast_to_kern_ctx)(void *ctx) = (void *)UNIX_KFUNC_CAST_TO_KERN_CTX;
+static void *(*const jail_rdonly_cast)(void *obj, __u32 btf_id) = (void *)UNIX_KFUNC_RDONLY_CAST;
 
 /* The walk over a path, one byte per bpf_loop() turn. */
 struct path_walk {
@@ -137,11 +143,10 @@ static __always_inline int judge_unix(struct bpf_sock_addr *ctx, __u32 hook)
 	/* Read-only, as untrusted memory: a pointer loaded through the
 	 * trusted context would cost the verifier a name search of the
 	 * kernel's whole BTF (1.3 ms a program, at every jail's start). */
-	struct bpf_sock_addr_kern___jail *sa = bpf_rdonly_cast(
-		bpf_cast_to_kern_ctx(ctx), bpf_core_type_id_kernel(struct bpf_sock_addr_kern___jail));
+	const char *kern = jail_rdonly_cast(jail_cast_to_kern_ctx(ctx), kern_sock_addr_id);
 	struct path_walk w = { .key = { .prefixlen = UNIX_PREFIXLEN_FULL } };
 	const struct sockaddr_un *un;
-	__u32 len = sa->uaddrlen;
+	__u32 len = *(const __u32 *)(kern + kern_uaddrlen_off);
 
 	/* Unnamed: nothing to reach by name (af_unix refuses it before the
 	 * hook today; a hook that relied on that would break silently). */
@@ -150,7 +155,7 @@ static __always_inline int judge_unix(struct bpf_sock_addr *ctx, __u32 hook)
 		return VERDICT_ALLOW;
 	}
 	w.len = len - SUN_PATH_OFFSET;
-	un = bpf_rdonly_cast(sa->uaddr, bpf_core_type_id_kernel(struct sockaddr_un));
+	un = jail_rdonly_cast(*(void *const *)(kern + kern_uaddr_off), kern_sockaddr_un_id);
 	read_path(un, &w);
 	/* Abstract: a name in the socket's network namespace, the jail's own
 	 * (or one the agent made), where no host service listens. */

@@ -133,6 +133,33 @@ Test(loader, connect4_follows_the_policy)
 	cr_expect_eq(connect_errno("127.0.0.1", 9), ENETUNREACH, "the hook lets the jail's own loopback through");
 }
 
+/* A change in place that stopped half-way (the second key is one the
+ * kernel refuses) left the first in the trie, where the caller's policy
+ * does not have it: the loader takes no change in place after it, only a
+ * whole new policy, which has no trace of it. */
+Test(loader, a_change_stopped_half_way_takes_a_whole_policy_next)
+{
+	struct policy_rule base = rule("10.0.0.0", 8, 0, JAIL_DENY, REASON_PRIVATE);
+	struct policy_rule set[] = {
+		rule("10.1.2.3", 32, 0, JAIL_ALLOW, REASON_ALLOW_HOST),
+		rule("10.1.2.4", 32, 0, JAIL_ALLOW, REASON_ALLOW_HOST),
+	};
+	struct policy_rule later = rule("10.1.2.5", 32, 0, JAIL_ALLOW, REASON_ALLOW_HOST);
+
+	set[1].key.prefixlen = 65; /* beyond the trie's 64 bits: EINVAL */
+	cr_assert_eq(loader_set_policy(jail, &base, 1), 0);
+	cr_assert_eq(loader_attach_cgroup(jail, cg_fd), 0);
+	cr_expect_neq(loader_change_policy(jail, set, 2, NULL, 0), 0);
+	/* The first key went in before the second failed: the drift. */
+	cr_expect_eq(connect_errno("10.1.2.3", 80), ENETUNREACH, "the half-way change is in force");
+	cr_expect_eq(loader_change_policy(jail, &later, 1, NULL, 0), -EOPNOTSUPP);
+	cr_expect_eq(connect_errno("10.1.2.5", 80), EPERM, "nothing changed in place after it");
+	cr_assert_eq(loader_set_policy(jail, &base, 1), 0);
+	cr_expect_eq(connect_errno("10.1.2.3", 80), EPERM, "the whole policy has no trace of it");
+	cr_expect_eq(loader_change_policy(jail, &later, 1, NULL, 0), 0);
+	cr_expect_eq(connect_errno("10.1.2.5", 80), ENETUNREACH, "changes in place again");
+}
+
 Test(loader, detached_after_close)
 {
 	struct policy_rule deny_all = rule("0.0.0.0", 0, 0, JAIL_DENY, REASON_BLOCK_CIDR);

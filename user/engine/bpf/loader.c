@@ -12,36 +12,26 @@
  * The Unix socket hooks (bpf/unix.bpf.c) are optional: loader_open() asks
  * the kernel whether it has their attach types (6.7+) by loading a two-
  * instruction program of each; where it does not, the jail runs without
- * them, which loader_has_unix_hooks() tells. Where it does, they must load
- * and attach like the others: a failure there fails the jail, it never
- * drops them.
- *
- * They are an object of their own (build/ebpfjail_unix.skel.h), loaded by a
- * child. Their kfuncs and CO-RE make libbpf parse the kernel's BTF, about
- * 8 ms and 11 MB of peak RSS on a 6.18 kernel; the supervisor lives for the
- * whole session and must stay small (the SPEC's memory target), and it has
- * an RCU grace period to wait out meanwhile (the first policy). So
- * loader_open() forks a loader once its own maps exist and goes on; the
- * child opens the Unix object on the supervisor's maps (bpf_map__reuse_fd,
- * by name), loads it, sends the two program fds back over a socketpair
- * (SCM_RIGHTS) with 0 or its -errno, and exits. loader_attach_cgroup(),
- * loader_has_unix_hooks() and loader_close() collect the answer (waiting
- * if it is not there yet) and reap the child; from then on struct
- * jail_bpf owns the two program fds.
+ * them (not loaded, autoload off), which loader_has_unix_hooks() tells.
+ * Where it does, they must load and attach like the others: a failure
+ * there fails the jail, it never drops them. They need four facts of the
+ * kernel's own BTF (two kfuncs' ids, a struct's field offsets, two type
+ * ids): kbtf_read() reads them, the offsets and type ids go in as .rodata
+ * constants, and the calls of two placeholder helpers become kfunc calls
+ * (use_kfuncs()). libbpf, given the kfuncs as externs and the fields as
+ * CO-RE, would parse the kernel's whole BTF first: 11 MB and, on a
+ * paravirtualized guest, 45 ms at every start (it was done in a child of
+ * its own then, for the memory, and the start waited for it).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -50,8 +40,8 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wcast-qual"
 #include "ebpfjail.skel.h"
-#include "ebpfjail_unix.skel.h"
 #pragma GCC diagnostic pop
+#include "kbtf.h"
 #include "loader.h"
 #include "log.h"
 
@@ -59,8 +49,6 @@
  * (Linux 6.1) predates them; scripts/attach-types.sh says where they came
  * from. */
 #include "attach_types.h"
-
-enum { UNIX_CONNECT, UNIX_SENDMSG, N_UNIX_PROGS };
 
 struct jail_bpf {
 	struct ebpfjail *skel;
@@ -70,13 +58,10 @@ struct jail_bpf {
 	struct bpf_tc_hook tc_hook;
 	struct bpf_tc_opts tc_opts;
 	bool tc_attached, tc_hook_created;
-	bool unix_wanted;   /* the kernel has the Unix hooks: a child loads them */
-	pid_t unix_loader;  /* that child, until collect_unix_hooks(); or -1 */
-	int unix_sock;      /* our end of its socketpair, or -1 */
-	int unix_err;       /* its answer: 0, or why the programs did not load */
-	int unix_prog_fd[N_UNIX_PROGS]; /* the programs, once collected; or -1 */
+	bool unix_hooks;    /* the kernel has the Unix hooks: they are loaded */
 	int cgroup_fd; /* where the socket hooks are attached, or -1 */
 	int trie_fd;   /* the policy trie in force (loader_change_policy()), or -1 */
+	bool trie_unsure; /* a change of it failed half-way: whole policies only */
 	__u64 denial_window_ns; /* as the programs are given it */
 	unsigned int budget; /* events left in this loader_events_poll() */
 	struct jail_event whole; /* a short record, padded (ebpfjail.h) */
@@ -138,168 +123,72 @@ static bool kernel_has_attach_type(enum bpf_attach_type type)
 	return errno != EINVAL;
 }
 
-/* load_unix_hooks() - in the loader child: the Unix socket programs, typed
- * here (libbpf before 1.3 does not know their section names), on the
- * supervisor's maps. Return: 0 with @fds set, or -errno. */
-static int load_unix_hooks(const struct jail_bpf *jail, int fds[N_UNIX_PROGS])
+/* use_kfuncs() - @prog's calls of the placeholder helpers (bpf/ebpfjail.h,
+ * UNIX_KFUNC_*) made calls of the kernel's kfuncs, by their BTF ids in
+ * @k; before the object is loaded. Return: 0, -ENOENT (a program with
+ * neither: not the object this was built with), or -errno. */
+static int use_kfuncs(struct bpf_program *prog, const struct kbtf_facts *k)
 {
-	struct ebpfjail_unix *skel = ebpfjail_unix__open();
-	struct bpf_map *map;
+	size_t n = bpf_program__insn_cnt(prog), i, found = 0;
+	struct bpf_insn *insns = malloc(n * sizeof(*insns));
 	int err;
 
-	if (!skel)
-		return -errno;
-	bpf_program__set_type(skel->progs.jail_connect_unix, BPF_PROG_TYPE_CGROUP_SOCK_ADDR);
-	bpf_program__set_expected_attach_type(skel->progs.jail_connect_unix, ATTACH_UNIX_CONNECT);
-	bpf_program__set_type(skel->progs.jail_sendmsg_unix, BPF_PROG_TYPE_CGROUP_SOCK_ADDR);
-	bpf_program__set_expected_attach_type(skel->progs.jail_sendmsg_unix, ATTACH_UNIX_SENDMSG);
-	skel->rodata->denial_window_ns = jail->denial_window_ns;
-	/* Every map the programs use is the supervisor's: the events and
-	 * counters it reads, the rules it fills. Internal maps (.rodata)
-	 * are the object's own. */
-	bpf_object__for_each_map(map, skel->obj) {
-		struct bpf_map *ours;
-
-		if (bpf_map__is_internal(map))
-			continue;
-		ours = bpf_object__find_map_by_name(jail->skel->obj, bpf_map__name(map));
-		if (!ours)
-			return -ENOENT;
-		err = bpf_map__reuse_fd(map, bpf_map__fd(ours));
-		if (err)
-			return err;
-	}
-	err = ebpfjail_unix__load(skel);
-	if (err)
-		return err;
-	/* Not destroyed: the child exits once the fds are sent. */
-	fds[UNIX_CONNECT] = bpf_program__fd(skel->progs.jail_connect_unix);
-	fds[UNIX_SENDMSG] = bpf_program__fd(skel->progs.jail_sendmsg_unix);
-	return 0;
-}
-
-/* unix_loader_child() - load, answer over @sock, exit; never returns */
-static void unix_loader_child(const struct jail_bpf *jail, int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int) * N_UNIX_PROGS)] = { 0 };
-	int fds[N_UNIX_PROGS], err;
-	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cmsg;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	err = load_unix_hooks(jail, fds);
-	if (!err) {
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		cmsg = CMSG_FIRSTHDR(&msg);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(fds));
-		memcpy(CMSG_DATA(cmsg), fds, sizeof(fds));
-	}
-	_exit(sendmsg(sock, &msg, 0) == (ssize_t)sizeof(err) ? 0 : 1);
-}
-
-/* start_unix_loader() - fork the child that loads the Unix socket hooks
- * (see the top of this file). Return: 0 or -errno. */
-static int start_unix_loader(struct jail_bpf *jail)
-{
-	int sv[2], err;
-	pid_t pid;
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(sv[0]);
-		close(sv[1]);
-		return err;
-	}
-	if (pid == 0) {
-		close(sv[0]);
-		unix_loader_child(jail, sv[1]);
-	}
-	close(sv[1]);
-	jail->unix_loader = pid;
-	jail->unix_sock = sv[0];
-	return 0;
-}
-
-/* How long the loader child may take: it parses the kernel's BTF and
- * verifies two programs, some 10 ms here. */
-#define UNIX_LOADER_TIMEOUT_MS 10000
-
-/* close_passed_fds() - descriptors that came with @c but are not used (a
- * message of the wrong shape): closed, not leaked. */
-static void close_passed_fds(const struct cmsghdr *c)
-{
-	size_t i, n;
-	int fd;
-
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len < CMSG_LEN(0))
-		return;
-	n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	if (!insns)
+		return -ENOMEM;
+	memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
 	for (i = 0; i < n; i++) {
-		memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-		close(fd);
+		struct bpf_insn *in = &insns[i];
+
+		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != 0)
+			continue;
+		if (in->imm != UNIX_KFUNC_CAST_TO_KERN_CTX && in->imm != UNIX_KFUNC_RDONLY_CAST)
+			continue;
+		in->imm = (__s32)(in->imm == UNIX_KFUNC_CAST_TO_KERN_CTX ? k->cast_to_kern_ctx
+									 : k->rdonly_cast);
+		in->src_reg = BPF_PSEUDO_KFUNC_CALL; /* off 0: vmlinux's BTF */
+		found++;
 	}
+	err = found ? bpf_program__set_insns(prog, insns, n) : -ENOENT;
+	free(insns);
+	return err;
 }
 
-/* collect_unix_hooks() - the loader child's answer, waited for if it is not
- * there yet, and the child reaped. Return: 0 (the program fds are ours), or
- * the -errno the programs did not load with (logged once). */
-static int collect_unix_hooks(struct jail_bpf *jail)
+/* prepare_unix_hooks() - the Unix programs typed (libbpf before 1.3 does
+ * not know their section names) and, where @wanted, given the kernel's
+ * facts; where not, left out of the load. Return: 0 or -errno (logged). */
+static int prepare_unix_hooks(struct ebpfjail *skel, bool wanted)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * N_UNIX_PROGS)];
-	int answer = -EIO;
-	struct iovec iov = { .iov_base = &answer, .iov_len = sizeof(answer) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cmsg;
-	ssize_t n;
+	struct bpf_program *progs[] = { skel->progs.jail_connect_unix,
+					 skel->progs.jail_sendmsg_unix };
+	const enum bpf_attach_type types[] = { ATTACH_UNIX_CONNECT, ATTACH_UNIX_SENDMSG };
+	struct kbtf_facts k;
+	size_t i;
+	int fd, err = 0;
 
-	struct pollfd p = { .fd = jail->unix_sock, .events = POLLIN };
-
-	if (jail->unix_loader < 0)
-		return jail->unix_err;
-	/* A loader stuck in libbpf must not hang `run` (or doctor). */
-	while (poll(&p, 1, UNIX_LOADER_TIMEOUT_MS) < 0 && errno == EINTR)
-		;
-	n = -1;
-	if (p.revents)
-		do
-			n = recvmsg(jail->unix_sock, &msg, MSG_CMSG_CLOEXEC);
-		while (n < 0 && errno == EINTR);
-	else
-		kill(jail->unix_loader, SIGKILL);
-	cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (!p.revents) {
-		answer = -ETIMEDOUT;
-	} else if (n != (ssize_t)sizeof(answer) || (msg.msg_flags & MSG_CTRUNC)) {
-		answer = -ECHILD; /* the child died before it answered */
-	} else if (!answer) {
-		if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-		    cmsg->cmsg_len == CMSG_LEN(sizeof(jail->unix_prog_fd))) {
-			memcpy(jail->unix_prog_fd, CMSG_DATA(cmsg), sizeof(jail->unix_prog_fd));
-			cmsg = NULL; /* ours now */
-		} else {
-			answer = -EIO; /* 0 without the fds */
-		}
+	for (i = 0; i < 2; i++) {
+		bpf_program__set_type(progs[i], BPF_PROG_TYPE_CGROUP_SOCK_ADDR);
+		bpf_program__set_expected_attach_type(progs[i], types[i]);
+		bpf_program__set_autoload(progs[i], wanted);
 	}
-	close_passed_fds(cmsg);
-	jail->unix_err = answer;
-	close(jail->unix_sock);
-	jail->unix_sock = -1;
-	while (waitpid(jail->unix_loader, NULL, 0) < 0 && errno == EINTR)
-		;
-	jail->unix_loader = -1;
-	if (answer)
-		log_err(answer, "the kernel refused the Unix socket hooks: %s (run with -v for the "
-			"verifier log)", strerror(-answer));
-	return answer;
+	if (!wanted)
+		return 0;
+	fd = open(KBTF_VMLINUX, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : kbtf_read(fd, &k);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return log_err(err, "cannot read what the Unix socket hooks need from %s: %s",
+			       KBTF_VMLINUX, strerror(-err));
+	skel->rodata->kern_sock_addr_id = k.sock_addr_kern;
+	skel->rodata->kern_sockaddr_un_id = k.sockaddr_un;
+	skel->rodata->kern_uaddr_off = k.uaddr_off;
+	skel->rodata->kern_uaddrlen_off = k.uaddrlen_off;
+	for (i = 0; i < 2 && !err; i++)
+		err = use_kfuncs(progs[i], &k);
+	if (err)
+		log_err(err, "cannot give the Unix socket hooks the kernel's kfuncs: %s",
+			strerror(-err));
+	return err;
 }
 
 /* log_libbpf() - libbpf's print callback: every libbpf message, warnings
@@ -326,9 +215,6 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 		return -ENOMEM;
 	jail->cgroup_fd = -1;
 	jail->trie_fd = -1;
-	jail->unix_loader = -1;
-	jail->unix_sock = -1;
-	jail->unix_prog_fd[UNIX_CONNECT] = jail->unix_prog_fd[UNIX_SENDMSG] = -1;
 	if (opts) {
 		jail->on_event = opts->on_event;
 		jail->ctx = opts->ctx;
@@ -343,6 +229,15 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 	jail->denial_window_ns = opts && opts->denial_window_ns ? opts->denial_window_ns
 								: DENIAL_WINDOW_NS;
 	jail->skel->rodata->denial_window_ns = jail->denial_window_ns;
+	jail->unix_hooks = !(opts && opts->unix_hooks_off) &&
+			   kernel_has_attach_type(ATTACH_UNIX_CONNECT) &&
+			   kernel_has_attach_type(ATTACH_UNIX_SENDMSG);
+	if (!jail->unix_hooks)
+		log_debug("Unix socket hooks: %s", opts && opts->unix_hooks_off ? "turned off" :
+			  "not in this kernel (6.7+), pathname sockets are not judged");
+	err = prepare_unix_hooks(jail->skel, jail->unix_hooks);
+	if (err)
+		goto fail;
 	err = ebpfjail__load(jail->skel);
 	if (err) {
 		log_err(err, "the kernel refused the BPF programs: %s (run with -v for the verifier log)",
@@ -353,17 +248,6 @@ int loader_open(const struct loader_options *opts, struct jail_bpf **out)
 					 NULL);
 	if (!jail->ringbuf) {
 		err = log_err(-errno, "cannot read the event ring buffer: %s", strerror(errno));
-		goto fail;
-	}
-	/* The maps exist now: the Unix hooks' loader can use them. */
-	jail->unix_wanted = !(opts && opts->unix_hooks_off) &&
-			    kernel_has_attach_type(ATTACH_UNIX_CONNECT) &&
-			    kernel_has_attach_type(ATTACH_UNIX_SENDMSG);
-	if (!jail->unix_wanted)
-		log_debug("Unix socket hooks: %s", opts && opts->unix_hooks_off ? "turned off" :
-			  "not in this kernel (6.7+), pathname sockets are not judged");
-	if (jail->unix_wanted && (err = start_unix_loader(jail))) {
-		log_err(err, "cannot start the Unix socket hooks' loader: %s", strerror(-err));
 		goto fail;
 	}
 	*out = jail;
@@ -407,6 +291,7 @@ out:
 	if (jail->trie_fd >= 0)
 		close(jail->trie_fd);
 	jail->trie_fd = trie_fd;
+	jail->trie_unsure = false;
 	return 0;
 }
 
@@ -427,23 +312,35 @@ int loader_change_policy(struct jail_bpf *jail, const struct policy_rule *set, s
 			 const struct policy_key *del, size_t n_del)
 {
 	size_t i;
+	int err = 0;
 
 	if (jail->trie_fd < 0)
 		return -ENOENT;
+	/* After a change that stopped half-way the trie is not what the
+	 * caller's policy says: only a whole new one (loader_set_policy())
+	 * is. The attack: a name's entries in the trie that the policy no
+	 * longer holds are never taken out by an expiry (it deletes what the
+	 * policy has), and the address stays open for the jail's life. */
+	if (jail->trie_unsure)
+		return -EOPNOTSUPP;
 	/* New and changed entries first: an entry that replaces a shorter
 	 * one is in before anything goes. */
-	for (i = 0; i < n_set; i++)
+	for (i = 0; i < n_set && !err; i++)
 		if (bpf_map_update_elem(jail->trie_fd, &set[i].key, &set[i].value, BPF_ANY))
-			return log_err(-errno, "cannot change the policy map: %s", strerror(errno));
-	for (i = 0; i < n_del; i++)
+			err = -errno;
+	for (i = 0; i < n_del && !err; i++)
 		if (bpf_map_delete_elem(jail->trie_fd, &del[i]) && errno != ENOENT)
-			return log_err(-errno, "cannot change the policy map: %s", strerror(errno));
-	return 0;
+			err = -errno;
+	if (err) {
+		jail->trie_unsure = true;
+		log_err(err, "cannot change the policy map: %s", strerror(-err));
+	}
+	return err;
 }
 
-bool loader_has_unix_hooks(struct jail_bpf *jail)
+bool loader_has_unix_hooks(const struct jail_bpf *jail)
 {
-	return jail->unix_wanted && collect_unix_hooks(jail) == 0;
+	return jail->unix_hooks;
 }
 
 /* in_rules() - whether @key is one of @keys (a few dozen at most: a scan) */
@@ -518,16 +415,18 @@ out:
 
 static const struct {
 	enum bpf_attach_type type;
-	size_t prog_offset; /* in struct ebpfjail: the supervisor's own object */
-	int unix_prog;      /* or UNIX_*: the loader child's (-1: not) */
+	size_t prog_offset; /* in struct ebpfjail */
+	bool unix_only;     /* loaded only where the kernel has the Unix hooks */
 	const char *name;
 } cgroup_hooks[] = {
-	{ BPF_CGROUP_INET4_CONNECT, offsetof(struct ebpfjail, progs.jail_connect4), -1, "connect4" },
-	{ BPF_CGROUP_UDP4_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg4), -1, "sendmsg4" },
-	{ BPF_CGROUP_INET6_CONNECT, offsetof(struct ebpfjail, progs.jail_connect6), -1, "connect6" },
-	{ BPF_CGROUP_UDP6_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg6), -1, "sendmsg6" },
-	{ ATTACH_UNIX_CONNECT, 0, UNIX_CONNECT, "connect_unix" },
-	{ ATTACH_UNIX_SENDMSG, 0, UNIX_SENDMSG, "sendmsg_unix" },
+	{ BPF_CGROUP_INET4_CONNECT, offsetof(struct ebpfjail, progs.jail_connect4), false, "connect4" },
+	{ BPF_CGROUP_UDP4_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg4), false, "sendmsg4" },
+	{ BPF_CGROUP_INET6_CONNECT, offsetof(struct ebpfjail, progs.jail_connect6), false, "connect6" },
+	{ BPF_CGROUP_UDP6_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg6), false, "sendmsg6" },
+	{ ATTACH_UNIX_CONNECT, offsetof(struct ebpfjail, progs.jail_connect_unix), true,
+	  "connect_unix" },
+	{ ATTACH_UNIX_SENDMSG, offsetof(struct ebpfjail, progs.jail_sendmsg_unix), true,
+	  "sendmsg_unix" },
 };
 
 #define N_CGROUP_HOOKS (sizeof(cgroup_hooks) / sizeof(cgroup_hooks[0]))
@@ -536,8 +435,6 @@ static int hook_prog_fd(const struct jail_bpf *jail, size_t i)
 {
 	struct bpf_program *const *prog;
 
-	if (cgroup_hooks[i].unix_prog >= 0)
-		return jail->unix_prog_fd[cgroup_hooks[i].unix_prog];
 	prog = (const void *)((const char *)jail->skel + cgroup_hooks[i].prog_offset);
 	return bpf_program__fd(*prog);
 }
@@ -545,7 +442,7 @@ static int hook_prog_fd(const struct jail_bpf *jail, size_t i)
 /* hook_active() - whether cgroup_hooks[i] is loaded, so attached */
 static bool hook_active(const struct jail_bpf *jail, size_t i)
 {
-	return cgroup_hooks[i].unix_prog < 0 || hook_prog_fd(jail, i) >= 0;
+	return !cgroup_hooks[i].unix_only || jail->unix_hooks;
 }
 
 static void detach_cgroup_hooks(struct jail_bpf *jail, size_t n)
@@ -563,9 +460,6 @@ int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd)
 
 	if (jail->cgroup_fd >= 0)
 		return -EBUSY;
-	/* The kernel has the Unix hooks: they must be there (fail closed). */
-	if (jail->unix_wanted && (err = collect_unix_hooks(jail)))
-		return err;
 	jail->cgroup_fd = fcntl(cgroup_fd, F_DUPFD_CLOEXEC, 3);
 	if (jail->cgroup_fd < 0)
 		return -errno;
@@ -738,16 +632,9 @@ void loader_detach_tc(struct jail_bpf *jail)
 
 void loader_close(struct jail_bpf *jail)
 {
-	int i;
-
 	if (!jail)
 		return;
 	loader_detach_cgroup(jail);
-	if (jail->unix_loader > 0)
-		collect_unix_hooks(jail); /* reaped; a failure is logged */
-	for (i = 0; i < N_UNIX_PROGS; i++)
-		if (jail->unix_prog_fd[i] >= 0)
-			close(jail->unix_prog_fd[i]);
 	ring_buffer__free(jail->ringbuf);
 	if (jail->trie_fd >= 0)
 		close(jail->trie_fd);

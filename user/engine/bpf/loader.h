@@ -57,12 +57,10 @@ int loader_set_policy(struct jail_bpf *jail, const struct policy_rule *rules, si
 /**
  * loader_has_unix_hooks() - whether the Unix socket hooks are loaded (and
  * attached by loader_attach_cgroup()): false on a kernel before 6.7,
- * where pathname Unix sockets are not judged, and false where the kernel
- * has them but refused ours (logged; loader_attach_cgroup() then fails).
- * Waits for their loader if it still runs (a few ms after loader_open()).
- * For doctor and status.
+ * where pathname Unix sockets are not judged. Where the kernel has them,
+ * loader_open() loads them or fails. For doctor and status.
  */
-bool loader_has_unix_hooks(struct jail_bpf *jail);
+bool loader_has_unix_hooks(const struct jail_bpf *jail);
 
 /**
  * loader_renew_kept_flows() - a new generation of kept_flows: connections
@@ -77,8 +75,9 @@ int loader_renew_kept_flows(struct jail_bpf *jail);
  * entries added or replaced, then @del's keys removed (each one an atomic
  * map update; for a few keys, where a whole new trie would cost more than
  * the change: allow-host's answers)
- * Return: 0, or -errno (logged; what was done stays done: the caller
- * swaps in a whole policy then).
+ * Return: 0, or -errno (logged; what was done stays done, and from then
+ * on this returns -EOPNOTSUPP until loader_set_policy() put a whole new
+ * trie in place: the caller swaps in a whole policy then).
  */
 int loader_change_policy(struct jail_bpf *jail, const struct policy_rule *set, size_t n_set,
 			 const struct policy_key *del, size_t n_del);
@@ -106,9 +105,7 @@ int loader_set_unix_rules(struct jail_bpf *jail, const struct unix_rule *rules, 
  * @cgroup_fd: an open directory fd of a cgroup v2 cgroup
  *
  * They stay attached if this process dies: only loader_detach_cgroup(),
- * loader_close() or removing the cgroup takes them off. Where the kernel
- * has the Unix hooks, waits for their loader; if they did not load, that
- * is the error (fail closed).
+ * loader_close() or removing the cgroup takes them off.
  * Return: 0 or -errno; on failure none of them stays attached.
  */
 int loader_attach_cgroup(struct jail_bpf *jail, int cgroup_fd);
