@@ -268,6 +268,37 @@ test_deny_host_refuses_the_name_and_blocks_its_address() {
 	expect_no_leftovers
 }
 
+# The attack on a deny-host block's TTL: the agent asks the denied name
+# (short.lan.test, TTL 1 s: its address blocked for 5 s), waits the block
+# out, and reaches the same address through an allowed name that shares
+# it (twin.lan.test, as a CDN's names do). The forwarder asks the denied
+# name again before each block ends, so the block lasts while the name
+# still answers the address. The controls: the twin reaches the address
+# before the deny learned it, and an allowed name with an address of its
+# own still reaches it after the wait.
+test_a_deny_host_block_cannot_be_waited_out() {
+	netsim_up
+	mkdir "$T/agent" && chown 4242 "$T/agent"
+	echo "10.23.0.81 twin.lan.test" | resolver_hosts
+	jail --deny-host short.lan.test --allow-host twin.lan.test --allow-host forge.lan.test -- sh -c "
+		\"$T/probe\" dnsconnect:twin.lan.test:80 >$T/agent/before
+		$DIG short.lan.test >$T/agent/dig
+		sleep 9
+		\"$T/probe\" dnsconnect:twin.lan.test:80 dnsconnect:forge.lan.test:80"
+	expect_rc 0
+	grep -q '^dnsconnect:twin.lan.test:80 ok' "$T/agent/before" ||
+		fail "the control: $(cat "$T/agent/before")"
+	[ ! -s "$T/agent/dig" ] || fail "the denied name resolved: $(cat "$T/agent/dig")"
+	expect_denied dnsconnect:twin.lan.test:80 EHOSTUNREACH
+	expect_result dnsconnect:forge.lan.test:80 ok
+	# The agent asked once; the forwarder asked again for each renewal.
+	[ "$(grep -c 'query\[A\] short.lan.test from' "$T/dns.log")" -ge 3 ] ||
+		fail "short.lan.test asked again too rarely: $(grep short.lan.test "$T/dns.log")"
+	grep -q '"daddr": "10.23.0.81", "dport": 80, .*"reason": "deny-host"' "$T/audit.jsonl" ||
+		fail "no deny-host denial: $(grep 10.23.0.81 "$T/audit.jsonl")"
+	expect_no_leftovers
+}
+
 # The attack on deny-host: an allowed name of the agent's choosing as a
 # CNAME of the denied one (alias.lan.test -> forge.lan.test). The answer's
 # chain reaches the denied name: its addresses are blocked before the

@@ -308,3 +308,29 @@ Test(dnsallow, a_deny_host_answer_blocks_its_addresses_for_the_ttl)
 	config_free(&cfg);
 	config_free(&later);
 }
+
+/* A block near its end is due once: its name, once for all its addresses,
+ * asked again; a renewal makes it due again near its new end, and a block
+ * whose name no longer answered it is never due again (it ends). */
+Test(dnsallow, a_deny_host_block_near_its_end_is_asked_for_once)
+{
+	uint32_t a[] = { ip("198.51.100.7"), ip("198.51.100.8") };
+	uint32_t b[] = { ip("198.51.100.9") };
+	struct dnsallow t = { 0 };
+	char names[4][DNS_NAME_MAX + 1];
+	size_t added;
+
+	cr_assert_eq(dnsdeny_record(&t, "www.paste.test", a, 2, 10, 0, &added), 0);
+	cr_assert_eq(dnsdeny_record(&t, "far.paste.test", b, 1, 600, 0, &added), 0);
+	cr_expect_eq(dnsdeny_due(&t, 6 * S, 3 * S, names, 4), 0, "10 s blocks: not at 6 s");
+	cr_assert_eq(dnsdeny_due(&t, 7 * S, 3 * S, names, 4), 1, "due at 7 s, its name once");
+	cr_expect_str_eq(names[0], "www.paste.test");
+	cr_expect_eq(dnsdeny_due(&t, 8 * S, 3 * S, names, 4), 0, "asked for that end already");
+	cr_assert_eq(dnsdeny_record(&t, "www.paste.test", a, 1, 10, 8 * S, &added), 0);
+	cr_expect_eq(dnsdeny_due(&t, 9 * S, 3 * S, names, 4), 0,
+		     "the address the answer left out ends at 10 s: asked for once already");
+	cr_expect_eq(dnsdeny_due(&t, 15 * S, 3 * S, names, 4), 1, "the renewed one, near 18 s");
+	cr_expect_str_eq(names[0], "www.paste.test");
+	cr_expect_eq(dnsdeny_due(&t, 15 * S, 3 * S, names, 1), 0, "and only once");
+	dnsallow_free(&t);
+}

@@ -394,6 +394,25 @@ int dnsdeny_record(struct dnsallow *t, const char *name, const uint32_t *addrs, 
 	return err;
 }
 
+size_t dnsdeny_due(struct dnsallow *t, uint64_t now_ns, uint64_t ahead_ns,
+		   char (*names)[DNS_NAME_MAX + 1], size_t max)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < t->n && n < max; i++) {
+		struct dnsallow_entry *e = &t->v[i];
+
+		if (e->expires_ns > now_ns + ahead_ns || e->asked_for == e->expires_ns)
+			continue;
+		e->asked_for = e->expires_ns;
+		for (k = 0; k < n && strcmp(names[k], e->name); k++)
+			;
+		if (k == n)
+			copy_name(names[n++], e->name);
+	}
+	return n;
+}
+
 size_t dnsdeny_keep_configured(struct dnsallow *t, const struct config *cfg)
 {
 	size_t i, kept = 0, n = t->n;

@@ -58,6 +58,8 @@ struct dnsallow_entry {
 			        by name (metadata, the LAN for a wildcard...);
 			        kept so its answers cost nothing, not shown */
 	char name[DNS_NAME_MAX + 1]; /* the name last answered with it */
+	uint64_t asked_for;  /* deny-host: the expiry its name was asked again
+				for (dnsdeny_due()), or 0 */
 };
 
 /* The index: open addressing over (address, port, strength), twice as
@@ -170,6 +172,18 @@ bool dnsallow_denied(const struct config *cfg, const char *name);
  */
 int dnsdeny_record(struct dnsallow *t, const char *name, const uint32_t *addrs, size_t n_addrs,
 		   uint32_t ttl, uint64_t now_ns, size_t *added);
+
+/**
+ * dnsdeny_due() - the names of @t's blocks whose time is up within
+ * @ahead_ns of @now_ns, each block's name once per expiry (marked asked),
+ * each name once, at most @max, into @names: to ask again, so that a block
+ * lasts while its name still answers the address (the attack: an agent
+ * that waits out a block's TTL, then reaches the denied service through
+ * an allowed name that shares its address)
+ * Return: how many.
+ */
+size_t dnsdeny_due(struct dnsallow *t, uint64_t now_ns, uint64_t ahead_ns,
+		   char (*names)[DNS_NAME_MAX + 1], size_t max);
 
 /**
  * dnsdeny_keep_configured() - after a reload: remove the entries whose

@@ -550,6 +550,40 @@ static void learn_instead(struct query *q)
 	q->udp_size = 0;
 }
 
+int dnsfwd_learn(struct dnsfwd *f, const char *name)
+{
+	struct query *q = NULL;
+	size_t i;
+	int rc;
+
+	if (!dnsmsg_name_is_host(name) || strlen(name) > DNS_NAME_MAX)
+		return -EINVAL;
+	for (i = 0; i < DNSFWD_QUERIES_MAX && !q; i++)
+		if (!f->queries[i].used)
+			q = &f->queries[i];
+	if (!q)
+		return -EBUSY;
+	memset(q, 0, sizeof(*q));
+	q->fd = -1;
+	memcpy(q->q.name, name, strlen(name) + 1);
+	learn_instead(q);
+	rc = dnsmsg_build_query(&q->q, 0, false, q->msg, sizeof(q->msg));
+	if (rc < 0)
+		return rc;
+	q->len = (size_t)rc;
+	q->used = true;
+	q->upstream = f->next_upstream++ % f->o.n_upstreams;
+	rc = next_id(f, &q->id);
+	if (!rc)
+		rc = ask(f, q, false);
+	if (rc) {
+		free_query(q);
+		return rc;
+	}
+	arm_timer(f, true);
+	return 0;
+}
+
 /* take_query() - one query from the agent: checked, answered at once
  * (AAAA, or a full table), or asked upstream */
 static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
@@ -561,7 +595,10 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 	int rc;
 
 	f->stats.queries++;
-	for (i = 0; i < DNSFWD_QUERIES_MAX && !q; i++)
+	/* The last DNSFWD_OWN_SLOTS are the jail's own (dnsfwd_learn()): an
+	 * agent that keeps every slot busy with names that never answer must
+	 * not keep a deny-host block from being renewed. */
+	for (i = 0; i < DNSFWD_QUERIES_MAX - DNSFWD_OWN_SLOTS && !q; i++)
 		if (!f->queries[i].used)
 			q = &f->queries[i];
 	if (!q)

@@ -25,6 +25,7 @@
 
 #define DNSFWD_UPSTREAMS_MAX 3 /* glibc's MAXNS */
 #define DNSFWD_QUERIES_MAX 64  /* queries in flight; more get SERVFAIL */
+#define DNSFWD_OWN_SLOTS 4     /* ... of them kept for dnsfwd_learn() */
 #define DNSFWD_TCP_MAX 16      /* TCP clients at once; more are closed */
 /* The most descriptors the forwarder holds: one a query, one a client, its
  * two listeners and timer. */
@@ -118,6 +119,16 @@ int dnsfwd_join(struct dnsfwd *f, int epfd);
 /** dnsfwd_event() - one event of the forwarder's (@ev: its data.u64):
  * queries, answers, retries and timeouts that are due */
 void dnsfwd_event(struct dnsfwd *f, uint64_t ev);
+
+/**
+ * dnsfwd_learn() - ask the resolver for @name's A records on the jail's own
+ * behalf, as a refused query that asked for DNSFWD_LEARN does: on_answer()
+ * sees the answer, and no one else gets it (deny-host's blocks, kept in
+ * force while the name still answers them)
+ * Return: 0; -EBUSY (every query slot is taken, DNSFWD_OWN_SLOTS too);
+ * -EINVAL (not a host name); or the -errno of the send.
+ */
+int dnsfwd_learn(struct dnsfwd *f, const char *name);
 
 void dnsfwd_stats(const struct dnsfwd *f, struct dnsfwd_stats *out);
 

@@ -82,6 +82,7 @@ struct jail {
 	struct dnsdenials *dns_refused; /* the forwarder's refusals (dnsdenials.h),
 					    or NULL until the first */
 	unsigned int dns_learned;  /* deny-host names learned this second */
+	bool deny_ask_failed_said; /* a deny-host name could not be asked again */
 	uint64_t dns_lost;         /* refusals no record shows, in all */
 	uint64_t denied_read;      /* denials counted when the map was last read */
 	struct jail_status status;

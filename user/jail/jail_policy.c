@@ -569,6 +569,12 @@ void jail_policy_dns_released(struct jail_policy *jp, const struct dns_question 
 	audit_names(jp, q->name, a, jp->names_first, jp->names_unrecorded_held);
 }
 
+size_t jail_policy_denied_due(struct jail_policy *jp, char (*names)[DNS_NAME_MAX + 1],
+			      size_t max)
+{
+	return dnsdeny_due(&jp->denied, monotonic_ns(), JAIL_DENY_ASK_AHEAD_NS, names, max);
+}
+
 void jail_policy_expire_names(struct jail_policy *jp)
 {
 	struct dnsallow_entry *gone = NULL;

@@ -127,6 +127,21 @@ void jail_policy_dns_answer(struct jail_policy *jp, const struct dns_question *q
 void jail_policy_dns_released(struct jail_policy *jp, const struct dns_question *q,
 			      const struct dns_answer *a);
 
+/* How long before a deny-host block's end its name is asked again
+ * (jail_policy_denied_due()): a second's tick, and a resolver's retries. */
+#define JAIL_DENY_ASK_AHEAD_NS (3 * 1000000000ULL)
+
+/**
+ * jail_policy_denied_due() - the deny-host names whose blocks end within
+ * JAIL_DENY_ASK_AHEAD_NS, each once per block's end, at most @max, into
+ * @names: the caller asks the resolver for them again (dnsfwd_learn()),
+ * and an answer that still gives the addresses renews their blocks
+ * (dnsdeny_due() says why)
+ * Return: how many.
+ */
+size_t jail_policy_denied_due(struct jail_policy *jp, char (*names)[DNS_NAME_MAX + 1],
+			      size_t max);
+
 /** jail_policy_expire_names() - the names' addresses whose time is up go
  * (the supervisor calls it every second) */
 void jail_policy_expire_names(struct jail_policy *jp);

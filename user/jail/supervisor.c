@@ -664,6 +664,27 @@ static int wait_ms(int a, int b)
 	return b < 0 || a < b ? a : b;
 }
 
+/* ask_denied_again() - the deny-host names whose blocks are near their
+ * end asked again (jail_policy_denied_due()), a few a second: the blocks
+ * last while the names still answer their addresses */
+static void ask_denied_again(struct jail *j)
+{
+	char names[SUPERVISOR_DENY_ASK_PER_S][DNS_NAME_MAX + 1];
+	size_t i, n;
+
+	if (!j->dns)
+		return;
+	n = jail_policy_denied_due(&j->policy, names, SUPERVISOR_DENY_ASK_PER_S);
+	for (i = 0; i < n; i++) {
+		int err = dnsfwd_learn(j->dns, names[i]);
+
+		if (err && !j->deny_ask_failed_said)
+			log_warn("jail %s: cannot ask for %s again (%s): its deny-host block ends "
+				 "with its TTL", j->id, names[i], strerror(-err));
+		j->deny_ask_failed_said |= err != 0;
+	}
+}
+
 /* every_second() - what is not per event: the window's count records,
  * losses, the status file. Reading the counters after every wakeup cost a
  * relayed round trip its latency six times over (one bpf() per slot). */
@@ -671,6 +692,7 @@ static void every_second(struct jail *j)
 {
 	__u64 c[COUNTER_SLOTS], now[COUNTER_SLOTS];
 
+	ask_denied_again(j);
 	jail_policy_expire_names(&j->policy);
 	close_dns_window(j); /* the forwarder's: not the engine's to read */
 	/* The settled counters may lag a read behind the ones now (engine.h);

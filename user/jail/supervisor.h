@@ -39,6 +39,9 @@ int supervisor_on_dns_query(void *ctx, const struct dns_question *q);
 
 /* deny-host names whose addresses are learned, at most, each second */
 #define SUPERVISOR_DNS_LEARN_PER_S 16
+/* deny-host names asked again a second at most, before their blocks end
+ * (jail_policy_denied_due()); the rest end with their TTL. */
+#define SUPERVISOR_DENY_ASK_PER_S 16
 
 /**
  * supervisor_start_status() - what `ebpfjail status` shows from now on:
