@@ -3,6 +3,7 @@
  * says, and the kernel enforces it for an unprivileged user */
 #include <errno.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -852,6 +853,50 @@ Test(nftrules, a_large_change_in_place_is_in_steps, .fini = teardown)
 		from = c.step_end[s];
 	}
 	cr_expect_eq(from, c.n);
+	nftrules_change_free(&c);
+	nftrules_script_free(&whole);
+	free(set);
+}
+
+/* Review finding 6: a change whose deletes came in an earlier step than
+ * its additions was looser in between. An address+port block (ports)
+ * that gives way to a /32 block of the address (hosts), under the /32
+ * allow of an allow-ip: deleted first, the port fell to the allow until
+ * the next step. Every addition (with the delete of the key it replaces)
+ * comes before every other delete. */
+Test(nftrules, a_change_in_steps_adds_before_it_deletes, .fini = teardown)
+{
+	size_t n = NFTRULES_ELEMENTS_PER_STEP + 10, i, last_add = 0, first_del = SIZE_MAX;
+	struct policy_rule *set = calloc(n, sizeof(*set)), old_port;
+	struct nft_script whole;
+	struct nft_change c;
+
+	cr_assert(set);
+	compile("allow-host = *.lan\n");
+	free(pol.sources);
+	pol.sources = NULL;
+	cr_assert_eq(nftrules_script(&pol, 4, 0, NULL, 0, &whole), 0);
+	old_port = (struct policy_rule){
+		.key = { .prefixlen = POLICY_PREFIXLEN_PORT, .addr = inet_addr("10.9.0.1"),
+			 .port = htons(80) },
+		.value = { .action = JAIL_DENY, .reason = REASON_DENY_HOST, .prefixlen = 32 } };
+	cr_assert_eq(policy_insert_rule(&pol, &old_port), 0);
+	for (i = 0; i < n; i++)
+		set[i] = (struct policy_rule){
+			.key = { .prefixlen = 32, .addr = htonl(0x0a090000 + (uint32_t)i + 1) },
+			.value = { .action = JAIL_DENY, .reason = REASON_DENY_HOST, .prefixlen = 32 } };
+	cr_assert_eq(nftrules_change(&pol, &whole.chains, set, n, &old_port.key, 1, &c), 0);
+	cr_expect_geq(c.n_steps, 2);
+	for (i = 0; i < c.n; i++) {
+		if (c.elements[i].add)
+			last_add = i;
+		else if (first_del == SIZE_MAX)
+			first_del = i;
+	}
+	cr_expect_gt(first_del, last_add, "a delete at %zu before the add at %zu", first_del,
+		     last_add);
+	cr_expect(element(&c, (long)c.n_steps - 1, false, NFT_MAP_PORTS, "10.9.0.1", IPPROTO_TCP, 80,
+			  NULL), "the port's block goes in the last step, after 10.9.0.1/32's");
 	nftrules_change_free(&c);
 	nftrules_script_free(&whole);
 	free(set);

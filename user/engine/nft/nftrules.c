@@ -651,15 +651,15 @@ int nftrules_change(const struct policy *in_force, const struct nft_chains *chai
 	for (i = 0; i < n_del; i++)
 		if (!is_exact(&del[i]))
 			return -EOPNOTSUPP;
-	/* The deletes, then the additions. A key whose value changes is
-	 * deleted and added in the same step: the kernel refuses an add
+	/* The additions, then the deletes, as the BPF engine makes them:
+	 * a change that spans steps is never looser between two of them
+	 * than before and after. The attack the other order opened: an
+	 * address+port block (ports) deleted in one step while the /32
+	 * block that replaces it (hosts) came in the next, and in between
+	 * the port fell to the address's allow. A key whose value changes
+	 * is deleted and added in the same step: the kernel refuses an add
 	 * over another verdict, and between two transactions its address
 	 * would fall to the ranges. */
-	for (i = 0; i < n_del && !w.err; i++) {
-		r = policy_rule_at(in_force, &del[i]);
-		if (r)
-			change_exact(&w, NULL, r);
-	}
 	for (i = 0; i < n_set && !w.err; i++) {
 		r = policy_rule_at(in_force, &set[i].key);
 		if (r && !memcmp(&r->value, &set[i].value, sizeof(r->value)))
@@ -668,6 +668,11 @@ int nftrules_change(const struct policy *in_force, const struct nft_chains *chai
 		if (r)
 			change_exact(&w, NULL, r);
 		change_exact(&w, &needed, &set[i]);
+	}
+	for (i = 0; i < n_del && !w.err; i++) {
+		r = policy_rule_at(in_force, &del[i]);
+		if (r)
+			change_exact(&w, NULL, r);
 	}
 	change_step(&w);
 	/* A verdict jumps to a chain the generation lacks: only a whole one

@@ -136,8 +136,9 @@ struct nft_change {
  * in place of @in_force's at their keys, @del's keys removed, as elements
  * of the exact maps (nftengine_change() writes them to the kernel as they
  * are, no parser or cache between). Each step is atomic, a key whose
- * verdict changes within one (deleted, then added); a rule in force as it
- * is writes nothing, nor a key to delete that is not there.
+ * verdict changes within one (deleted, then added); the additions come
+ * before the deletes; a rule in force as it is writes nothing, nor a key
+ * to delete that is not there.
  * Return: 0 (@out may have no steps; free it with nftrules_change_free()),
  * -EOPNOTSUPP for a change only a whole generation can make (a prefix
  * shorter than /32, a verdict whose chain the generation lacks), -ENOMEM,
