@@ -54,7 +54,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 # .pc file: a missing one stops the build, by name (no guessed -l flags
 # that fail later, or link what happens to be there).
 PKGS := libbpf:libbpf-dev libelf:libelf-dev zlib:zlib1g-dev libmnl:libmnl-dev libpsl:libpsl-dev \
-	libseccomp:libseccomp-dev libnftables:libnftables-dev libnftnl:libnftnl-dev
+	libseccomp:libseccomp-dev libnftables:libnftables-dev libnftnl:libnftnl-dev libsystemd:libsystemd-dev
 pkg_name = $(firstword $(subst :, ,$(1)))
 pkg_deb = $(lastword $(subst :, ,$(1)))
 ifeq ($(filter clean,$(MAKECMDGOALS)),)

@@ -270,3 +270,85 @@ EOF2
 	expect_out refused
 	expect_err "Read-only file system"
 }
+
+# journal_world FUNCTION: FUNCTION in a mount namespace of its own where a
+# systemd-journald of the test's own listens and keeps its files (tmpfs
+# over /run/systemd, /run/log and /var/log/journal, persistent there as a
+# workstation's are): the jails it runs,
+# journalctl and `ebpfjail audit` meet that one, and nothing reaches the
+# machine's journal. The simulated network stays the outer shell's.
+journal_world() {
+	[ -x /lib/systemd/systemd-journald ] ||
+		fail "/lib/systemd/systemd-journald is missing: scripts/deps.sh installs it (systemd)"
+	[ -d /run/systemd ] && [ -d /run/log ] || skip "no /run/systemd and /run/log to mount over"
+	HOST=$HOST INET=$INET LAN=$LAN HOOK4=$HOOK4 OWNER_UID=$OWNER_UID RESOLVER_PID=$RESOLVER_PID \
+		unshare --mount --propagation private -- bash -c '
+		set -e
+		source "$SRC/tests/integration/lib.sh"; source "$SRC/tests/integration/netsim.sh"
+		source "$SRC/tests/integration/test_audit.sh"
+		for d in /run/systemd /run/log /var/log/journal; do
+			[ -d "$d" ] && mount -t tmpfs -o mode=0755 tmpfs "$d"
+		done
+		mkdir -p /run/systemd/journal
+		echo 0123456789abcdef0123456789abcdef >/run/systemd/machine-id
+		mount --bind /run/systemd/machine-id /etc/machine-id
+		SYSTEMD_LOG_LEVEL=err /lib/systemd/systemd-journald </dev/null >/dev/null 2>&1 &
+		journald=$!
+		trap "kill $journald; wait $journald 2>/dev/null || true" EXIT
+		for i in $(seq 1 200); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
+		[ -S /run/systemd/journal/socket ] || fail "journald did not come up"
+		# Persistent files (/var/log/journal, the tmpfs): a user has its
+		# own there, which it may read (the records of a rootless jail).
+		journalctl --flush
+		"$0"' "$1"
+}
+
+# audit-log = journal: a jail's denials, count records, policy changes and
+# names' records go to the journal as entries with their fields
+# (journalctl -t ebpfjail EBPFJAIL_REASON=metadata finds the denial), and
+# `ebpfjail audit` reads them back as from a file, table and --json. The
+# agent cannot write entries of its own there (the attack: a forged
+# record, or a flood in ebpfjail's name): the journal's native socket is
+# masked in its view. The control: the same user outside the jail can.
+test_audit_to_the_journal_and_back() {
+	netsim_up
+	journal_world _journal_round_trip
+}
+_journal_round_trip() {
+	sed -i 's|^audit-log = .*|audit-log = journal|' "$T/jail.conf"
+	mkdir -p "$T/agent" && chown 4242 "$T/agent"
+	local forge='MESSAGE=forged
+SYSLOG_IDENTIFIER=ebpfjail
+EBPFJAIL_RECORD={"time": "2026-01-01T00:00:00.000000Z", "jail": "f0rged00", "policy": "allow", "change": "10.0.0.9", "uid": 0}'
+	echo "$forge" >"$T/agent/forge"
+	chmod 644 "$T/agent/forge"
+	jail --internet off --allow-host web.example.test -- sh -c "
+		\"$T/probe\" tcp:169.254.169.254:80 tcp:169.254.169.254:80 dnsconnect:web.example.test:80
+		logger --journald=$T/agent/forge && echo forge:sent || echo forge:refused"
+	expect_rc 0
+	expect_out forge:refused
+	setpriv --reuid 4242 --regid 4242 --clear-groups -- logger --journald="$T/agent/forge" ||
+		fail "the control: uid 4242 outside the jail cannot write to the journal"
+	run journalctl -t ebpfjail EBPFJAIL_REASON=metadata -o json --no-pager
+	expect_rc 0
+	grep -q '"EBPFJAIL_DADDR":"169.254.169.254"' "$T/out" || fail "journalctl: $(cat "$T/out" "$T/err")"
+	local who='from probe \(pid [0-9]*\)' # the rootless engine names no process
+	rootless && who='from -'
+	grep -qE '"MESSAGE":"jail [0-9a-f]*: denied tcp 169.254.169.254:80 '"$who"': metadata' \
+		"$T/out" || fail "no readable MESSAGE: $(cat "$T/out")"
+	run journalctl -t ebpfjail EBPFJAIL_DNS=web.example.test -o json --no-pager
+	grep -q '"EBPFJAIL_ADDRS":"198.51.100.7"' "$T/out" || fail "no dns entry: $(cat "$T/out")"
+	# As the jail's user: root's jails' records are root's, a rootless
+	# jail's its user's.
+	audit --json
+	expect_rc 0
+	expect_out '"daddr": "169.254.169.254", "dport": 80, "hook": "'"$HOOK4"'", "reason": "metadata"'
+	expect_out '"dns": "web.example.test", "addrs": ["198.51.100.7"]'
+	# Another user's entries are no records; rootless, that user is the
+	# reader, and its own entries its own.
+	rootless || expect_no_out f0rged00
+	audit
+	expect_rc 0
+	expect_out "169.254.169.254:80"
+	expect_out "dns web.example.test: allowed 198.51.100.7"
+}

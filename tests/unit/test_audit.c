@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_audit.c - audit lines: written, read back, filtered */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -315,4 +316,89 @@ Test(audit, a_dns_record_parses)
 	cr_expect_str_eq(r.addrs, "\"10.0.0.1\", \"10.0.0.2\"");
 	cr_expect_eq(r.dport, 22);
 	cr_expect_eq(r.ttl, 60);
+}
+
+/* field() - @j's field @name's value, NUL-terminated, or NULL */
+static const char *field(const struct audit_journal *j, const char *name)
+{
+	static char value[AUDIT_JOURNAL_BYTES];
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < j->n; i++) {
+		const char *f = j->iov[i].iov_base;
+
+		if (j->iov[i].iov_len > n && !strncmp(f, name, n) && f[n] == '=') {
+			memcpy(value, f + n + 1, j->iov[i].iov_len - n - 1);
+			value[j->iov[i].iov_len - n - 1] = '\0';
+			return value;
+		}
+	}
+	return NULL;
+}
+
+/* A record as journal fields: each key as EBPFJAIL_KEY (a list's values
+ * space-separated, a null none), the line itself to read back, and a
+ * MESSAGE of printable ASCII however hostile the comm. */
+Test(audit, a_record_as_journal_fields)
+{
+	struct jail_event e = event("169.254.169.254", 80, REASON_METADATA, "cu\033[2Jrl");
+	struct timespec t = { .tv_sec = 1795000000, .tv_nsec = 123456000 };
+	static struct audit_journal j;
+	char line[AUDIT_LINE_MAX];
+	size_t len = audit_format_event(&e, "abcd0123", t, line, sizeof(line));
+	const char *v;
+
+	cr_assert_eq(audit_journal_fields(line, len, &j), 0);
+	cr_expect_str_eq(field(&j, "EBPFJAIL_REASON"), "metadata");
+	cr_expect_str_eq(field(&j, "EBPFJAIL_DADDR"), "169.254.169.254");
+	cr_expect_str_eq(field(&j, "EBPFJAIL_DPORT"), "80");
+	cr_expect_str_eq(field(&j, "EBPFJAIL_JAIL"), "abcd0123");
+	cr_expect_str_eq(field(&j, "EBPFJAIL_COMM"), "cu\033[2Jrl", "the journal holds the bytes");
+	cr_expect_str_eq(field(&j, "SYSLOG_IDENTIFIER"), "ebpfjail");
+	cr_expect_str_eq(field(&j, "PRIORITY"), "4");
+	line[len - 1] = '\0';
+	cr_expect_str_eq(field(&j, AUDIT_JOURNAL_RECORD), line);
+	v = field(&j, "MESSAGE");
+	cr_assert(v);
+	cr_expect(strstr(v, "denied tcp 169.254.169.254:80 from cu?[2Jrl (pid 42): metadata"), "%s", v);
+	for (; *v; v++)
+		cr_expect(*v >= 0x20 && *v < 0x7f, "MESSAGE byte %#x", (unsigned char)*v);
+
+	cr_expect_eq(audit_journal_fields("{}", 0, &j), -EINVAL, "an empty line is no record");
+	len = audit_format_dns_denial("a", "x.paste.test", 16, "internet", 0, t, t, line, sizeof(line));
+	cr_assert_eq(audit_journal_fields(line, len, &j), 0);
+	cr_expect(!field(&j, "EBPFJAIL_PID"), "a null is no field");
+	cr_expect_str_eq(field(&j, "EBPFJAIL_NAME"), "x.paste.test");
+	cr_expect_str_eq(field(&j, "EBPFJAIL_HOOK"), "dns");
+
+	len = audit_format_lost("a", 7, REASON_PRIVATE, t, line, sizeof(line));
+	cr_assert_eq(audit_journal_fields(line, len, &j), 0);
+	cr_expect_str_eq(field(&j, "EBPFJAIL_LOST"), "7");
+	cr_expect_str_eq(field(&j, "PRIORITY"), "3");
+
+	len = audit_format_policy("a", "deny", "10.0.0.5:502", 0, t, line, sizeof(line));
+	cr_assert_eq(audit_journal_fields(line, len, &j), 0);
+	cr_expect_str_eq(field(&j, "EBPFJAIL_POLICY"), "deny");
+	cr_expect_str_eq(field(&j, "PRIORITY"), "6");
+
+	cr_expect_eq(audit_journal_fields("not json\n", 9, &j), -EINVAL);
+}
+
+/* A dns record's lists, each value once, space-separated. */
+Test(audit, a_dns_record_as_journal_fields)
+{
+	uint32_t addrs[] = { inet_addr("198.51.100.7"), inet_addr("198.51.100.8") };
+	uint32_t refused[] = { inet_addr("10.0.0.1") };
+	struct timespec t = { .tv_sec = 1795000000 };
+	static struct audit_journal j;
+	char line[AUDIT_DNS_LINE_MAX];
+	size_t len = audit_format_dns("a", "www.example.test", NULL, 443, addrs, 2, refused, 1,
+				      false, 60, t, line, sizeof(line));
+
+	cr_assert_eq(audit_journal_fields(line, len, &j), 0);
+	cr_expect_str_eq(field(&j, "EBPFJAIL_DNS"), "www.example.test");
+	cr_expect_str_eq(field(&j, "EBPFJAIL_ADDRS"), "198.51.100.7 198.51.100.8");
+	cr_expect_str_eq(field(&j, "EBPFJAIL_REFUSED"), "10.0.0.1");
+	cr_expect_str_eq(field(&j, "EBPFJAIL_TTL"), "60");
+	cr_expect_str_eq(field(&j, "PRIORITY"), "6");
 }

@@ -538,3 +538,187 @@ int audit_parse_since(const char *text, time_t now, time_t *out)
 	*out = mktime(&tm);
 	return *out == (time_t)-1 ? -EINVAL : 0;
 }
+
+/* --- the journal -------------------------------------------------------------- */
+
+/* printable_into() - @src's printable ASCII (others '?') onto @o */
+static void printable_into(struct textbuf *o, const char *src)
+{
+	for (; *src; src++) {
+		char c = *src >= 0x20 && *src < 0x7f ? *src : '?';
+
+		textbuf_append(o, &c, 1);
+	}
+}
+
+void audit_describe(const struct audit_record *r, char *buf, size_t size)
+{
+	struct textbuf o = { buf, size, 0, false };
+	char text[AUDIT_ADDRS_TEXT_MAX];
+	size_t i, k;
+
+	buf[0] = '\0';
+	textbuf_put(&o, "jail %s: ", r->jail);
+	if (r->is_lost) {
+		textbuf_put(&o, "%lu denials lost%s%s (more kinds at once than could be counted)",
+			    r->lost, r->reason[0] ? ", reason " : "", r->reason);
+	} else if (r->is_policy) {
+		textbuf_put(&o, "policy %s: ", r->policy);
+		printable_into(&o, r->change);
+		textbuf_put(&o, " (by uid %lu)", r->uid);
+	} else if (r->is_dns) {
+		/* the addresses as the log lists them, without their quotes */
+		for (i = k = 0; r->addrs[i] && k + 1 < sizeof(text); i++)
+			if (r->addrs[i] != '"')
+				text[k++] = r->addrs[i];
+		text[k] = '\0';
+		textbuf_literal(&o, "dns ");
+		printable_into(&o, r->host);
+		textbuf_put(&o, ": allowed %s for %lu s", text[0] ? text : "nothing", r->ttl);
+		if (r->refused[0])
+			textbuf_literal(&o, ", some addresses refused");
+	} else {
+		textbuf_put(&o, "denied %s ", r->proto);
+		if (r->path[0]) {
+			printable_into(&o, r->path);
+		} else if (!strcmp(r->proto, "dns")) { /* a refused query */
+			printable_into(&o, r->host);
+			textbuf_put(&o, " %s", r->qtype);
+		} else {
+			textbuf_put(&o, "%s:%lu", r->daddr[0] ? r->daddr : "-", r->dport);
+		}
+		textbuf_literal(&o, " from ");
+		printable_into(&o, r->comm[0] ? r->comm : "-");
+		if (r->pid != AUDIT_UNKNOWN)
+			textbuf_put(&o, " (pid %lu)", r->pid);
+		textbuf_put(&o, ": %s", r->reason);
+		if (r->rule[0])
+			textbuf_put(&o, ", rule %s", r->rule);
+		if (r->count)
+			textbuf_put(&o, ", %lu times", r->count);
+	}
+}
+
+/* journal_add() - one field @name=@value (@len bytes) into @j. Return: 0 or
+ * -E2BIG. */
+static int journal_add(struct audit_journal *j, const char *name, const char *value, size_t len)
+{
+	size_t n = strlen(name);
+	char *at = j->buf + j->used;
+
+	if (j->n == AUDIT_JOURNAL_FIELDS_MAX || j->used + n + 1 + len > sizeof(j->buf))
+		return -E2BIG;
+	memcpy(at, name, n);
+	at[n] = '=';
+	memcpy(at + n + 1, value, len);
+	j->iov[j->n++] = (struct iovec){ at, n + 1 + len };
+	j->used += n + 1 + len;
+	return 0;
+}
+
+/* json_list() - a list of strings and numbers at @p ('[') into @out, its
+ * values space-separated. Return: past it, or NULL. */
+static const char *json_list(const char *p, char *out, size_t size)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (p++;;) {
+		char one[DNS_NAME_MAX + 1];
+		size_t n;
+
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (*p == ']')
+			return p + 1;
+		if (*p == '"') {
+			p = json_string(p, one, sizeof(one));
+			if (!p)
+				return NULL;
+		} else {
+			n = strcspn(p, ",]");
+			if (!p[n] || n >= sizeof(one))
+				return NULL;
+			memcpy(one, p, n);
+			one[n] = '\0';
+			p += n;
+		}
+		n = strlen(one);
+		if (o + n + 2 > size)
+			return NULL;
+		if (o)
+			out[o++] = ' ';
+		memcpy(out + o, one, n + 1);
+		o += n;
+	}
+}
+
+int audit_journal_fields(const char *line, size_t len, struct audit_journal *out)
+{
+	static char text[AUDIT_DNS_LINE_MAX], copy[AUDIT_DNS_LINE_MAX + 1];
+	struct audit_record r;
+	char name[48], key[32], message[512];
+	const char *p = copy;
+	int err = 0;
+	size_t i;
+
+	while (len && line[len - 1] == '\n')
+		len--;
+	if (len >= sizeof(copy))
+		return -E2BIG;
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	if (audit_parse_line(copy, &r))
+		return -EINVAL;
+	out->n = out->used = 0;
+	while (*p == ' ')
+		p++;
+	for (p++; !err;) { /* past the '{': audit_parse_line() checked */
+		bool null = false;
+
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (*p == '}')
+			break;
+		p = json_string(p, key, sizeof(key));
+		if (!p)
+			return -EINVAL;
+		while (*p == ' ' || *p == ':')
+			p++;
+		if (*p == '"') {
+			p = json_string(p, text, sizeof(text));
+		} else if (*p == '[') {
+			p = json_list(p, text, sizeof(text));
+		} else {
+			size_t n = strcspn(p, ",}");
+
+			if (n >= sizeof(text))
+				return -EINVAL;
+			memcpy(text, p, n);
+			text[n] = '\0';
+			null = !strcmp(text, "null");
+			p += n;
+		}
+		if (!p)
+			return -EINVAL;
+		if (null)
+			continue; /* the rootless engine's pid: no field, as journalctl shows none */
+		snprintf(name, sizeof(name), "EBPFJAIL_");
+		for (i = 0; key[i] && i + 10 < sizeof(name); i++)
+			name[9 + i] = (key[i] >= 'a' && key[i] <= 'z') ? (char)(key[i] - 'a' + 'A')
+				    : (key[i] >= '0' && key[i] <= '9') ? key[i] : '_';
+		name[9 + i] = '\0';
+		err = journal_add(out, name, text, strlen(text));
+	}
+	audit_describe(&r, message, sizeof(message));
+	if (!err)
+		err = journal_add(out, AUDIT_JOURNAL_RECORD, copy, len);
+	if (!err)
+		err = journal_add(out, "MESSAGE", message, strlen(message));
+	if (!err)
+		err = journal_add(out, "PRIORITY", r.is_lost ? "3" : r.is_policy || r.is_dns ? "6" : "4",
+				  1);
+	if (!err)
+		err = journal_add(out, "SYSLOG_IDENTIFIER", "ebpfjail", 8);
+	return err;
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <linux/types.h>
 
 #include "ebpfjail.h"
@@ -144,6 +145,38 @@ struct audit_record {
  * Return: 0, or -EINVAL for a line that is not one of ours.
  */
 int audit_parse_line(const char *line, struct audit_record *r);
+
+/* A record as journal fields (audit_journal_fields()), each "NAME=value"
+ * in iov[] (values may hold any byte: sd_journal_sendv()). */
+#define AUDIT_JOURNAL_FIELDS_MAX 40
+#define AUDIT_JOURNAL_BYTES (3 * AUDIT_DNS_LINE_MAX)
+struct audit_journal {
+	struct iovec iov[AUDIT_JOURNAL_FIELDS_MAX];
+	size_t n;
+	size_t used;
+	char buf[AUDIT_JOURNAL_BYTES];
+};
+
+/* The journal field that holds the whole record, as the file's line. */
+#define AUDIT_JOURNAL_RECORD "EBPFJAIL_RECORD"
+
+/**
+ * audit_journal_fields() - @line (one record of ours, its newline left
+ * out or not) as journal fields: EBPFJAIL_KEY=value for each of its keys
+ * (a list's values space-separated; a null is no field), AUDIT_JOURNAL_RECORD
+ * with the line itself (what `ebpfjail audit` reads back), MESSAGE (what
+ * the record says, for a person: printable ASCII only, the agent chose its
+ * comm and names), PRIORITY (4 a denial, 3 a loss, 6 the rest) and
+ * SYSLOG_IDENTIFIER=ebpfjail (pure)
+ * Return: 0, or -EINVAL for a line that is not one of ours, -E2BIG.
+ */
+int audit_journal_fields(const char *line, size_t len, struct audit_journal *out);
+
+/**
+ * audit_describe() - what record @r says, for a person, into @buf:
+ * printable ASCII only (pure)
+ */
+void audit_describe(const struct audit_record *r, char *buf, size_t size);
 
 /**
  * audit_parse_since() - "10m", "2h", "30s", "1d", or a local time

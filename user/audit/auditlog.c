@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* auditlog.c - the audit log file: open, rotate, append
+/* auditlog.c - the audit log: a file (open, rotate, append) or the
+ * systemd journal
  *
  * Root writes it, so it is never where the agent points: audit-log comes
  * from root's configuration alone (config.c), no link on the path is
@@ -17,7 +18,10 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include "audit.h"
 #include "auditlog.h"
+#include "config.h"
+#include "journal.h"
 #include "log.h"
 #include "trust.h"
 
@@ -90,6 +94,23 @@ static int reopen(struct audit_log *log)
 	return 0;
 }
 
+/* open_journal() - records to the systemd journal: journald must be there
+ * (fail closed: a jail whose records go nowhere does not start). Return:
+ * 0 or -errno (logged). */
+static int open_journal(struct audit_log *log)
+{
+	struct stat st;
+
+	if (stat(AUDIT_JOURNAL_SOCKET, &st) || !S_ISSOCK(st.st_mode))
+		return log_err(-ENOENT, "audit-log = journal, but no systemd-journald listens on %s "
+			       "(start it, or set audit-log to a file)", AUDIT_JOURNAL_SOCKET);
+	log->fields = malloc(sizeof(*log->fields));
+	if (!log->fields)
+		return -ENOMEM;
+	log->journal = true;
+	return 0;
+}
+
 int audit_log_open(struct audit_log *log, const char *path)
 {
 	char dir[4096] = "";
@@ -99,7 +120,11 @@ int audit_log_open(struct audit_log *log, const char *path)
 	log->fd = log->dir_fd = -1;
 	log->held = NULL;
 	log->held_len = 0;
+	log->journal = false;
+	log->fields = NULL;
 	log->rotate_bytes = AUDIT_ROTATE_BYTES;
+	if (!strcmp(path, CONFIG_AUDIT_JOURNAL))
+		return open_journal(log);
 	if (snprintf(log->path, sizeof(log->path), "%s", path) >= (int)sizeof(log->path))
 		return -ENAMETOOLONG;
 	log->name = strrchr(log->path, '/') + 1;
@@ -164,6 +189,32 @@ static void rotate(struct audit_log *log)
 	close(lfd); /* releases the lock */
 }
 
+bool audit_log_writable(const struct audit_log *log)
+{
+	return log->journal || log->fd >= 0;
+}
+
+/* send_lines() - @len bytes of whole lines, each a journal entry. Return:
+ * 0, or the first error (the other lines are sent all the same). */
+static int send_lines(struct audit_log *log, const char *lines, size_t len)
+{
+	const char *end = lines + len;
+	int first = 0;
+
+	while (lines < end) {
+		const char *nl = memchr(lines, '\n', (size_t)(end - lines));
+		size_t n = nl ? (size_t)(nl - lines) : (size_t)(end - lines);
+		int err = audit_journal_fields(lines, n, log->fields);
+
+		if (!err)
+			err = journal_send(log->fields->iov, log->fields->n);
+		if (err && !first)
+			first = err;
+		lines += n + 1;
+	}
+	return first;
+}
+
 /* write_lines() - @len bytes of whole lines, in one write() */
 static int write_lines(struct audit_log *log, const char *line, size_t len)
 {
@@ -171,6 +222,8 @@ static int write_lines(struct audit_log *log, const char *line, size_t len)
 	ssize_t n;
 	int err;
 
+	if (log->journal)
+		return send_lines(log, line, len);
 	if (log->fd < 0)
 		return -EBADF;
 	/* Another jail rotated our file away: write to the new one. */
@@ -258,4 +311,7 @@ void audit_log_close(struct audit_log *log)
 	log->fd = log->dir_fd = -1;
 	log->held = NULL;
 	log->held_len = 0;
+	free(log->fields);
+	log->fields = NULL;
+	log->journal = false;
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* auditlog.h - the audit log file: open, rotate, append (the only part of
- * the audit with system calls; the lines come from audit.h) */
+/* auditlog.h - the audit log: a file (open, rotate, append) or the systemd
+ * journal (audit-log = journal); the only part of the audit with system
+ * calls; the lines come from audit.h */
 #ifndef EBPFJAIL_AUDITLOG_H
 #define EBPFJAIL_AUDITLOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,7 +19,11 @@
 #define AUDIT_HOLD_NS (10 * 1000 * 1000ULL)
 #define AUDIT_HOLD_BYTES (64U << 10)
 
+struct audit_journal;
+
 struct audit_log {
+	bool journal;      /* audit-log = journal: records to the systemd journal */
+	struct audit_journal *fields; /* ... each one's fields, while it is sent */
 	int fd;
 	int dir_fd;        /* the directory, held: nothing on its path is followed again */
 	const char *name;  /* the file's name in it (points into path) */
@@ -30,7 +36,10 @@ struct audit_log {
 };
 
 /**
- * audit_log_open() - open (create) the audit log for appending
+ * audit_log_open() - open (create) the audit log for appending; @path
+ * CONFIG_AUDIT_JOURNAL: the systemd journal, which must be listening
+ * (AUDIT_JOURNAL_SOCKET), each record a journal entry
+ * (audit_journal_fields())
  *
  * The directories are created root-only (0750) and the file 0640: what was
  * denied, to where, is not every local user's business. No link on the
@@ -40,6 +49,13 @@ struct audit_log {
  * Return: 0, or -errno (logged).
  */
 int audit_log_open(struct audit_log *log, const char *path);
+
+/* Where systemd-journald takes records (sd_journal_sendv()). */
+#define AUDIT_JOURNAL_SOCKET "/run/systemd/journal/socket"
+
+/** audit_log_writable() - whether audit_log_open() succeeded: records go
+ * somewhere */
+bool audit_log_writable(const struct audit_log *log);
 
 /**
  * audit_log_append() - write one line, whole

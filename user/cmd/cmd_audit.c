@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* cmd_audit.c - `ebpfjail audit`: what the jails denied, oldest first
  *
- * Reads the rotated files (PATH.4 ... PATH.1) and then PATH, so the newest
+ * With audit-log = journal, from the systemd journal (journal.h). Else it
+ * reads the rotated files (PATH.4 ... PATH.1) and then PATH, so the newest
  * denial is the last line. --follow keeps reading PATH like `tail -F`: when
  * a jail rotates it away, the rest of the old file is read, then the new
  * one from its start, so nothing is skipped or shown twice.
@@ -19,6 +20,7 @@
 #include "auditlog.h"
 #include "cli.h"
 #include "jailstate.h"
+#include "journal.h"
 #include "log.h"
 #include "dnsfwd.h"
 #include "suggest.h"
@@ -252,6 +254,33 @@ static int show_jail_view(const struct cli_options *o, struct filter *f, const c
 	return finish(o, f, view);
 }
 
+/* show_journal() - the records in the systemd journal (audit-log =
+ * journal), oldest first, then new ones as they come with --follow.
+ * Return: the exit status. */
+static int show_journal(const struct cli_options *o, struct filter *f)
+{
+	static char line[AUDIT_DNS_LINE_MAX + 2];
+	struct journal_reader *r;
+	int err = journal_open(o->jail, f->since, &r), n;
+
+	if (err)
+		return log_err(EXIT_TROUBLE, "cannot read the systemd journal: %s", err == -EACCES ?
+			       "no journal file is readable (run with sudo, or as a member of the "
+			       "systemd-journal group)" : strerror(-err));
+	for (;;) {
+		while ((n = journal_next(r, line, sizeof(line))) > 0)
+			show_line(line, f);
+		fflush(stdout);
+		err = n;
+		if (err || !o->follow || (err = journal_wait(r, -1)))
+			break;
+	}
+	journal_close(r);
+	if (err)
+		return log_err(EXIT_TROUBLE, "cannot read the systemd journal: %s", strerror(-err));
+	return finish(o, f, "the systemd journal");
+}
+
 /* own_domains() - the host's own domains, for --suggest (suggest.h): from
  * the resolv.conf of where audit runs (the jail's keeps the host's search
  * and domain lines) */
@@ -304,6 +333,10 @@ int cmd_audit(const struct command *cmd, int argc, char **argv)
 	config_init(&cfg);
 	if (cli_load_config(&cfg, &o, cli_agent_uid(&o))) {
 		ret = EXIT_TROUBLE;
+		goto out;
+	}
+	if (!strcmp(cfg.audit_log, CONFIG_AUDIT_JOURNAL)) {
+		ret = show_journal(&o, &f);
 		goto out;
 	}
 	for (n = AUDIT_KEEP; n >= 0; n--) {

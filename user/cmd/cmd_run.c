@@ -19,6 +19,7 @@
 #include "agent.h"
 #include "agentfs.h"
 #include "builtin.h"
+#include "auditlog.h"
 #include "cli.h"
 #include "jail.h"
 #include "log.h"
@@ -111,26 +112,45 @@ static int start_agent(struct jail *j, char **argv, const struct agent_user *u,
 				   .netns_fd = j->ns.fd, .fs = &fs,
 				   .nofile = j->nofile.rlim_max ? &j->nofile : NULL,
 				   .rootless = j->mode == JAIL_MODE_ROOTLESS };
-	int err;
-
+	bool journal = !strcmp(cfg->audit_log, CONFIG_AUDIT_JOURNAL);
+	const char *const *root_sockets;
+	const char **masks;
 	char log_dir[4096];
+	size_t n;
+	int err;
 
 	/* Rootless, the audit log is the agent's user's file: read-only in
 	 * its view (agentfs.c). */
 	snprintf(log_dir, sizeof(log_dir), "%s", cfg->audit_log);
-	*strrchr(log_dir, '/') = '\0';
-	if (j->mode == JAIL_MODE_ROOTLESS && log_dir[0])
+	if (!journal)
+		*strrchr(log_dir, '/') = '\0';
+	if (j->mode == JAIL_MODE_ROOTLESS && !journal && log_dir[0])
 		fs.readonly_dir = log_dir;
 	fs.unix_sockets = j->unix_sockets;
-	fs.masks = builtin_root_sockets(&fs.n_masks);
-
+	/* With the records in the journal, its native socket is masked too:
+	 * the attack is an agent that writes entries of its own with
+	 * ebpfjail's identifier and fields (a rootless one as the same uid
+	 * as its supervisor), which `ebpfjail audit` would show as records.
+	 * syslog and stdout streams cannot set those fields. */
+	root_sockets = builtin_root_sockets(&n);
+	masks = calloc(n + 1, sizeof(*masks));
+	if (!masks)
+		return refuse("out of memory");
+	memcpy(masks, root_sockets, n * sizeof(*masks));
+	if (journal)
+		masks[n++] = AUDIT_JOURNAL_SOCKET;
+	fs.masks = masks;
+	fs.n_masks = n;
 
 	spec.envp = agent_env(environ, u, cfg);
-	if (!spec.envp)
+	if (!spec.envp) {
+		free(masks);
 		return refuse("out of memory");
+	}
 	log_debug("jail %s ready: starting %s as uid %u", j->id, argv[0], u->uid);
 	err = agent_spawn(&spec, &j->proc);
 	agent_env_free(spec.envp);
+	free(masks);
 	if (err)
 		return spawn_error(err, argv[0]);
 	jail_protections(j, cfg->share_tmp, j->status.protections, sizeof(j->status.protections));

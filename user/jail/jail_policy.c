@@ -125,7 +125,7 @@ static void record(struct jail_policy *jp, const char *action, const char *chang
 	struct timespec now;
 	size_t len;
 
-	if (!jp->audit || jp->audit->fd < 0)
+	if (!jp->audit || !audit_log_writable(jp->audit))
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	len = audit_format_policy(jp->id, action, change, uid, now, line, sizeof(line));
@@ -428,7 +428,7 @@ static void audit_names(struct jail_policy *jp, const char *name, const struct d
 	struct timespec wall;
 	size_t i, k, n_allowed, n_refused;
 
-	if (!jp->audit || jp->audit->fd < 0)
+	if (!jp->audit || !audit_log_writable(jp->audit))
 		return;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	for (i = first; i < jp->names.n; i++) {

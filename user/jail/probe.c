@@ -29,6 +29,7 @@
 #include "nftrules.h"
 #include "policy.h"
 #include "pasta.h"
+#include "auditlog.h"
 #include "probe.h"
 
 static enum probe_level set(struct probe_result *r, enum probe_level level, const char *name,
@@ -435,6 +436,16 @@ enum probe_level probe_audit_log(struct probe_result *r, const struct config *cf
 {
 	char dir[4096], *slash;
 
+	if (!strcmp(cfg->audit_log, CONFIG_AUDIT_JOURNAL)) {
+		struct stat st;
+
+		if (stat(AUDIT_JOURNAL_SOCKET, &st) || !S_ISSOCK(st.st_mode))
+			return set(r, PROBE_FAIL, "audit log", "start systemd-journald, or set "
+				   "audit-log to a file", "journal: no systemd-journald listens on %s",
+				   AUDIT_JOURNAL_SOCKET);
+		return set(r, PROBE_OK, "audit log", "", "the systemd journal (%s)",
+			   AUDIT_JOURNAL_SOCKET);
+	}
 	snprintf(dir, sizeof(dir), "%s", cfg->audit_log);
 	slash = strrchr(dir, '/');
 	if (slash)

@@ -114,7 +114,7 @@ static void write_denial(struct jail *j, const struct jail_event *e, uint64_t co
 	} else {
 		view_append(j, line, len);
 	}
-	if (j->audit.fd < 0)
+	if (!audit_log_writable(&j->audit))
 		return;
 	err = audit_log_append(&j->audit, line, len);
 	if (err)
@@ -140,7 +140,7 @@ static void write_lost_record(struct jail *j, unsigned int reason, uint64_t lost
 	clock_gettime(CLOCK_REALTIME, &now);
 	len = audit_format_lost(j->id, lost, reason, now, line, sizeof(line));
 	view_append(j, line, len);
-	if (j->audit.fd >= 0)
+	if (audit_log_writable(&j->audit))
 		audit_log_append(&j->audit, line, len);
 }
 
@@ -165,7 +165,7 @@ static void write_dns_denial(struct jail *j, const char *name, const struct dnsd
 	int err;
 
 	view_append(j, line, len);
-	if (j->audit.fd < 0)
+	if (!audit_log_writable(&j->audit))
 		return;
 	err = audit_log_hold(&j->audit, line, len);
 	if (err)

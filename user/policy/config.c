@@ -752,8 +752,8 @@ static int set_unix_socket(struct config *cfg, const char *value,
 static int set_audit_log(struct config *cfg, const char *value,
 			 const struct config_origin *origin, char *why, size_t why_size)
 {
-	if (value[0] != '/') {
-		snprintf(why, why_size, "must be an absolute path");
+	if (value[0] != '/' && strcmp(value, CONFIG_AUDIT_JOURNAL)) {
+		snprintf(why, why_size, "must be an absolute path or " CONFIG_AUDIT_JOURNAL);
 		return -EINVAL;
 	}
 	free(cfg->audit_log);

@@ -14,6 +14,8 @@
 #define CONFIG_DEFAULT_AUDIT_LOG "/var/log/ebpfjail/audit.jsonl"
 /* A user's own, without root: under $XDG_STATE_HOME (~/.local/state). */
 #define CONFIG_USER_AUDIT_LOG "ebpfjail/audit.jsonl"
+/* audit-log's value for the systemd journal instead of a file */
+#define CONFIG_AUDIT_JOURNAL "journal"
 
 /**
  * config_default_audit_log() - where the audit log is unless audit-log
