@@ -115,7 +115,7 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: profiles all check check-fresh unit integration check-containers stress fuzz fuzz-long fuzz-build bench bench-smoke demo clean man install uninstall
+.PHONY: profiles all check check-fresh unit integration check-containers check-package stress fuzz fuzz-long fuzz-build bench bench-smoke demo clean man install uninstall
 all: $(OUT)/ebpfjail man profiles
 
 # The profiles beside the binary, where it looks first (cli_profile_path()).
@@ -251,6 +251,11 @@ stress: $(OUT)/ebpfjail $(OUT)/probe $(OUT)/relaystress
 	RELAY_STRESS_SESSIONS=1000 RELAY_STRESS_IPERF=20 PASSES="root rootless" PASTA_DIRS="system $$current" \
 		tests/integration/run.sh $(OUT)/ebpfjail test_iperf3_pattern_through_both_relays_under_load
 
+# The Debian package: built, lintian, installed into a fresh Debian 12 root
+# and removed again (tests/package/run.sh says how).
+check-package:
+	$(Q)tests/package/run.sh
+
 # ebpfjail-entrypoint under real Podman and Docker, with the README's
 # Dockerfile and run lines (tests/containers/run.sh says how).
 check-containers: $(OUT)/ebpfjail $(OUT)/probe
@@ -280,6 +285,7 @@ check:
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory check-containers
+	$(Q)$(MAKE) --no-print-directory check-package
 	$(Q)$(MAKE) --no-print-directory integration
 
 # A new machine, for real: scripts/check-fresh.sh says how.
@@ -314,6 +320,7 @@ install: $(OUT)/ebpfjail $(MAN_PAGES)
 	install -m 0755 $(OUT)/ebpfjail $(DESTDIR)$(BINDIR)/ebpfjail
 	install -m 0755 scripts/ebpfjail-entrypoint $(DESTDIR)$(BINDIR)/ebpfjail-entrypoint
 	install -m 0644 $(OUT)/man/ebpfjail.1 $(DESTDIR)$(MANDIR)/man1/ebpfjail.1
+	install -m 0644 $(OUT)/man/ebpfjail-entrypoint.1 $(DESTDIR)$(MANDIR)/man1/ebpfjail-entrypoint.1
 	install -m 0644 $(OUT)/man/ebpfjail.conf.5 $(DESTDIR)$(MANDIR)/man5/ebpfjail.conf.5
 	install -m 0644 completion/ebpfjail.bash $(DESTDIR)$(COMPLETIONDIR)/ebpfjail
 	install -d $(DESTDIR)$(PROFILEDIR)
@@ -329,7 +336,8 @@ install: $(OUT)/ebpfjail $(MAN_PAGES)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ebpfjail $(DESTDIR)$(BINDIR)/ebpfjail-entrypoint \
-		$(DESTDIR)$(MANDIR)/man1/ebpfjail.1 $(DESTDIR)$(MANDIR)/man5/ebpfjail.conf.5 \
+		$(DESTDIR)$(MANDIR)/man1/ebpfjail.1 $(DESTDIR)$(MANDIR)/man1/ebpfjail-entrypoint.1 \
+		$(DESTDIR)$(MANDIR)/man5/ebpfjail.conf.5 \
 		$(DESTDIR)$(COMPLETIONDIR)/ebpfjail $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf.example
 	rm -rf $(DESTDIR)$(PROFILEDIR)
 	-rmdir $(DESTDIR)$(PREFIX)/share/ebpfjail

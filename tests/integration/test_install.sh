@@ -9,6 +9,7 @@ test_install_tree_man_pages_and_installed_binary() {
 		fail "make install: $(cat "$T/install.out")"
 	local f
 	for f in usr/bin/ebpfjail usr/bin/ebpfjail-entrypoint usr/share/man/man1/ebpfjail.1 \
+		usr/share/man/man1/ebpfjail-entrypoint.1 \
 		usr/share/man/man5/ebpfjail.conf.5 usr/share/bash-completion/completions/ebpfjail \
 		etc/ebpfjail.conf.example; do
 		[ -f "$root/$f" ] || fail "not installed: $f"
@@ -20,7 +21,7 @@ test_install_tree_man_pages_and_installed_binary() {
 	cmp -s "$SRC/etc/ebpfjail.conf" "$root/etc/ebpfjail.conf.example" || fail "the example differs"
 
 	# the man pages render without a single warning
-	for f in man1/ebpfjail.1 man5/ebpfjail.conf.5; do
+	for f in man1/ebpfjail-entrypoint.1 man1/ebpfjail.1 man5/ebpfjail.conf.5; do
 		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$root/usr/share/man/$f" >"$T/man.txt" 2>"$T/man.err" ||
 			fail "man -l $f failed: $(cat "$T/man.err")"
 		[ ! -s "$T/man.err" ] || fail "man -l $f warns: $(cat "$T/man.err")"
