@@ -115,7 +115,7 @@ LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%.o,$(UNIT_SRCS))
 
-.PHONY: profiles all check check-fresh unit integration check-containers check-package stress fuzz fuzz-long fuzz-build bench bench-smoke demo clean man install uninstall
+.PHONY: profiles all check check-fresh unit integration check-containers check-package check-apparmor check-trixie check-trixie-build stress fuzz fuzz-long fuzz-build bench bench-smoke demo clean man install uninstall
 all: $(OUT)/ebpfjail man profiles
 
 # The profiles beside the binary, where it looks first (cli_profile_path()).
@@ -251,6 +251,21 @@ stress: $(OUT)/ebpfjail $(OUT)/probe $(OUT)/relaystress
 	RELAY_STRESS_SESSIONS=1000 RELAY_STRESS_IPERF=20 PASSES="root rootless" PASTA_DIRS="system $$current" \
 		tests/integration/run.sh $(OUT)/ebpfjail test_iperf3_pattern_through_both_relays_under_load
 
+# The AppArmor profile compiles (AppArmor 4's parser: the userns rule;
+# make check-trixie-build runs it in a Debian 13 root).
+check-apparmor:
+	$(Q)apparmor_parser -Q -K -T etc/apparmor.d/ebpfjail && echo "apparmor: etc/apparmor.d/ebpfjail compiles ($$(apparmor_parser --version | head -n 1))"
+
+# Debian 13: the build and the unit tests with its toolchain (clang,
+# libbpf, gcc) and the AppArmor profile with its parser, in a fresh root
+# (make check runs this); and the whole of make check there (before a
+# release, not in CI: it takes as long again).
+check-trixie-build:
+	$(Q)FRESH_SUITE=trixie FRESH_DEPS="--section build --section the-unit-tests --section the-AppArmor" \
+		FRESH_CMD="make all unit check-apparmor" scripts/check-fresh.sh
+check-trixie:
+	$(Q)FRESH_SUITE=trixie scripts/check-fresh.sh
+
 # The Debian package: built, lintian, installed into a fresh Debian 12 root
 # and removed again (tests/package/run.sh says how).
 check-package:
@@ -286,6 +301,7 @@ check:
 	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory check-containers
 	$(Q)$(MAKE) --no-print-directory check-package
+	$(Q)$(MAKE) --no-print-directory check-trixie-build
 	$(Q)$(MAKE) --no-print-directory integration
 
 # A new machine, for real: scripts/check-fresh.sh says how.
@@ -313,6 +329,9 @@ COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 PROFILEDIR := $(PREFIX)/share/ebpfjail/profiles
 SYSCONFDIR := /etc
 LOGDIR := /var/log/ebpfjail
+# The AppArmor profile into $(SYSCONFDIR)/apparmor.d: yes, no, or auto
+# (where this machine's AppArmor is 4 or newer, which the profile needs).
+APPARMOR ?= auto
 
 install: $(OUT)/ebpfjail $(MAN_PAGES)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
@@ -333,13 +352,23 @@ install: $(OUT)/ebpfjail $(MAN_PAGES)
 		install -m 0644 etc/ebpfjail.conf $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf; \
 	fi
 	install -d -m 0750 $(DESTDIR)$(LOGDIR)
+	install -d $(DESTDIR)$(PREFIX)/share/ebpfjail/apparmor
+	install -m 0644 etc/apparmor.d/ebpfjail $(DESTDIR)$(PREFIX)/share/ebpfjail/apparmor/ebpfjail
+	@# In force only where AppArmor 4 parses it (the userns rule: Ubuntu
+	@# 24.04, Debian 13); Debian 12's 3.0 would fail on it at every boot.
+	@if [ "$(APPARMOR)" = yes ] || { [ "$(APPARMOR)" = auto ] && [ -e $(SYSCONFDIR)/apparmor.d/abi/4.0 ]; }; then \
+		install -d $(DESTDIR)$(SYSCONFDIR)/apparmor.d; \
+		install -m 0644 etc/apparmor.d/ebpfjail $(DESTDIR)$(SYSCONFDIR)/apparmor.d/ebpfjail; \
+		echo "  installed $(DESTDIR)$(SYSCONFDIR)/apparmor.d/ebpfjail (load it: apparmor_parser -r)"; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ebpfjail $(DESTDIR)$(BINDIR)/ebpfjail-entrypoint \
 		$(DESTDIR)$(MANDIR)/man1/ebpfjail.1 $(DESTDIR)$(MANDIR)/man1/ebpfjail-entrypoint.1 \
 		$(DESTDIR)$(MANDIR)/man5/ebpfjail.conf.5 \
-		$(DESTDIR)$(COMPLETIONDIR)/ebpfjail $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf.example
-	rm -rf $(DESTDIR)$(PROFILEDIR)
+		$(DESTDIR)$(COMPLETIONDIR)/ebpfjail $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf.example \
+		$(DESTDIR)$(SYSCONFDIR)/apparmor.d/ebpfjail
+	rm -rf $(DESTDIR)$(PROFILEDIR) $(DESTDIR)$(PREFIX)/share/ebpfjail/apparmor
 	-rmdir $(DESTDIR)$(PREFIX)/share/ebpfjail
 	@echo "  left $(DESTDIR)$(SYSCONFDIR)/ebpfjail.conf and $(DESTDIR)$(LOGDIR) (your configuration and audit log)"
 

@@ -3,6 +3,11 @@
 #
 # Usage: scripts/check-fresh.sh    (root; `make check-fresh`)
 #
+# FRESH_SUITE=trixie: a Debian 13 root instead (its archives are this
+# machine's with the suite's name; make check-trixie, and make
+# check-trixie-build, which CI runs: FRESH_DEPS="--section build ..." for
+# deps.sh, FRESH_CMD="make all unit check-apparmor").
+#
 # Proves that a new machine with nothing installed by hand passes the
 # README's test command. Ends with "check-fresh: passed in M min S s" or
 # "check-fresh: FAILED ...", and exits 0 only when it passed.
@@ -71,6 +76,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 cache=${FRESH_CACHE:-/var/cache/ebpfjail/fresh}
 dest=/root/ebpfjail
+suite=${FRESH_SUITE:-bookworm}
+case $suite in
+bookworm) name=debian12 what="Debian 12" ;;
+trixie) name=debian13 what="Debian 13" ;;
+*) echo "check-fresh: FRESH_SUITE=$suite: bookworm or trixie" >&2; exit 2 ;;
+esac
 
 # cgroup_layout: "POINT TYPE SOURCE OPTIONS" of every cgroup2 and cgroup v1
 # mount in mountinfo, and of the mounts they sit on (not / or /sys), in
@@ -143,9 +154,9 @@ inner() {
 		LOGNAME=root SHELL=/bin/bash CI=true bash -c '
 		cd "$0" || exit 1
 		start=$SECONDS
-		scripts/deps.sh || { echo "check-fresh: scripts/deps.sh failed"; exit 1; }
+		scripts/deps.sh $2 || { echo "check-fresh: scripts/deps.sh failed"; exit 1; }
 		echo "# check-fresh: scripts/deps.sh took $((SECONDS - start)) s"
-		eval "$1"' "$dest" "${FRESH_CMD:-make check}" </dev/null
+		eval "$1"' "$dest" "${FRESH_CMD:-make check}" "${FRESH_DEPS:-}" </dev/null
 	rc=$?
 	return "$rc"
 }
@@ -163,16 +174,18 @@ source "$top/tests/integration/lib.sh" # mount_of, cgroup_mount
 started=$(date +%s)
 R= sub=
 
-# base_root: the cached minimal Debian 12 root tarball, built if missing or
+# base_root: the cached minimal root tarball of $suite, built if missing or
 # more than a week old
 base_root() {
 	local sources sum tar part
 	. /etc/os-release
 	[ "${VERSION_CODENAME:-}" = bookworm ] ||
 		{ echo "check-fresh: this machine is not Debian 12: its archives would not build bookworm" >&2; return 1; }
-	sources=$("$here/apt-sources.sh") || return 1
+	# Another suite: the same archives, its name in place of bookworm's
+	# (bookworm-updates, bookworm-security with it).
+	sources=$("$here/apt-sources.sh" | sed "s/ bookworm\([ -]\)/ $suite\1/") || return 1
 	sum=$(printf 'minbase\n%s\n' "$sources" | sha256sum | cut -c1-12)
-	tar=$cache/debian12-minbase-$sum.tar
+	tar=$cache/$name-minbase-$sum.tar
 	if [ -s "$tar" ] && [ -z "$(find "$tar" -mtime +7)" ]; then
 		echo "$tar"
 		return 0
@@ -180,9 +193,9 @@ base_root() {
 	mkdir -p "$cache"
 	part=$tar.partial.$$
 	printf '%s\n' "$sources" >"$part.sources.list"
-	echo "# check-fresh: building the Debian 12 root with mmdebstrap (minbase), from:" >&2
+	echo "# check-fresh: building the $what root with mmdebstrap (minbase), from:" >&2
 	sed 's/^/#   /' "$part.sources.list" >&2
-	if ! mmdebstrap --quiet --variant=minbase bookworm "$part.tar" "$part.sources.list" >&2; then
+	if ! mmdebstrap --quiet --variant=minbase "$suite" "$part.tar" "$part.sources.list" >&2; then
 		rm -f "$part.tar" "$part.sources.list"
 		return 1
 	fi
@@ -225,7 +238,7 @@ trap cleanup EXIT
 trap 'echo "check-fresh: FAILED: interrupted"; exit 130' INT
 trap 'echo "check-fresh: FAILED: terminated"; exit 143' TERM HUP
 
-tar=$(base_root) || { echo "check-fresh: FAILED: no Debian 12 root"; exit 1; }
+tar=$(base_root) || { echo "check-fresh: FAILED: no $what root"; exit 1; }
 R=$(mktemp -d /var/tmp/ebpfjail-fresh.XXXXXX)
 mkdir "$R/root"
 tar -xf "$tar" -C "$R/root" --numeric-owner || { echo "check-fresh: FAILED: cannot extract $tar"; exit 1; }
@@ -256,7 +269,7 @@ for old in "$cg${own%/}"/ebpfjail-fresh.*; do
 done
 sub=$cg${own%/}/ebpfjail-fresh.$$
 mkdir "$sub" || { echo "check-fresh: FAILED: cannot create the cgroup $sub"; exit 1; }
-echo "# check-fresh: $(git -C "$top" describe --always --dirty) in a fresh Debian 12 root ($R), cgroup $sub"
+echo "# check-fresh: $(git -C "$top" describe --always --dirty) in a fresh $what root ($R), cgroup $sub"
 
 pidns=()
 [ "${FRESH_PIDNS:-0}" = 1 ] && pidns=(--pid --fork)

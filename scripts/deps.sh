@@ -3,6 +3,12 @@
 #
 # Usage: scripts/deps.sh           install what scripts/deps.list names (root)
 #        scripts/deps.sh --check   only check that all of it is there
+#        scripts/deps.sh --section NAME...   install (and check) only the
+#                                  list's sections whose header starts with
+#                                  NAME, dashes for spaces ("build",
+#                                  "the-unit-tests"), and no
+#                                  npm pin: a root that builds and runs the
+#                                  unit tests (make check-trixie-build)
 #
 # scripts/deps.list is the one list: each program (or file) the build, the
 # suites, the benchmarks and the product use, with its package. Installing
@@ -16,9 +22,16 @@ set -euo pipefail
 list=$(dirname "$0")/deps.list
 [ -r "$list" ] || { echo "deps.sh: cannot read $list" >&2; exit 1; }
 
-# entries: "NAME PACKAGE" lines, one per name, from the list
+# entries: "NAME PACKAGE" lines, one per name, from the list (from the
+# sections $sections names, if any: "|"-separated header beginnings)
+sections=
 entries() {
-	sed -e 's/#.*//' "$list" | awk 'NF >= 2 { for (i = 1; i < NF; i++) print $i, $NF }'
+	awk -v want="$sections" '
+		/^# --- / { name = substr($0, 7); gsub(/ /, "-", name); on = want == ""
+			n = split(want, w, "|"); for (i = 1; i <= n; i++) if (index(name, w[i]) == 1) on = 1
+			next }
+		{ sub(/#.*/, "") }
+		(want == "" || on) && NF >= 2 { for (i = 1; i < NF; i++) print $i, $NF }' "$list"
 }
 
 # present NAME: a program on PATH (or in the sbin directories a non-root
@@ -90,8 +103,13 @@ check() {
 
 case ${1:-} in
 --check) check; exit ;;
+--section)
+	shift
+	[ $# -gt 0 ] || { echo "usage: scripts/deps.sh --section NAME..." >&2; exit 2; }
+	sections=$(IFS='|'; echo "$*")
+	npm_pins() { :; } ;;
 "") ;;
-*) echo "usage: scripts/deps.sh [--check]" >&2; exit 2 ;;
+*) echo "usage: scripts/deps.sh [--check | --section NAME...]" >&2; exit 2 ;;
 esac
 
 missing=()

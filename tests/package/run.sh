@@ -13,7 +13,8 @@
 # namespace of its own with /proc, /sys and /dev: ebpfjail --version,
 # ebpfjail doctor --json (its checks, as JSON; the root has no pasta
 # namespace to run, so some fail), man -l of each page; then dpkg -r takes
-# every file dpkg -L listed except the configuration, and dpkg -P that too.
+# every file dpkg -L listed except the conffiles (the configuration, the
+# AppArmor profile), which must be kept, and dpkg -P takes those too.
 # Ends with the line "N passed, M failed, 0 skipped", as the other suites.
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -96,10 +97,12 @@ use() {
 	in_root env MANWIDTH=80 man -l /usr/share/man/man5/ebpfjail.conf.5.gz | grep -q "audit-log" ||
 		{ echo "man -l ebpfjail.conf.5"; return 1; }
 	in_root dpkg -L ebpfjail >"$W/files" || return 1
+	in_root dpkg-query -W -f='${Conffiles}\n' ebpfjail | awk 'NF { print $1 }' >"$W/conffiles"
+	grep -qx /etc/ebpfjail.conf "$W/conffiles" || { echo "no conffile /etc/ebpfjail.conf: $(cat "$W/conffiles")"; return 1; }
 	in_root dpkg -r ebpfjail || return 1
 	while read -r f; do
 		[ -d "$W/root$f" ] && continue # directories others may share
-		if [ "$f" = /etc/ebpfjail.conf ]; then
+		if grep -qxF "$f" "$W/conffiles"; then
 			[ -f "$W/root$f" ] || { echo "dpkg -r took the configuration $f"; return 1; }
 		elif [ -e "$W/root$f" ]; then
 			echo "left after dpkg -r: $f"
@@ -107,7 +110,9 @@ use() {
 		fi
 	done <"$W/files"
 	in_root dpkg -P ebpfjail || return 1
-	[ ! -e "$W/root/etc/ebpfjail.conf" ] || { echo "dpkg -P left /etc/ebpfjail.conf"; return 1; }
+	while read -r f; do
+		[ ! -e "$W/root$f" ] || { echo "dpkg -P left $f"; return 1; }
+	done <"$W/conffiles"
 }
 
 check "dpkg-buildpackage builds the .deb" build &&

@@ -84,7 +84,7 @@ int cmd_doctor(const struct command *cmd, int argc, char **argv)
 		probe_userns(r++);
 	}
 	probe_pasta(r++, true);
-	probe_apparmor(r++);
+	probe_apparmor(r++, rootless);
 	probe_iproute2(r++);
 	probe_callback_ports(r++, &cfg);
 	probe_audit_log(r++, &cfg);

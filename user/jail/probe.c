@@ -376,26 +376,64 @@ enum probe_level probe_userns(struct probe_result *r)
 	return set(r, PROBE_OK, "user namespaces", "", "unprivileged user namespaces available");
 }
 
-enum probe_level probe_apparmor(struct probe_result *r)
+enum probe_level probe_apparmor_judge(const struct apparmor_facts *f, bool rootless,
+				      struct probe_result *r)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	bool confined = false;
-	FILE *f;
+	char restricted[96] = "";
 
-	if (!apparmor_enabled())
+	if (!f->enabled)
 		return set(r, PROBE_OK, "AppArmor", "", "not enabled");
-	f = fopen("/sys/kernel/security/apparmor/profiles", "re");
-	while (f && getline(&line, &cap, f) > 0)
-		confined |= strstr(line, "passt") || strstr(line, "pasta");
-	if (f)
-		fclose(f);
-	free(line);
-	if (confined)
+	if (f->restrict_userns == 1)
+		snprintf(restricted, sizeof(restricted), "; unprivileged user namespaces restricted%s",
+			 f->ebpfjail_profile ? ", ebpfjail's profile allows its own" : "");
+	/* Ubuntu 24.04's default: a user namespace made without a profile
+	 * that allows it has no capability in it, and the rootless engine's
+	 * network namespace and rules need them. Root (the BPF engine) is
+	 * not restricted. */
+	if (rootless && f->restrict_userns == 1 && !f->ebpfjail_profile)
+		return set(r, PROBE_FAIL, "AppArmor",
+			   "load ebpfjail's profile: sudo apparmor_parser -r /etc/apparmor.d/ebpfjail "
+			   "(copy it there from /usr/share/ebpfjail/apparmor if it is missing); or "
+			   "run as root",
+			   "kernel.apparmor_restrict_unprivileged_userns = 1 and no AppArmor profile "
+			   "for ebpfjail: the rootless engine cannot make its user namespace");
+	if (f->pasta_mode[0] && !strcmp(f->pasta_mode, "enforce"))
 		return set(r, PROBE_WARN, "AppArmor",
 			   "if pasta fails to start, check 'journalctl -k | grep apparmor'",
-			   "a profile confines passt/pasta");
-	return set(r, PROBE_OK, "AppArmor", "", "enabled, no profile for pasta");
+			   "a profile confines passt/pasta (enforce)%s", restricted);
+	return set(r, PROBE_OK, "AppArmor", "", "enabled, %s%s",
+		   f->pasta_mode[0] ? "pasta's profile not enforced" : "no profile for pasta",
+		   restricted);
+}
+
+enum probe_level probe_apparmor(struct probe_result *r, bool rootless)
+{
+	struct apparmor_facts f = { .enabled = apparmor_enabled(), .restrict_userns = -1 };
+	char *line = NULL, name[256], mode[16];
+	size_t cap = 0;
+	FILE *in;
+
+	in = fopen("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "re");
+	if (in) {
+		if (fscanf(in, "%d", &f.restrict_userns) != 1)
+			f.restrict_userns = -1;
+		fclose(in);
+	}
+	/* "NAME (MODE)" a line: "ebpfjail (unconfined)", "passt (enforce)" */
+	in = fopen("/sys/kernel/security/apparmor/profiles", "re");
+	while (in && getline(&line, &cap, in) > 0) {
+		if (sscanf(line, "%255s (%15[a-z])", name, mode) != 2)
+			continue;
+		if (!strcmp(name, "ebpfjail"))
+			f.ebpfjail_profile = true;
+		else if ((strstr(name, "passt") || strstr(name, "pasta")) &&
+			 strcmp(f.pasta_mode, "enforce"))
+			memcpy(f.pasta_mode, mode, sizeof(f.pasta_mode));
+	}
+	if (in)
+		fclose(in);
+	free(line);
+	return probe_apparmor_judge(&f, rootless, r);
 }
 
 enum probe_level probe_iproute2(struct probe_result *r)

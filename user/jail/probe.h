@@ -61,7 +61,25 @@ enum probe_level probe_bpf(struct probe_result *r);
 enum probe_level probe_bpffs(struct probe_result *r);
 enum probe_level probe_netns(struct probe_result *r);
 enum probe_level probe_userns(struct probe_result *r);
-enum probe_level probe_apparmor(struct probe_result *r);
+/* What AppArmor restricts where it is on (Ubuntu), read by probe_apparmor(). */
+struct apparmor_facts {
+	bool enabled;
+	int restrict_userns;   /* kernel.apparmor_restrict_unprivileged_userns:
+				  1, 0, or -1 where the kernel has no such knob */
+	bool ebpfjail_profile; /* etc/apparmor.d/ebpfjail is loaded */
+	char pasta_mode[16];   /* passt's profile's mode ("enforce", ...), or "" */
+};
+
+/**
+ * probe_apparmor() - AppArmor's restrictions on the jail: the user
+ * namespace restriction without ebpfjail's profile fails the rootless
+ * engine (@rootless), a profile that enforces on pasta is a warning
+ */
+enum probe_level probe_apparmor(struct probe_result *r, bool rootless);
+
+/** probe_apparmor_judge() - probe_apparmor()'s verdict on @f (pure) */
+enum probe_level probe_apparmor_judge(const struct apparmor_facts *f, bool rootless,
+				      struct probe_result *r);
 enum probe_level probe_iproute2(struct probe_result *r);
 enum probe_level probe_callback_ports(struct probe_result *r, const struct config *cfg);
 enum probe_level probe_audit_log(struct probe_result *r, const struct config *cfg);
