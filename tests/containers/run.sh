@@ -12,7 +12,7 @@
 # Podman and Docker a plain cgroup v2 host on a hybrid one. Engine state
 # lives under one scratch directory, removed at the end with every
 # cgroup the engines made; the base image's root file system (mmdebstrap,
-# the packages the README's Dockerfile installs) is cached in
+# the packages the README's Dockerfile installs; a Debian 13 one too) is cached in
 # /var/cache/ebpfjail/containers. Same output and skip rules as
 # tests/integration/run.sh.
 set -u -o pipefail
@@ -31,7 +31,9 @@ source "$here/world.sh"
 if [ -z "${EBPFJAIL_CTR_WORLD:-}" ]; then
 	# Before the world: the mirror is out of its reach.
 	EBPFJAIL_CTR_BASE=$(base_rootfs) || { echo "FAIL    container suite: no base image"; exit 1; }
-	export EBPFJAIL_CTR_BASE
+	EBPFJAIL_CTR_BASE13=$(base_rootfs trixie) ||
+		{ echo "FAIL    container suite: no Debian 13 base image"; exit 1; }
+	export EBPFJAIL_CTR_BASE EBPFJAIL_CTR_BASE13
 	cgroups_before=$(mktemp)
 	find "$(cgroup_mount)" -type d >"$cgroups_before"
 	EBPFJAIL_CTR_WORLD=1 unshare --mount --net --propagation private -- "$0" "$@"

@@ -52,6 +52,16 @@ EOF
 
 test_podman_readme_command_jails_the_agent() { _jailed podman; }
 
+# The README's Dockerfile with a Debian 13 base (its packages as the RUN
+# line names them, which apt maps onto Debian 13's time64 names): the
+# same jail, the same checks.
+test_podman_readme_image_on_debian_13_jails_the_agent() {
+	podman run --rm --entrypoint cat "$IMAGE13" /etc/debian_version >"$T/version" 2>&1 ||
+		fail "the Debian 13 image: $(cat "$T/version")"
+	grep -q '^13' "$T/version" || fail "not Debian 13: $(cat "$T/version")"
+	IMAGE=$IMAGE13 _jailed podman
+}
+
 # Rootless Podman, the README's line for it as uid 4242: the entrypoint
 # picks the rootless engine by itself; the internet works, the LAN and the
 # container's gateway (slirp4netns's 10.0.2.2) are refused at once (TCP
@@ -240,4 +250,65 @@ test_docker_devcontainer_run_args() {
 	expect_result_in "$T/out" tcp:203.0.113.10:80 ok
 	expect_result_in "$T/out" tcp:192.168.77.5:80 EPERM
 	expect_host_clean "the devcontainer"
+}
+
+# deploy/kubernetes/ebpfjail-pod.yaml under `podman kube play`, as is but
+# for the image, the workspace and the agent's command: the init container
+# makes the audit volume root's, the agent reaches the internet and is
+# refused the LAN and the pod's gateway, the audit container's log (what
+# `kubectl logs POD -c audit` shows) has the denials as JSON, and `kube
+# down` leaves nothing.
+test_podman_kube_play_of_the_kubernetes_pod() {
+	local yaml="$SRC/deploy/kubernetes/ebpfjail-pod.yaml" i vol
+	cat >"$T/agent.sh" <<'EOF2'
+cd /workspace
+./probe tcp:203.0.113.10:80 tcp:192.168.77.5:80 tcp:10.88.0.1:81 >probe.out.tmp
+stat -c '%u %a' /var/log/ebpfjail >logdir.out
+mv probe.out.tmp probe.out
+EOF2
+	workspace
+	cp "$T/agent.sh" "$T/ws/agent.sh"
+	grep -q '^      image: ebpfjail-agent:latest$' "$yaml" || fail "the pod's image line moved"
+	grep -q '^      args: \["claude"\]$' "$yaml" || fail "the pod's args line moved"
+	grep -q '^        path: /srv/workspace$' "$yaml" || fail "the pod's workspace line moved"
+	# Podman 4.3 mounts a ConfigMap whole, not one key of it (subPath:
+	# Podman 4.4): the key's text, from a file, stands in for it.
+	awk '/^  ebpfjail.conf: \|$/ { on = 1; next } on && /^    / { print substr($0, 5); next } on { exit }' \
+		"$yaml" >"$T/ebpfjail.conf"
+	grep -qx 'audit-log = /var/log/ebpfjail/audit.jsonl' "$T/ebpfjail.conf" ||
+		fail "the ConfigMap's ebpfjail.conf: $(cat "$T/ebpfjail.conf")"
+	sed -e "s|^      image: ebpfjail-agent:latest$|      image: $IMAGE|" \
+		-e 's|^      args: \["claude"\]$|      args: ["sh", "/workspace/agent.sh"]|' \
+		-e "s|^        path: /srv/workspace$|        path: $T/ws|" \
+		-e '/^          subPath: ebpfjail.conf$/d' \
+		-e "/^    - name: config$/,/^        name: ebpfjail-config$/c\\    - name: config\n      hostPath:\n        path: $T/ebpfjail.conf\n        type: File" \
+		"$yaml" >"$T/pod.yaml"
+	grep -c "path: $T/ebpfjail.conf" "$T/pod.yaml" | grep -qx 1 || fail "the pod's config volume moved: $(cat "$T/pod.yaml")"
+	echo "podman-kube $T/pod.yaml" >>"$T/containers"
+	podman kube play --start=false "$T/pod.yaml" >"$T/play.out" 2>&1 || fail "kube play: $(cat "$T/play.out")"
+	pod_cgroup_devices_open ebpfjail-agent
+	# A kubelet makes an emptyDir 0777, Podman 0755: as a kubelet would.
+	vol=$(podman inspect ebpfjail-agent-agent \
+		--format '{{range .Mounts}}{{if eq .Destination "/var/log/ebpfjail"}}{{.Source}}{{end}}{{end}}')
+	[ -d "$vol" ] || fail "no audit volume: '$vol'"
+	chmod 0777 "$vol"
+	podman pod start ebpfjail-agent >"$T/start.out" 2>&1 || fail "pod start: $(cat "$T/start.out")"
+	wait_file "$T/ws/probe.out" 30 ||
+		fail "the agent did not run: $(podman logs ebpfjail-agent-agent 2>&1 | tail -n 20)"
+	expect_result_in "$T/ws/probe.out" tcp:203.0.113.10:80 ok
+	expect_result_in "$T/ws/probe.out" tcp:192.168.77.5:80 EPERM
+	expect_result_in "$T/ws/probe.out" tcp:10.88.0.1:81 EPERM
+	[ ! -s "$W/hits" ] || fail "a packet got through: $(cat "$W/hits")"
+	# the audit container's output: one JSON record per denial
+	for i in $(seq 1 100); do
+		podman logs ebpfjail-agent-audit >"$T/audit.out" 2>&1 || true
+		grep -q '"10.88.0.1"' "$T/audit.out" && grep -q '"192.168.77.5"' "$T/audit.out" && break
+		sleep 0.1
+	done
+	grep -q '"daddr": "192.168.77.5", "dport": 80, "hook": "[a-z_0-9]*", "reason": "private"' "$T/audit.out" ||
+		fail "the audit container lacks the LAN denial: $(cat "$T/audit.out")"
+	grep -q '"daddr": "10.88.0.1", "dport": 81,' "$T/audit.out" || fail "the audit container lacks the gateway denial: $(cat "$T/audit.out")"
+	grep -qx '0 755' "$T/ws/logdir.out" || fail "the audit volume, as the agent sees it: $(cat "$T/ws/logdir.out")"
+	podman kube down "$T/pod.yaml" >"$T/down.out" 2>&1 || fail "kube down: $(cat "$T/down.out")"
+	expect_host_clean "kube down"
 }

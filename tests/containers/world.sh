@@ -5,6 +5,7 @@ source "$SRC/tests/integration/lib.sh" # mount_of, cgroup_mount, pasta_pids
 
 CACHE=/var/cache/ebpfjail/containers
 IMAGE=localhost/ebpfjail-test:latest
+IMAGE13=localhost/ebpfjail-test13:latest # the same Dockerfile FROM debian:13
 INTERNET=203.0.113.10 # the simulated internet: an echo server on port 80
 LAN=192.168.77.5      # a private address: a server that records each hit
 
@@ -34,20 +35,26 @@ readme_packages() {
 		grep -v '^$' | sort -u | paste -sd, -
 }
 
-# base_rootfs: a cached Debian 12 root file system with those packages
+# base_rootfs [SUITE]: a cached root file system of Debian 12 (bookworm,
+# the default) or 13 (trixie) with those packages, as the README's RUN line
+# installs them (on Debian 13 apt takes a package the time64 transition
+# renamed, libelf1 for libelf1t64, by the name the line has)
 base_rootfs() {
-	local pkgs sum tar
+	local suite=${1:-bookworm} pkgs sum tar name=debian12
+	[ "$suite" = trixie ] && name=debian13
 	pkgs=$(readme_packages)
 	[ -n "$pkgs" ] || { echo "the README's Dockerfile installs no packages" >&2; return 1; }
 	sum=$(echo "$pkgs" | sha256sum | cut -c1-12)
-	tar="$CACHE/debian12-$sum.tar"
+	tar="$CACHE/$name-$sum.tar"
 	if [ ! -s "$tar" ]; then
 		mkdir -p "$CACHE"
-		echo "# building the base image ($pkgs) with mmdebstrap" >&2
+		echo "# building the $suite base image ($pkgs) with mmdebstrap" >&2
 		rm -f "$tar.partial.tar"
-		# from the Debian archives the machine's apt uses
-		"$SRC/scripts/apt-sources.sh" |
-			mmdebstrap --quiet --variant=minbase --include="$pkgs" bookworm "$tar.partial.tar" - >&2 || return 1
+		# from the Debian archives the machine's apt uses (the suite's name
+		# in place of bookworm's)
+		"$SRC/scripts/apt-sources.sh" | sed "s/ bookworm\([ -]\)/ $suite\1/" |
+			mmdebstrap --quiet --variant=minbase --include="$pkgs" "$suite" "$tar.partial.tar" - >&2 ||
+			return 1
 		mv "$tar.partial.tar" "$tar"
 	fi
 	echo "$tar"
@@ -119,6 +126,13 @@ build_images() {
 	grep -q '^FROM debian:12$' "$ctx/Dockerfile" || { echo "the README's Dockerfile is not FROM debian:12" >&2; return 1; }
 	podman import -q "$tar" docker.io/library/debian:12 >/dev/null &&
 		podman build -q -t "$IMAGE" "$ctx" >/dev/null || return 1
+	# The same Dockerfile on a Debian 13 base (Podman only: the engines
+	# are the same either way)
+	mkdir -p "$W/ctx13"
+	cp -r "$ctx/." "$W/ctx13/"
+	sed -i 's/^FROM debian:12$/FROM debian:13/' "$W/ctx13/Dockerfile"
+	podman import -q "$EBPFJAIL_CTR_BASE13" docker.io/library/debian:13 >/dev/null &&
+		podman build -q -t "$IMAGE13" "$W/ctx13" >/dev/null || return 1
 	docker import "$tar" debian:12 >/dev/null &&
 		docker build -q -t "$IMAGE" "$ctx" >/dev/null || return 1
 }
@@ -316,12 +330,31 @@ expect_at_once() {
 	[ -n "$us" ] && [ "$us" -lt 500000 ] || fail "$2 took ${us:-?} us"
 }
 
+# pod_cgroup_devices_open POD: Podman 4.3 with cgroupfs on cgroup v2 puts
+# a deny-all device program on a pod's own cgroup, which every container
+# in it then runs too (BPF_F_ALLOW_MULTI): even the pause container's
+# /dev/null is refused ("error reopening /dev/null"). Each container has
+# its own device program (runc's), so the pod's is detached; kubelet and
+# systemd-managed Podman do not make it.
+pod_cgroup_devices_open() {
+	local cg id
+	cg=/sys/fs/cgroup$(podman pod inspect "$1" --format '{{.CgroupPath}}') || return 1
+	for id in $(bpftool -j cgroup show "$cg" | jq -r '.[] | select(.attach_type == "cgroup_device") | .id'); do
+		bpftool cgroup detach "$cg" cgroup_device id "$id" || return 1
+	done
+}
+
 ctr_pid() { "$1" inspect -f '{{.State.Pid}}' "$2"; }
 
 test_down() {
 	local engine name
 	if [ -s "$T/containers" ]; then
-		while read -r engine name; do "$engine" rm -f "$name" >/dev/null 2>&1 || true; done <"$T/containers"
+		while read -r engine name; do
+			case $engine in
+			podman-kube) podman kube down "$name" >/dev/null 2>&1 || true ;;
+			*) "$engine" rm -f "$name" >/dev/null 2>&1 || true ;;
+			esac
+		done <"$T/containers"
 	fi
 	if [ -s "$T/pids" ]; then kill $(cat "$T/pids") 2>/dev/null || true; fi
 	wait 2>/dev/null || true

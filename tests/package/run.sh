@@ -12,7 +12,8 @@
 # /var/cache/ebpfjail/package, keyed by that list). There, in a mount
 # namespace of its own with /proc, /sys and /dev: ebpfjail --version,
 # ebpfjail doctor --json (its checks, as JSON; the root has no pasta
-# namespace to run, so some fail), man -l of each page; then dpkg -r takes
+# namespace to run, so some fail), man -l of each page, the example
+# Kubernetes pod in the documentation; then dpkg -r takes
 # every file dpkg -L listed except the conffiles (the configuration, the
 # AppArmor profile), which must be kept, and dpkg -P takes those too.
 # Ends with the line "N passed, M failed, 0 skipped", as the other suites.
@@ -96,6 +97,8 @@ use() {
 	done
 	in_root env MANWIDTH=80 man -l /usr/share/man/man5/ebpfjail.conf.5.gz | grep -q "audit-log" ||
 		{ echo "man -l ebpfjail.conf.5"; return 1; }
+	[ -s "$W/root/usr/share/doc/ebpfjail/examples/ebpfjail-pod.yaml" ] ||
+		{ echo "no example Kubernetes pod in /usr/share/doc/ebpfjail/examples"; return 1; }
 	in_root dpkg -L ebpfjail >"$W/files" || return 1
 	in_root dpkg-query -W -f='${Conffiles}\n' ebpfjail | awk 'NF { print $1 }' >"$W/conffiles"
 	grep -qx /etc/ebpfjail.conf "$W/conffiles" || { echo "no conffile /etc/ebpfjail.conf: $(cat "$W/conffiles")"; return 1; }
