@@ -86,11 +86,13 @@ npm_present() { [ -f "$NPM_DIR/$1@$2/package/package.json" ]; }
 
 check() {
 	local name pkg version integrity missing=0
+	# one line per name, its packages joined ("docker.io or docker-cli")
 	while read -r name pkg; do
 		present "$name" && continue
 		echo "missing: $name (package $pkg)" >&2
 		missing=$((missing + 1))
-	done < <(entries)
+	done < <(entries | awk '{ sub(/\?$/, "", $2) } !($1 in p) { order[++n] = $1 }
+		{ p[$1] = $1 in p ? p[$1] " or " $2 : $2 } END { for (i = 1; i <= n; i++) print order[i], p[order[i]] }')
 	while read -r name version integrity; do
 		npm_present "$name" "$version" && continue
 		echo "missing: $name@$version (npm: scripts/deps.sh fetches it)" >&2
@@ -112,11 +114,23 @@ case ${1:-} in
 *) echo "usage: scripts/deps.sh [--check | --section NAME...]" >&2; exit 2 ;;
 esac
 
-missing=()
+missing=() optional=()
 for p in $(entries | awk '{ print $2 }' | sort -u); do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
-		missing+=("$p")
+	dpkg-query -W -f='${Status}' "${p%\?}" 2>/dev/null | grep -q '^install ok installed$' && continue
+	case $p in
+	*\?) optional+=("${p%\?}") ;;
+	*) missing+=("$p") ;;
+	esac
 done
+# A PACKAGE? is installed where the archive has it (a name one release
+# moved into a package of its own), as apt's lists say: read first where
+# a fresh root has none.
+if [ ${#optional[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ]; then
+	compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null || apt-get update -qq
+	for p in "${optional[@]}"; do
+		apt-cache show "$p" >/dev/null 2>&1 && missing+=("$p")
+	done
+fi
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "deps.sh: missing packages: ${missing[*]}; run as root (sudo $0)" >&2
