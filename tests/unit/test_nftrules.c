@@ -987,3 +987,94 @@ Test(nftrules, changes_in_place_hold_at_once, .fini = teardown, .timeout = 60)
 				    "96 a change, 97 a try's result (stderr says which)");
 	close(fd);
 }
+
+/* A step of the most messages a change makes: every key's value changes,
+ * so each is deleted and added again, a message each (runs of one). Their
+ * ACKs wait in the socket's queue all at once: a default-sized queue drops
+ * some (ENOBUFS), and a change the kernel made would read as refused. */
+#define MANY_CHANGED (NFTRULES_ELEMENTS_PER_STEP / 2 - 10) /* one step: room for a rule held */
+
+static void many_child(int out)
+{
+	static const struct try before = { "10.7.0.200", IPPROTO_UDP, 9, 0 },
+				after = { "10.7.0.200", IPPROTO_UDP, 9, EPERM };
+	struct policy_rule set[MANY_CHANGED];
+	struct nftengine engine = { 0 };
+	struct policy in_force;
+	char why[256];
+	size_t i;
+	int err;
+
+	jail_netns();
+	if (policy_copy(&pol, &in_force))
+		_exit(94);
+	for (i = 0; i < MANY_CHANGED; i++) {
+		set[i] = (struct policy_rule){
+			.key = { .prefixlen = 32, .addr = htonl(0x0a070000 + (uint32_t)i + 1) },
+			.value = { .action = JAIL_ALLOW, .reason = REASON_ALLOW_HOST, .prefixlen = 32 } };
+		if (policy_set_rule(&in_force, &set[i]))
+			_exit(94);
+	}
+	if (nftengine_apply(&engine, &in_force, why, sizeof(why))) {
+		fprintf(stderr, "nft: %s\n", why);
+		_exit(94);
+	}
+	if (try_one(&before) != before.want)
+		_exit(97); /* the control: allowed by name before the change */
+	for (i = 0; i < MANY_CHANGED; i++)
+		set[i].value = (struct policy_value){ .action = JAIL_DENY, .reason = REASON_DENY_HOST,
+						      .prefixlen = 32 };
+	err = nftengine_change(&engine, &in_force, set, MANY_CHANGED, NULL, 0, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "the change: %s: %s\n", strerror(-err), why);
+		_exit(96);
+	}
+	if (try_one(&after) != after.want)
+		_exit(97);
+	if (write(out, "k", 1) != 1)
+		_exit(95);
+	_exit(0);
+}
+
+Test(nftrules, a_step_of_the_most_messages_is_acknowledged, .fini = teardown, .timeout = 60)
+{
+	struct nft_change c;
+	size_t i, runs = 0;
+	int fd;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: to become another user (uid 65534)");
+	compile(conf);
+	/* the premise: one step, one message per element */
+	{
+		struct policy_rule set[MANY_CHANGED];
+		struct policy in_force;
+		struct nft_script whole;
+
+		cr_assert_eq(policy_copy(&pol, &in_force), 0);
+		for (i = 0; i < MANY_CHANGED; i++) {
+			set[i] = (struct policy_rule){
+				.key = { .prefixlen = 32, .addr = htonl(0x0a070000 + (uint32_t)i + 1) },
+				.value = { .action = JAIL_ALLOW, .reason = REASON_ALLOW_HOST,
+					   .prefixlen = 32 } };
+			cr_assert_eq(policy_set_rule(&in_force, &set[i]), 0);
+			set[i].value = (struct policy_value){ .action = JAIL_DENY,
+							      .reason = REASON_DENY_HOST,
+							      .prefixlen = 32 };
+		}
+		cr_assert_eq(nftrules_script(&in_force, 1, 0, NULL, 0, &whole), 0);
+		cr_assert_eq(nftrules_change(&in_force, &whole.chains, set, MANY_CHANGED, NULL, 0, &c),
+			     0);
+		cr_expect_eq(c.n_steps, 1);
+		for (i = 0; i < c.n; i++)
+			runs += !i || c.elements[i].add != c.elements[i - 1].add ||
+				c.elements[i].map != c.elements[i - 1].map;
+		cr_expect_geq(runs, 2 * MANY_CHANGED, "%zu messages for %zu elements", runs, c.n);
+		nftrules_change_free(&c);
+		nftrules_script_free(&whole);
+		policy_free(&in_force);
+	}
+	fd = in_child(many_child, "91 a try's socket(), 92 namespaces, 93 ip, 94 nft, 95 pipe, "
+				  "96 the change, 97 a try's result");
+	close(fd);
+}

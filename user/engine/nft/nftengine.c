@@ -2,6 +2,7 @@
 /* nftengine.c - the rootless engine's rules into the kernel: whole
  * generations through libnftables, changes in place through libnftnl */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,9 @@ int nftengine_apply(struct nftengine *e, const struct policy *p, char *why, size
  * expressions). */
 #define ELEMENT_BYTES 128
 #define MESSAGE_BYTES 512
+/* an element's attributes: nests and headers (40), the key, the chain */
+_Static_assert(40 + NFTRULES_KEY_MAX + NFTRULES_CHAIN_MAX <= ELEMENT_BYTES,
+	       "ELEMENT_BYTES is no bound of an element");
 
 /* A transaction being written for the kernel (libnftnl): its messages in
  * one buffer, each asking for an ACK, between a batch's begin and end. */
@@ -188,10 +192,16 @@ static struct nlmsghdr *batch_msg(struct batch *b, uint16_t type, uint16_t flags
 				     b->seq++);
 }
 
+/* batch_done() - the message at @nlh is whole: the next goes after it.
+ * The bounds are batch_open()'s promise; one broken (a bigger key or
+ * chain name than ELEMENT_BYTES holds) has already written past the end,
+ * and nothing may go on from a corrupt heap. */
 static void batch_done(struct batch *b, const struct nlmsghdr *nlh)
 {
 	b->pos += nlh->nlmsg_len;
 	b->msgs++;
+	if (b->pos + MESSAGE_BYTES > b->size)
+		abort();
 }
 
 /* take_acks() - the kernel's answer to a batch of @n messages, each asked
@@ -224,6 +234,21 @@ static int take_acks(struct mnl_socket *nl, size_t n)
 	return first_err;
 }
 
+/* room_for_acks() - a receive queue that holds @msgs ACKs at once: they
+ * are all queued before sendmsg() returns, each in an skb of its own (its
+ * truesize, not its 36 bytes, counts), and a default-sized queue drops
+ * some past a few hundred (ENOBUFS): a change the kernel made would read
+ * as refused. nft(8) sizes it the same way. FORCE needs CAP_NET_ADMIN in
+ * the namespace's user namespace, which the jail's own has. */
+static void room_for_acks(struct mnl_socket *nl, size_t msgs)
+{
+	int fd = mnl_socket_get_fd(nl), size = msgs > INT_MAX / 1024 ? INT_MAX : (int)msgs * 1024;
+
+	if (size > MNL_SOCKET_BUFFER_SIZE &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+}
+
 /* batch_send() - @b ended and sent over a socket of its own, in this
  * thread's namespace (the jail's); freed. An error's answer comes without
  * the message it refuses (CAP_ACK): a step is tens of KiB. Return: 0,
@@ -234,6 +259,8 @@ static int batch_send(struct batch *b)
 	int one = 1, err;
 
 	b->pos += nftnl_batch_end(b->buf + b->pos, b->seq)->nlmsg_len;
+	if (nl)
+		room_for_acks(nl, b->msgs);
 	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) ||
 	    mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one)) ||
 	    mnl_socket_sendto(nl, b->buf, b->pos) < 0)
