@@ -309,10 +309,12 @@ Test(dnsallow, a_deny_host_answer_blocks_its_addresses_for_the_ttl)
 	config_free(&later);
 }
 
-/* A block near its end is due once: its name, once for all its addresses,
- * asked again; a renewal makes it due again near its new end, and a block
- * whose name no longer answered it is never due again (it ends). */
-Test(dnsallow, a_deny_host_block_near_its_end_is_asked_for_once)
+/* A block near its end is due: its name, once for all its addresses,
+ * asked again, and the block held on meanwhile; while no answer comes
+ * (the ask failed: a full table, a resolver that times out) it stays and
+ * is asked again; an answer renews what it gives and drops what it left
+ * out, which then ends at its time and is never asked for again. */
+Test(dnsallow, a_deny_host_block_ends_only_when_its_name_leaves_it_out)
 {
 	uint32_t a[] = { ip("198.51.100.7"), ip("198.51.100.8") };
 	uint32_t b[] = { ip("198.51.100.9") };
@@ -325,12 +327,40 @@ Test(dnsallow, a_deny_host_block_near_its_end_is_asked_for_once)
 	cr_expect_eq(dnsdeny_due(&t, 6 * S, 3 * S, names, 4), 0, "10 s blocks: not at 6 s");
 	cr_assert_eq(dnsdeny_due(&t, 7 * S, 3 * S, names, 4), 1, "due at 7 s, its name once");
 	cr_expect_str_eq(names[0], "www.paste.test");
-	cr_expect_eq(dnsdeny_due(&t, 8 * S, 3 * S, names, 4), 0, "asked for that end already");
-	cr_assert_eq(dnsdeny_record(&t, "www.paste.test", a, 1, 10, 8 * S, &added), 0);
-	cr_expect_eq(dnsdeny_due(&t, 9 * S, 3 * S, names, 4), 0,
-		     "the address the answer left out ends at 10 s: asked for once already");
-	cr_expect_eq(dnsdeny_due(&t, 15 * S, 3 * S, names, 4), 1, "the renewed one, near 18 s");
+	cr_expect_eq(t.v[0].expires_ns, 13 * S, "held on while it is asked");
+	cr_expect_eq(t.v[1].expires_ns, 13 * S);
+	cr_expect_eq(dnsdeny_due(&t, 8 * S, 3 * S, names, 4), 0, "asked for already");
+	/* no answer came: at 10 s it is due again, and still held */
+	cr_assert_eq(dnsdeny_due(&t, 10 * S, 3 * S, names, 4), 1, "asked again: no answer came");
+	cr_expect_gt(t.v[1].expires_ns, 10 * S, "a failed ask keeps the block");
+	/* the answer at 11 s gives .7 alone: .8 is dropped */
+	cr_assert_eq(dnsdeny_record(&t, "www.paste.test", a, 1, 10, 11 * S, &added), 0);
+	cr_expect(!t.v[0].dropped && t.v[1].dropped && !t.v[2].dropped,
+		  "only the address the answer left out, of that name's");
+	cr_expect_eq(dnsdeny_due(&t, 16 * S, 3 * S, names, 4), 0,
+		     "the dropped one is never asked for (it ends at 16 s)");
+	cr_expect_eq(t.v[1].expires_ns, 16 * S, "and never held on");
+	cr_expect_eq(dnsdeny_due(&t, 18 * S, 3 * S, names, 4), 1, "the renewed one, near 21 s");
 	cr_expect_str_eq(names[0], "www.paste.test");
-	cr_expect_eq(dnsdeny_due(&t, 15 * S, 3 * S, names, 1), 0, "and only once");
+	cr_expect_eq(dnsdeny_due(&t, 19 * S, 3 * S, names, 1), 0, "and only once");
+	dnsallow_free(&t);
+}
+
+/* More due names than one tick may ask: the rest are neither asked nor
+ * held on, and are due the next tick (their blocks still run). */
+Test(dnsallow, deny_host_names_beyond_a_ticks_cap_wait_for_the_next)
+{
+	uint32_t a[] = { ip("198.51.100.7") }, b[] = { ip("198.51.100.8") };
+	struct dnsallow t = { 0 };
+	char names[1][DNS_NAME_MAX + 1];
+	size_t added;
+
+	cr_assert_eq(dnsdeny_record(&t, "one.paste.test", a, 1, 10, 0, &added), 0);
+	cr_assert_eq(dnsdeny_record(&t, "two.paste.test", b, 1, 10, 0, &added), 0);
+	cr_assert_eq(dnsdeny_due(&t, 7 * S, 3 * S, names, 1), 1);
+	cr_expect_str_eq(names[0], "one.paste.test");
+	cr_expect_eq(t.v[1].expires_ns, 10 * S, "not asked: not held on");
+	cr_assert_eq(dnsdeny_due(&t, 8 * S, 3 * S, names, 1), 1);
+	cr_expect_str_eq(names[0], "two.paste.test");
 	dnsallow_free(&t);
 }

@@ -373,10 +373,16 @@ int dnsdeny_record(struct dnsallow *t, const char *name, const uint32_t *addrs, 
 		   uint32_t ttl, uint64_t now_ns, size_t *added)
 {
 	uint64_t until = now_ns + dnsallow_lifetime(ttl) * NS_PER_S;
-	size_t i;
+	size_t i, k;
 	int err = 0;
 
 	*added = 0;
+	for (i = 0; i < t->n; i++) {
+		for (k = 0; k < n_addrs && t->v[i].addr != addrs[k]; k++)
+			;
+		if (k == n_addrs && !strcmp(t->v[i].name, name))
+			t->v[i].dropped = true;
+	}
 	for (i = 0; i < n_addrs; i++) {
 		struct dnsallow_entry *e = find(t, addrs[i], 0, true);
 
@@ -389,6 +395,7 @@ int dnsdeny_record(struct dnsallow *t, const char *name, const uint32_t *addrs, 
 		if (until > e->expires_ns)
 			e->expires_ns = until;
 		e->ttl = ttl;
+		e->dropped = false;
 		copy_name(e->name, name);
 	}
 	return err;
@@ -399,16 +406,18 @@ size_t dnsdeny_due(struct dnsallow *t, uint64_t now_ns, uint64_t ahead_ns,
 {
 	size_t i, k, n = 0;
 
-	for (i = 0; i < t->n && n < max; i++) {
+	for (i = 0; i < t->n; i++) {
 		struct dnsallow_entry *e = &t->v[i];
 
-		if (e->expires_ns > now_ns + ahead_ns || e->asked_for == e->expires_ns)
+		if (e->dropped || e->expires_ns > now_ns + ahead_ns)
 			continue;
-		e->asked_for = e->expires_ns;
 		for (k = 0; k < n && strcmp(names[k], e->name); k++)
 			;
+		if (k == n && n == max)
+			continue; /* the next time: it is due still */
 		if (k == n)
 			copy_name(names[n++], e->name);
+		e->expires_ns = now_ns + 2 * ahead_ns;
 	}
 	return n;
 }

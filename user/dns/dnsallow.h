@@ -58,8 +58,8 @@ struct dnsallow_entry {
 			        by name (metadata, the LAN for a wildcard...);
 			        kept so its answers cost nothing, not shown */
 	char name[DNS_NAME_MAX + 1]; /* the name last answered with it */
-	uint64_t asked_for;  /* deny-host: the expiry its name was asked again
-				for (dnsdeny_due()), or 0 */
+	bool dropped;        /* deny-host: its name answered again without it:
+				it ends at its time, never held on (dnsdeny_due()) */
 };
 
 /* The index: open addressing over (address, port, strength), twice as
@@ -166,7 +166,8 @@ bool dnsallow_denied(const struct config *cfg, const char *name);
  * dnsdeny_record() - a deny-host name's answer gave @addrs with @ttl: each
  * is blocked until @now_ns + the TTL (dnsallow_lifetime()), an entry per
  * address (port 0, exact) in @t, a table of its own; a later answer
- * renews it, never shortens it
+ * renews it, never shortens it. @name's entries the answer left out are
+ * dropped: they end at their time.
  * @added: set to the number of entries that are new
  * Return: 0, or -ENOSPC (the others recorded), -ENOMEM.
  */
@@ -175,11 +176,14 @@ int dnsdeny_record(struct dnsallow *t, const char *name, const uint32_t *addrs, 
 
 /**
  * dnsdeny_due() - the names of @t's blocks whose time is up within
- * @ahead_ns of @now_ns, each block's name once per expiry (marked asked),
- * each name once, at most @max, into @names: to ask again, so that a block
- * lasts while its name still answers the address (the attack: an agent
- * that waits out a block's TTL, then reaches the denied service through
- * an allowed name that shares its address)
+ * @ahead_ns of @now_ns, each name once, at most @max, into @names: to ask
+ * again, so that a block lasts while its name still answers the address
+ * (the attack: an agent that waits out a block's TTL, then reaches the
+ * denied service through an allowed name that shares its address). Each
+ * of those blocks is held on to @now_ns + 2 * @ahead_ns, so it is due
+ * again after @ahead_ns: a block ends only when an answer of its name left
+ * it out (dnsdeny_record()), never because the asking failed (a full
+ * query table, a resolver that times out: the agent can cause both).
  * Return: how many.
  */
 size_t dnsdeny_due(struct dnsallow *t, uint64_t now_ns, uint64_t ahead_ns,

@@ -133,9 +133,9 @@ void jail_policy_dns_released(struct jail_policy *jp, const struct dns_question 
 
 /**
  * jail_policy_denied_due() - the deny-host names whose blocks end within
- * JAIL_DENY_ASK_AHEAD_NS, each once per block's end, at most @max, into
- * @names: the caller asks the resolver for them again (dnsfwd_learn()),
- * and an answer that still gives the addresses renews their blocks
+ * JAIL_DENY_ASK_AHEAD_NS, at most @max, into @names, their blocks held on
+ * meanwhile: the caller asks the resolver for them again (dnsfwd_learn()),
+ * and an answer renews the addresses it gives and lets the rest end
  * (dnsdeny_due() says why)
  * Return: how many.
  */

@@ -678,9 +678,11 @@ static void ask_denied_again(struct jail *j)
 	for (i = 0; i < n; i++) {
 		int err = dnsfwd_learn(j->dns, names[i]);
 
+		/* The block holds meanwhile (dnsdeny_due()): said once. */
 		if (err && !j->deny_ask_failed_said)
-			log_warn("jail %s: cannot ask for %s again (%s): its deny-host block ends "
-				 "with its TTL", j->id, names[i], strerror(-err));
+			log_warn("jail %s: cannot ask for %s again (%s): its deny-host block holds, "
+				 "and it is asked again in %llu s", j->id, names[i], strerror(-err),
+				 JAIL_DENY_ASK_AHEAD_NS / 1000000000ULL);
 		j->deny_ask_failed_said |= err != 0;
 	}
 }
