@@ -343,6 +343,39 @@ Test(policy, the_changes_between_two_policies_are_what_a_name_added)
 	config_free(&cfg);
 }
 
+/* A change made a write at a time: the blocks written and the allows
+ * deleted first, then the rest. The attack the other order opened: X's
+ * /32 block becomes an allow while a new block of X:80 comes after it,
+ * and in between X:80 is open, though both policies block it. */
+Test(policy, a_change_tightens_before_it_loosens)
+{
+	const struct policy_value allow = { .action = JAIL_ALLOW, .reason = REASON_ALLOW_HOST,
+					    .prefixlen = 32 },
+				  block = { .action = JAIL_DENY, .reason = REASON_DENY_HOST,
+					    .prefixlen = 32 };
+	struct policy_key x = { .prefixlen = 32, .addr = nm_ip("198.51.100.7") },
+			  x80 = { .prefixlen = POLICY_PREFIXLEN_PORT, .addr = nm_ip("198.51.100.7"),
+				  .port = htons(80) },
+			  y = { .prefixlen = 32, .addr = nm_ip("198.51.100.8") },
+			  z = { .prefixlen = 32, .addr = nm_ip("198.51.100.9") };
+	struct policy in_force = { 0 };
+	struct policy_rule set[] = { { x, allow }, { x80, block } };
+	struct policy_key del[] = { z, y };
+	size_t set_tight, del_tight;
+
+	cr_assert_eq(policy_insert_rule(&in_force, &(struct policy_rule){ x, block }), 0);
+	cr_assert_eq(policy_insert_rule(&in_force, &(struct policy_rule){ y, allow }), 0);
+	cr_assert_eq(policy_insert_rule(&in_force, &(struct policy_rule){ z, block }), 0);
+	policy_tightening_first(&in_force, set, 2, &set_tight, del, 2, &del_tight);
+	cr_expect_eq(set_tight, 1);
+	cr_expect(!memcmp(&set[0].key, &x80, sizeof(x80)), "X:80's block first");
+	cr_expect(!memcmp(&set[1].key, &x, sizeof(x)), "X's allow after it");
+	cr_expect_eq(del_tight, 1);
+	cr_expect(!memcmp(&del[0], &y, sizeof(y)), "Y's allow deleted first");
+	cr_expect(!memcmp(&del[1], &z, sizeof(z)), "Z's block deleted last");
+	policy_free(&in_force);
+}
+
 Test(policy, internet_off_is_one_deny_of_everything_allows_punch_through)
 {
 	struct host_facts f = { .gateway = nm_ip("192.0.2.1"), .dns_forward = nm_ip("169.254.1.1") };

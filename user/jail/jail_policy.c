@@ -49,11 +49,17 @@ static int change_in_place(struct jail_policy *jp, const struct policy *next)
 {
 	struct policy_rule *set = NULL;
 	struct policy_key *del = NULL;
-	size_t n_set, n_del;
+	size_t n_set, n_del, set_tight, del_tight;
 	int err = policy_changes(&jp->rules, next, &set, &n_set, &del, &n_del);
 
-	if (!err)
-		err = engine_change_policy(jp->engine, set, n_set, del, n_del);
+	if (err)
+		return err;
+	policy_tightening_first(&jp->rules, set, n_set, &set_tight, del, n_del, &del_tight);
+	if (set_tight || del_tight)
+		err = engine_change_policy(jp->engine, set, set_tight, del, del_tight);
+	if (!err && (n_set > set_tight || n_del > del_tight))
+		err = engine_change_policy(jp->engine, set + set_tight, n_set - set_tight,
+					   del + del_tight, n_del - del_tight);
 	free(set);
 	free(del);
 	return err;

@@ -763,6 +763,35 @@ int policy_changes(const struct policy *a, const struct policy *b, struct policy
 	return 0;
 }
 
+void policy_tightening_first(const struct policy *in_force, struct policy_rule *set, size_t n_set,
+			     size_t *n_set_tight, struct policy_key *del, size_t n_del,
+			     size_t *n_del_tight)
+{
+	size_t i, n = 0;
+
+	/* Within a part the order does not matter: each write alone
+	 * tightens (or loosens) every address's verdict. */
+	for (i = 0; i < n_set; i++)
+		if (set[i].value.action == JAIL_DENY) {
+			struct policy_rule r = set[n];
+
+			set[n++] = set[i];
+			set[i] = r;
+		}
+	*n_set_tight = n;
+	for (i = n = 0; i < n_del; i++) {
+		const struct policy_rule *was = policy_rule_at(in_force, &del[i]);
+
+		if (was && was->value.action == JAIL_ALLOW) {
+			struct policy_key k = del[n];
+
+			del[n++] = del[i];
+			del[i] = k;
+		}
+	}
+	*n_del_tight = n;
+}
+
 void policy_free(struct policy *p)
 {
 	free(p->rules);

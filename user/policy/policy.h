@@ -207,6 +207,22 @@ enum jail_reason policy_name_refusal(const struct policy *base, uint32_t addr, u
 int policy_changes(const struct policy *a, const struct policy *b, struct policy_rule **set,
 		   size_t *n_set, struct policy_key **del, size_t *n_del);
 
+/**
+ * policy_tightening_first() - order a change of @in_force (@set and @del,
+ * as policy_changes() gives them) for an engine that makes it a key, or a
+ * transaction, at a time: first the writes that tighten (a block written,
+ * an allow deleted), in @set[0 .. *@n_set_tight) and @del[0 ..
+ * *@n_del_tight), then the rest. Made in that order, with each part's
+ * writes before its deletes, no moment between two writes lets through
+ * what both the policy before and the one after block. The attack the
+ * other order opened: an address's /32 block turned into an allow while
+ * a new block of one of its ports came after it, and in between the port
+ * was open.
+ */
+void policy_tightening_first(const struct policy *in_force, struct policy_rule *set, size_t n_set,
+			     size_t *n_set_tight, struct policy_key *del, size_t n_del,
+			     size_t *n_del_tight);
+
 void policy_free(struct policy *p);
 
 /** policy_key_compare() - the order policy_compile() sorts rules in */
