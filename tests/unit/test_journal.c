@@ -31,6 +31,15 @@
 
 static pid_t journald = -1;
 
+static void stop_journald(void)
+{
+	if (journald > 0) {
+		kill(journald, SIGTERM);
+		waitpid(journald, NULL, 0);
+		journald = -1;
+	}
+}
+
 /* private_journald() - in this (child) process: a mount namespace of its
  * own, tmpfs where journald keeps its sockets and files, a machine ID, and
  * journald started there. Return: 0, or the step that failed (> 0). */
@@ -74,15 +83,8 @@ static int private_journald(void)
 			return 0;
 		usleep(50000);
 	}
+	stop_journald(); /* the callers exit with the step: nothing left */
 	return 6;
-}
-
-static void stop_journald(void)
-{
-	if (journald > 0) {
-		kill(journald, SIGTERM);
-		waitpid(journald, NULL, 0);
-	}
 }
 
 /* read_back() - the records the journal gives back, at most @max, waiting
@@ -261,4 +263,131 @@ Test(journal, another_users_entries_are_not_records, .timeout = 60)
 	rc = in_child(forged_child);
 	cr_expect_eq(rc, 0, "the child failed at step %d (1-6 journald, 30 the other user's send, "
 			    "31 root's, 32 what came back: stderr says)", rc);
+}
+
+/* The budget alone: a burst of AUDIT_JOURNAL_BURST at once, then
+ * AUDIT_JOURNAL_PER_S a second; what is shed is counted by reason (a count
+ * record as its count), a policy record never; the loss records come a
+ * round a second. */
+Test(journal, the_budget_sheds_past_its_rate_and_counts_by_reason)
+{
+	static char line[AUDIT_DNS_LINE_MAX + 2], lost[4096];
+	struct jail_event e = { .pid = 42, .uid = 1000, .proto = IPPROTO_TCP, .hook = HOOK_CONNECT4,
+				.reason = REASON_METADATA, .rule_prefixlen = 32, .family = AF_INET,
+				.dport = 80 };
+	struct audit_journal_budget b = { .credit_ns = 0 };
+	const uint64_t s = 1000000000ULL, t0 = 100 * s;
+	struct timespec t = { .tv_sec = 1700000000 };
+	size_t i, n, len;
+
+	b.last_ns = t0 - 60 * s; /* long idle: the bucket is full */
+	for (i = n = 0; i < AUDIT_JOURNAL_BURST + 10; i++)
+		n += audit_journal_take(&b, t0);
+	cr_expect_eq(n, AUDIT_JOURNAL_BURST, "a burst at once");
+	for (i = n = 0; i < 2 * AUDIT_JOURNAL_PER_S; i++)
+		n += audit_journal_take(&b, t0 + s);
+	cr_expect_geq(n, AUDIT_JOURNAL_PER_S - 1);
+	cr_expect_leq(n, AUDIT_JOURNAL_PER_S, "a second later: a second's worth");
+
+	e.daddr = inet_addr("169.254.169.254");
+	strcpy(e.comm, "curl");
+	audit_format_event(&e, "j0000001", t, line, AUDIT_DNS_LINE_MAX);
+	cr_expect(audit_journal_shed(&b, line));
+	audit_format_denial(&e, 99, t, "j0000001", NULL, t, line, AUDIT_DNS_LINE_MAX);
+	cr_expect(audit_journal_shed(&b, line));
+	e.reason = REASON_PRIVATE;
+	audit_format_event(&e, "j0000001", t, line, AUDIT_DNS_LINE_MAX);
+	cr_expect(audit_journal_shed(&b, line));
+	audit_format_policy("j0000001", "deny", "10.0.0.5:502", 0, t, line, AUDIT_DNS_LINE_MAX);
+	cr_expect(!audit_journal_shed(&b, line), "a policy record is never shed");
+	cr_expect_eq(b.shed[REASON_METADATA], 1 + 99);
+	cr_expect_eq(b.shed[REASON_PRIVATE], 1);
+
+	len = audit_journal_lost(&b, t0 + 2 * s, t, lost, sizeof(lost));
+	lost[len] = '\0';
+	cr_expect(strstr(lost, "\"jail\": \"j0000001\", \"lost\": 100, \"reason\": \"metadata\"}\n"),
+		  "%s", lost);
+	cr_expect(strstr(lost, "\"lost\": 1, \"reason\": \"private\"}\n"), "%s", lost);
+	cr_expect_eq(b.shed[REASON_METADATA], 0, "counted once");
+	audit_format_event(&e, "j0000001", t, line, AUDIT_DNS_LINE_MAX);
+	cr_expect(audit_journal_shed(&b, line));
+	cr_expect_eq(audit_journal_lost(&b, t0 + 2 * s + s / 2, t, lost, sizeof(lost)), 0,
+		     "a round a second");
+	cr_expect_gt(audit_journal_lost(&b, t0 + 3 * s, t, lost, sizeof(lost)), 0);
+}
+
+/* flood_child() - more denials than the budget takes at once, then one to
+ * the metadata service, through a real journald: the first burst arrives
+ * whole (the control), the rest come back as loss records by reason, the
+ * metadata one among them. Exit 0, or the step. */
+static void flood_child(void)
+{
+	static char line[AUDIT_DNS_LINE_MAX + 2], read[AUDIT_JOURNAL_BURST + 600][AUDIT_DNS_LINE_MAX + 2];
+	struct jail_event e = { .pid = 42, .uid = 1000, .proto = IPPROTO_TCP, .hook = HOOK_CONNECT4,
+				.reason = REASON_PRIVATE, .rule_prefixlen = 8, .family = AF_INET };
+	struct timespec t = { .tv_sec = time(NULL) };
+	struct audit_log log;
+	size_t i, got = 0, denials = 0, lan = 0, tries;
+	const char *p;
+	bool metadata = false;
+	int step = private_journald();
+
+	if (step)
+		_exit(step);
+	if (audit_log_open(&log, "journal")) {
+		stop_journald();
+		_exit(40);
+	}
+	strcpy(e.comm, "agent");
+	e.daddr = inet_addr("10.0.0.1");
+	for (i = 0; i < AUDIT_JOURNAL_BURST + 500; i++) {
+		e.dport = (uint16_t)(i + 1);
+		audit_format_event(&e, "j0000001", t, line, AUDIT_DNS_LINE_MAX);
+		audit_log_hold(&log, line, strlen(line));
+	}
+	e.reason = REASON_METADATA;
+	e.daddr = inet_addr("169.254.169.254");
+	e.dport = 80;
+	audit_format_event(&e, "j0000001", t, line, AUDIT_DNS_LINE_MAX);
+	audit_log_hold(&log, line, strlen(line));
+	audit_log_close(&log); /* the held ones, then the loss records */
+	/* The budget refills while it sends (AUDIT_JOURNAL_PER_S): a few more
+	 * than the burst may go, and the metadata denial itself may. Read
+	 * until all of it is back: the metadata record is the last one. */
+	for (tries = 0; tries < 50 && (!metadata || denials + lan < AUDIT_JOURNAL_BURST + 500);
+	     tries++) {
+		if (tries)
+			usleep(100000);
+		got = read_back(read, AUDIT_JOURNAL_BURST + 600, 1);
+		denials = lan = 0;
+		metadata = false;
+		for (i = 0; i < got; i++) {
+			denials += strstr(read[i], "\"reason\": \"private\", \"rule\"") != NULL;
+			metadata |= strstr(read[i], "\"reason\": \"metadata\"") != NULL;
+			p = strstr(read[i], "\"lost\": ");
+			if (p && strstr(read[i], "\"reason\": \"private\"}"))
+				lan += strtoul(p + 8, NULL, 10);
+		}
+	}
+	stop_journald();
+	if (denials < AUDIT_JOURNAL_BURST || denials > AUDIT_JOURNAL_BURST + AUDIT_JOURNAL_PER_S ||
+	    denials + lan != AUDIT_JOURNAL_BURST + 500 || !metadata) {
+		fprintf(stderr, "%zu records back, %zu denials, %zu LAN ones lost, metadata %d\n",
+			got, denials, lan, metadata);
+		_exit(41);
+	}
+	_exit(0);
+}
+
+/* The attack: a flood of denials past what journald takes of a unit (it
+ * drops the rest silently), then the metadata service: ebpfjail sheds past
+ * its own, lower budget and says what it shed, by reason. */
+Test(journal, a_flood_is_shed_and_its_metadata_denial_still_recorded, .timeout = 60)
+{
+	int rc;
+
+	need_journald();
+	rc = in_child(flood_child);
+	cr_expect_eq(rc, 0, "the child failed at step %d (1-6 journald, 40 open, 41 what came "
+			    "back: stderr says)", rc);
 }

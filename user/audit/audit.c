@@ -560,7 +560,7 @@ void audit_describe(const struct audit_record *r, char *buf, size_t size)
 	buf[0] = '\0';
 	textbuf_put(&o, "jail %s: ", r->jail);
 	if (r->is_lost) {
-		textbuf_put(&o, "%lu denials lost%s%s (more kinds at once than could be counted)",
+		textbuf_put(&o, "%lu denials lost%s%s (more at once than could be recorded one by one)",
 			    r->lost, r->reason[0] ? ", reason " : "", r->reason);
 	} else if (r->is_policy) {
 		textbuf_put(&o, "policy %s: ", r->policy);

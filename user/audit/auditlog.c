@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 #include "audit.h"
 #include "auditlog.h"
+#include "builtin.h"
 #include "config.h"
 #include "journal.h"
 #include "log.h"
@@ -94,19 +96,28 @@ static int reopen(struct audit_log *log)
 	return 0;
 }
 
+/* What a record costs of the journal budget's time (auditlog.h). */
+#define JOURNAL_RECORD_NS (1000000000ULL / AUDIT_JOURNAL_PER_S)
+
+static uint64_t now_ns(void);
+static bool shed_pending(const struct audit_log *log);
+
 /* open_journal() - records to the systemd journal: journald must be there
  * (fail closed: a jail whose records go nowhere does not start). Return:
  * 0 or -errno (logged). */
 static int open_journal(struct audit_log *log)
 {
-	struct stat st;
+	int err = journal_listening(AUDIT_JOURNAL_SOCKET);
 
-	if (stat(AUDIT_JOURNAL_SOCKET, &st) || !S_ISSOCK(st.st_mode))
-		return log_err(-ENOENT, "audit-log = journal, but no systemd-journald listens on %s "
-			       "(start it, or set audit-log to a file)", AUDIT_JOURNAL_SOCKET);
+	if (err)
+		return log_err(err, "audit-log = journal, but no systemd-journald listens on %s (%s; "
+			       "start it, or set audit-log to a file)", AUDIT_JOURNAL_SOCKET,
+			       strerror(-err));
 	log->fields = malloc(sizeof(*log->fields));
-	if (!log->fields)
-		return -ENOMEM;
+	log->budget = calloc(1, sizeof(*log->budget));
+	if (!log->fields || !log->budget)
+		return log_err(-ENOMEM, "audit-log = journal: out of memory");
+	log->budget->credit_ns = AUDIT_JOURNAL_BURST * JOURNAL_RECORD_NS;
 	log->journal = true;
 	return 0;
 }
@@ -122,6 +133,7 @@ int audit_log_open(struct audit_log *log, const char *path)
 	log->held_len = 0;
 	log->journal = false;
 	log->fields = NULL;
+	log->budget = NULL;
 	log->rotate_bytes = AUDIT_ROTATE_BYTES;
 	if (!strcmp(path, CONFIG_AUDIT_JOURNAL))
 		return open_journal(log);
@@ -194,22 +206,118 @@ bool audit_log_writable(const struct audit_log *log)
 	return log->journal || log->fd >= 0;
 }
 
-/* send_lines() - @len bytes of whole lines, each a journal entry. Return:
- * 0, or the first error (the other lines are sent all the same). */
+bool audit_journal_take(struct audit_journal_budget *b, uint64_t now_ns)
+{
+	uint64_t cap = AUDIT_JOURNAL_BURST * JOURNAL_RECORD_NS;
+
+	if (now_ns > b->last_ns)
+		b->credit_ns += now_ns - b->last_ns;
+	b->last_ns = now_ns;
+	if (b->credit_ns > cap)
+		b->credit_ns = cap;
+	if (b->credit_ns < JOURNAL_RECORD_NS)
+		return false;
+	b->credit_ns -= JOURNAL_RECORD_NS;
+	return true;
+}
+
+bool audit_journal_shed(struct audit_journal_budget *b, const char *line)
+{
+	static struct audit_record r; /* big: not on the stack */
+	unsigned int reason;
+
+	if (audit_parse_line(line, &r)) {
+		b->shed_other++;
+		return true;
+	}
+	if (r.is_policy)
+		return false;
+	if (!b->jail[0])
+		snprintf(b->jail, sizeof(b->jail), "%s", r.jail);
+	for (reason = 0; reason < 64; reason++) {
+		const char *name = reason_name(reason);
+
+		if (r.reason[0] && !r.is_dns && name && !strcmp(name, r.reason)) {
+			b->shed[reason] += r.is_lost ? r.lost : r.count ? r.count : 1;
+			return true;
+		}
+	}
+	b->shed_other++; /* a dns record, or a refused query (reason dns) */
+	return true;
+}
+
+size_t audit_journal_lost(struct audit_journal_budget *b, uint64_t now_ns, struct timespec wall,
+			  char *buf, size_t size)
+{
+	size_t len = 0, line;
+	unsigned int reason;
+
+	if (now_ns < b->lost_at_ns + 1000000000ULL)
+		return 0;
+	for (reason = 0; reason <= 64; reason++) {
+		uint64_t *n = reason < 64 ? &b->shed[reason] : &b->shed_other;
+
+		if (!*n)
+			continue;
+		/* other records: a loss record of no reason ("records") */
+		line = audit_format_lost(b->jail, *n, reason < 64 ? reason : UINT_MAX, wall,
+					 buf + len, size - len);
+		if (len + line >= size)
+			break; /* the rest in the next round */
+		len += line;
+		*n = 0;
+		b->lost_at_ns = now_ns;
+	}
+	return len;
+}
+
+/* send_line() - one line (NUL-terminated, no newline) as a journal entry,
+ * or shed past the budget (audit_journal_budget). Return: 0 or -errno. */
+static int send_line(struct audit_log *log, char *line, size_t n, uint64_t now)
+{
+	int err;
+
+	if (!audit_journal_take(log->budget, now) && audit_journal_shed(log->budget, line))
+		return 0;
+	err = audit_journal_fields(line, n, log->fields);
+	return err ? err : journal_send(log->fields->iov, log->fields->n);
+}
+
+/* send_lines() - @len bytes of whole lines, each a journal entry, after
+ * the loss records of what was shed before, if a second has passed.
+ * Return: 0, or the first error (the other lines are sent all the same). */
 static int send_lines(struct audit_log *log, const char *lines, size_t len)
 {
+	char line[AUDIT_JOURNAL_BYTES], lost[AUDIT_JOURNAL_BYTES];
 	const char *end = lines + len;
-	int first = 0;
+	uint64_t now = now_ns();
+	struct timespec wall;
+	size_t n_lost, i, n;
+	int first = 0, err;
 
+	clock_gettime(CLOCK_REALTIME, &wall);
+	n_lost = audit_journal_lost(log->budget, now, wall, lost, sizeof(lost));
+	for (i = 0; i < n_lost; i += n + 1) {
+		n = (size_t)((char *)memchr(lost + i, '\n', n_lost - i) - (lost + i));
+		memcpy(line, lost + i, n);
+		line[n] = '\0';
+		/* Past the budget too: a round a second, a line a reason. */
+		err = audit_journal_fields(line, n, log->fields);
+		err = err ? err : journal_send(log->fields->iov, log->fields->n);
+		first = first ? first : err;
+	}
 	while (lines < end) {
 		const char *nl = memchr(lines, '\n', (size_t)(end - lines));
-		size_t n = nl ? (size_t)(nl - lines) : (size_t)(end - lines);
-		int err = audit_journal_fields(lines, n, log->fields);
 
-		if (!err)
-			err = journal_send(log->fields->iov, log->fields->n);
-		if (err && !first)
-			first = err;
+		n = nl ? (size_t)(nl - lines) : (size_t)(end - lines);
+		if (n < sizeof(line)) {
+			memcpy(line, lines, n);
+			line[n] = '\0';
+			err = send_line(log, line, n, now);
+		} else {
+			err = -E2BIG; /* none of ours is */
+		}
+		first = first ? first : err;
 		lines += n + 1;
 	}
 	return first;
@@ -252,7 +360,7 @@ int audit_log_flush(struct audit_log *log)
 	size_t len = log->held_len;
 
 	if (!len)
-		return 0;
+		return log->journal ? send_lines(log, "", 0) : 0; /* what was shed */
 	log->held_len = 0; /* a line that cannot be written now never will */
 	return write_lines(log, log->held, len);
 }
@@ -289,11 +397,28 @@ int audit_log_hold(struct audit_log *log, const char *line, size_t len)
 	return err;
 }
 
+/* shed_pending() - whether the journal budget shed records that no loss
+ * record has told of yet */
+static bool shed_pending(const struct audit_log *log)
+{
+	unsigned int i;
+
+	if (!log->budget)
+		return false;
+	for (i = 0; i < 64; i++)
+		if (log->budget->shed[i])
+			return true;
+	return log->budget->shed_other != 0;
+}
+
 int audit_log_due(const struct audit_log *log)
 {
 	uint64_t at = log->held_since + AUDIT_HOLD_NS, now;
 
-	if (!log->held_len)
+	/* What was shed: its loss records a second after the last round. */
+	if (!log->held_len && shed_pending(log))
+		at = log->budget->lost_at_ns + 1000000000ULL;
+	else if (!log->held_len)
 		return -1;
 	now = now_ns();
 	return now >= at ? 0 : (int)((at - now + 999999) / 1000000);
@@ -302,6 +427,10 @@ int audit_log_due(const struct audit_log *log)
 void audit_log_close(struct audit_log *log)
 {
 	audit_log_flush(log);
+	if (shed_pending(log)) { /* the last loss records: now */
+		log->budget->lost_at_ns = 0;
+		send_lines(log, "", 0);
+	}
 	free(log->held);
 	log->held = NULL;
 	if (log->fd >= 0)
@@ -313,5 +442,7 @@ void audit_log_close(struct audit_log *log)
 	log->held_len = 0;
 	free(log->fields);
 	log->fields = NULL;
+	free(log->budget);
+	log->budget = NULL;
 	log->journal = false;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Rotation: at AUDIT_ROTATE_BYTES the log becomes PATH.1 (PATH.1 becomes
  * PATH.2, ...) and at most AUDIT_KEEP old files are kept. */
@@ -21,9 +22,31 @@
 
 struct audit_journal;
 
+/* journald drops a unit's entries past its rate limit (by default 10,000
+ * in 30 s), and the sender never hears of it. The attack: an agent floods
+ * denials of new kinds (each kind passes the kernel's cap of 2,000 a
+ * second) until journald drops everything of the supervisor's unit, then
+ * tries the metadata service, and no record of it is kept. ebpfjail's
+ * own budget, well under journald's, sheds the records past it, counts
+ * them by reason, and writes those counts as loss records ("lost"), a
+ * round at most once a second (audit_journal_budget). */
+#define AUDIT_JOURNAL_PER_S 150
+#define AUDIT_JOURNAL_BURST 2000
+
+/* The budget's state: pure (audit_journal_take(), audit_journal_shed()). */
+struct audit_journal_budget {
+	uint64_t credit_ns; /* time's worth of records it may send now */
+	uint64_t last_ns;   /* CLOCK_MONOTONIC of the last take */
+	uint64_t lost_at_ns; /* of the last round of loss records */
+	uint64_t shed[64];  /* denials shed, by reason number */
+	uint64_t shed_other; /* other records shed (dns, counts of no reason) */
+	char jail[32];      /* whose: the records' "jail" */
+};
+
 struct audit_log {
 	bool journal;      /* audit-log = journal: records to the systemd journal */
 	struct audit_journal *fields; /* ... each one's fields, while it is sent */
+	struct audit_journal_budget *budget; /* ... and how many it may send */
 	int fd;
 	int dir_fd;        /* the directory, held: nothing on its path is followed again */
 	const char *name;  /* the file's name in it (points into path) */
@@ -89,6 +112,29 @@ int audit_log_flush(struct audit_log *log);
 
 /** audit_log_close() - the held lines written, the files closed */
 void audit_log_close(struct audit_log *log);
+
+/**
+ * audit_journal_take() - whether one more record may go to the journal at
+ * @now_ns (CLOCK_MONOTONIC): AUDIT_JOURNAL_PER_S a second, AUDIT_JOURNAL_BURST
+ * at once (pure)
+ */
+bool audit_journal_take(struct audit_journal_budget *b, uint64_t now_ns);
+
+/**
+ * audit_journal_shed() - record @line (one of ours, NUL-terminated) as
+ * shed: the denials it stands for (its "count", a loss record's "lost")
+ * under its reason. Return: false for a policy record, which is never
+ * shed (the caller sends it anyway); true otherwise (pure).
+ */
+bool audit_journal_shed(struct audit_journal_budget *b, const char *line);
+
+/**
+ * audit_journal_lost() - the loss records of what was shed, into @buf (one
+ * line each, as audit_format_lost() writes them), the counts cleared; none
+ * within a second of the last round (pure). Return: the length written.
+ */
+size_t audit_journal_lost(struct audit_journal_budget *b, uint64_t now_ns, struct timespec wall,
+			  char *buf, size_t size);
 
 /** audit_log_file() - PATH for @n == 0, else PATH.n (rotated) */
 void audit_log_file(const char *path, unsigned int n, char *buf, size_t size);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <systemd/sd-journal.h>
 
 #include "audit.h"
@@ -23,6 +25,23 @@ struct journal_reader {
 int journal_send(const struct iovec *iov, size_t n)
 {
 	return sd_journal_sendv(iov, (int)n);
+}
+
+int journal_listening(const char *socket_path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, err = 0;
+
+	if (strlen(socket_path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sun.sun_path, socket_path, strlen(socket_path) + 1);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)&sun, sizeof(sun)))
+		err = -errno;
+	close(fd);
+	return err;
 }
 
 int journal_open(const char *jail, time_t since, struct journal_reader **out)
@@ -42,12 +61,18 @@ int journal_open(const char *jail, time_t since, struct journal_reader **out)
 		err = -EACCES;
 	if (!err)
 		err = sd_journal_add_match(r->j, "SYSLOG_IDENTIFIER=ebpfjail", 0);
+	/* The native protocol only: what syslog(3) or a stdout stream sent
+	 * with the identifier (the agent may reach those) is no record. */
+	if (!err)
+		err = sd_journal_add_match(r->j, "_TRANSPORT=journal", 0);
 	/* Entries root sent (a jail of root's), or the reader's own uid (a
 	 * rootless jail's): the attack is another local user who sends
 	 * entries with ebpfjail's identifier and fields, which a file of
 	 * root's never held. _UID is journald's, from the socket's
 	 * credentials: the sender cannot choose it. Two matches of one field
-	 * are either one. */
+	 * are either one. A reader's own entries are any of its processes'
+	 * (as a rootless jail's file log is the user's to write): `audit` as
+	 * root shows root's alone. */
 	if (!err)
 		err = sd_journal_add_match(r->j, "_UID=0", 0);
 	if (!err && getuid() != 0) {

@@ -20,6 +20,14 @@
  */
 int journal_send(const struct iovec *iov, size_t n);
 
+/**
+ * journal_listening() - whether systemd-journald takes entries at @socket:
+ * a datagram socket connects to it (a leftover socket file with nobody
+ * behind it refuses: ECONNREFUSED)
+ * Return: 0 or -errno.
+ */
+int journal_listening(const char *socket);
+
 struct journal_reader;
 
 /**

@@ -22,6 +22,7 @@
 #include "cgroup.h"
 #include "loader.h"
 #include "landlock.h"
+#include "journal.h"
 #include "log.h"
 #include "netns.h"
 #include "nflog.h"
@@ -475,12 +476,12 @@ enum probe_level probe_audit_log(struct probe_result *r, const struct config *cf
 	char dir[4096], *slash;
 
 	if (!strcmp(cfg->audit_log, CONFIG_AUDIT_JOURNAL)) {
-		struct stat st;
+		int err = journal_listening(AUDIT_JOURNAL_SOCKET);
 
-		if (stat(AUDIT_JOURNAL_SOCKET, &st) || !S_ISSOCK(st.st_mode))
+		if (err)
 			return set(r, PROBE_FAIL, "audit log", "start systemd-journald, or set "
-				   "audit-log to a file", "journal: no systemd-journald listens on %s",
-				   AUDIT_JOURNAL_SOCKET);
+				   "audit-log to a file", "journal: no systemd-journald listens on %s (%s)",
+				   AUDIT_JOURNAL_SOCKET, strerror(-err));
 		return set(r, PROBE_OK, "audit log", "", "the systemd journal (%s)",
 			   AUDIT_JOURNAL_SOCKET);
 	}
