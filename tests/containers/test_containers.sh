@@ -271,6 +271,7 @@ EOF2
 	grep -q '^      image: ebpfjail-agent:latest$' "$yaml" || fail "the pod's image line moved"
 	grep -q '^      args: \["claude"\]$' "$yaml" || fail "the pod's args line moved"
 	grep -q '^        path: /srv/workspace$' "$yaml" || fail "the pod's workspace line moved"
+	grep -q '^  automountServiceAccountToken: false$' "$yaml" || fail "the pod gives the agent an API token"
 	# Podman 4.3 mounts a ConfigMap whole, not one key of it (subPath:
 	# Podman 4.4): the key's text, from a file, stands in for it.
 	awk '/^  ebpfjail.conf: \|$/ { on = 1; next } on && /^    / { print substr($0, 5); next } on { exit }' \
