@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # apt-sources.sh - the Debian archives this machine's apt uses, one line each
 #
-# Usage: scripts/apt-sources.sh [--mirror]
+# Usage: scripts/apt-sources.sh [--mirror | --suite NAME]
 #
 # Prints "deb URI SUITE COMPONENT..." for every enabled binary source of
 # the machine's own release (/etc/os-release's codename, and its -updates
@@ -10,7 +10,8 @@
 # keyring signs: a third party's source (a keyring of its own) is left
 # out, and so is one apt takes unsigned (trusted=yes): its packages, which
 # anyone on the way could alter, would land in check-fresh's root. With --mirror, only the URI of the main archive (the first source of
-# the bare codename). make check-fresh builds its root from these, and
+# the bare codename). With --suite NAME, the same lines for release NAME
+# (trixie-updates for bookworm-updates). make check-fresh builds its root from these, and
 # build-pasta.sh fetches Debian 13's source from the same mirror: no script
 # names a mirror of its own. APT_ETC=DIR reads DIR instead of /etc/apt.
 set -euo pipefail
@@ -59,9 +60,13 @@ all_sources() {
 sources=$(all_sources | awk -v c="$codename" '($3 == c || index($3, c "-") == 1) &&
 	($1 == "-" || $1 ~ /debian-archive-keyring/) && !seen[$2 " " $3]++ { $1 = "deb"; print }')
 [ -n "$sources" ] || { echo "apt-sources.sh: no Debian source of $codename in $etc" >&2; exit 1; }
-if [ "${1:-}" = --mirror ]; then
+case ${1:-} in
+--mirror)
 	awk -v c="$codename" '$3 == c { print $2; found = 1; exit } END { exit !found }' <<<"$sources" ||
-		{ echo "apt-sources.sh: no source of $codename itself in $etc" >&2; exit 1; }
-else
-	echo "$sources"
-fi
+		{ echo "apt-sources.sh: no source of $codename itself in $etc" >&2; exit 1; } ;;
+--suite)
+	# the same archives for another release: its name in place of ours
+	awk -v c="$codename" -v s="${2:?--suite NAME}" '{ sub("^" c, s, $3); print }' <<<"$sources" ;;
+"") echo "$sources" ;;
+*) echo "usage: scripts/apt-sources.sh [--mirror | --suite NAME]" >&2; exit 2 ;;
+esac

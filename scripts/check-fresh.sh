@@ -183,7 +183,7 @@ base_root() {
 		{ echo "check-fresh: this machine is not Debian 12: its archives would not build bookworm" >&2; return 1; }
 	# Another suite: the same archives, its name in place of bookworm's
 	# (bookworm-updates, bookworm-security with it).
-	sources=$("$here/apt-sources.sh" | sed "s/ bookworm\([ -]\)/ $suite\1/") || return 1
+	sources=$("$here/apt-sources.sh" --suite "$suite") || return 1
 	sum=$(printf 'minbase\n%s\n' "$sources" | sha256sum | cut -c1-12)
 	tar=$cache/$name-minbase-$sum.tar
 	if [ -s "$tar" ] && [ -z "$(find "$tar" -mtime +7)" ]; then

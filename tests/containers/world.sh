@@ -50,9 +50,9 @@ base_rootfs() {
 		mkdir -p "$CACHE"
 		echo "# building the $suite base image ($pkgs) with mmdebstrap" >&2
 		rm -f "$tar.partial.tar"
-		# from the Debian archives the machine's apt uses (the suite's name
-		# in place of bookworm's)
-		"$SRC/scripts/apt-sources.sh" | sed "s/ bookworm\([ -]\)/ $suite\1/" |
+		# from the Debian archives the machine's apt uses, for the suite
+		# (the machine may run another release)
+		"$SRC/scripts/apt-sources.sh" --suite "$suite" |
 			mmdebstrap --quiet --variant=minbase --include="$pkgs" "$suite" "$tar.partial.tar" - >&2 ||
 			return 1
 		mv "$tar.partial.tar" "$tar"
