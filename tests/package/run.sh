@@ -38,6 +38,7 @@ check() {
 		failed=$((failed + 1))
 		echo "FAIL    package $name"
 		printf '%s\n' "$out" | tail -n 15 | sed 's/^/    | /'
+		return 1 # the steps after it need it
 	fi
 }
 

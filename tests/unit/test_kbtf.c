@@ -198,3 +198,53 @@ Test(kbtf, what_it_cannot_read_is_an_error)
 	close(fd);
 	btf__free(btf);
 }
+
+/* misplaced() - small()'s facts, but struct bpf_sock_addr_kern's uaddr at
+ * bit @uaddr and uaddrlen at bit @uaddrlen of a struct of 40 bytes */
+static struct btf *misplaced(__u32 uaddr, __u32 uaddrlen)
+{
+	struct btf *btf = btf__new_empty();
+	__s32 u32, ptr, proto;
+
+	cr_assert(btf);
+	u32 = btf__add_int(btf, "unsigned int", 4, 0);
+	ptr = btf__add_ptr(btf, u32);
+	proto = btf__add_func_proto(btf, ptr);
+	cr_assert_geq(btf__add_struct(btf, "bpf_sock_addr_kern", 40), 0);
+	cr_assert_geq(btf__add_field(btf, "sk", ptr, 0, 0), 0);
+	cr_assert_geq(btf__add_field(btf, "uaddr", ptr, uaddr, 0), 0);
+	cr_assert_geq(btf__add_field(btf, "uaddrlen", u32, uaddrlen, 0), 0);
+	cr_assert_geq(btf__add_struct(btf, "sockaddr_un", 110), 0);
+	cr_assert_geq(btf__add_func(btf, "bpf_cast_to_kern_ctx", BTF_FUNC_GLOBAL, proto), 0);
+	cr_assert_geq(btf__add_func(btf, "bpf_rdonly_cast", BTF_FUNC_GLOBAL, proto), 0);
+	return btf;
+}
+
+/* The hooks read the two fields through untrusted pointers: a read past
+ * the struct is no verifier error but a 0, which allows. So offsets that
+ * cannot be the fields' (past the end, misaligned, one on the other) are
+ * no facts: -EPROTO, and the jail does not start. The control: the same
+ * struct with them in place reads. */
+Test(kbtf, offsets_that_cannot_be_the_fields_are_refused)
+{
+	static const struct { __u32 uaddr, uaddrlen; int want; } cases[] = {
+		{ 64, 256, 0 },        /* the control */
+		{ 64, 320, -EPROTO },  /* uaddrlen past the struct's 40 bytes */
+		{ 320, 256, -EPROTO }, /* uaddr past it */
+		{ 96, 256, -EPROTO },  /* a pointer at 12 bytes: misaligned */
+		{ 64, 272, -EPROTO },  /* an int at 34 bytes: misaligned */
+		{ 64, 64, -EPROTO },   /* both at one place */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct btf *btf = misplaced(cases[i].uaddr, cases[i].uaddrlen);
+		struct kbtf_facts f;
+		int fd = in_memfd(btf, NULL);
+
+		cr_expect_eq(kbtf_read(fd, &f), cases[i].want, "uaddr at bit %u, uaddrlen at bit %u",
+			     cases[i].uaddr, cases[i].uaddrlen);
+		close(fd);
+		btf__free(btf);
+	}
+}

@@ -267,7 +267,7 @@ static int members(struct reader *r, const struct offsets *o, unsigned int vlen,
 static int find_types(struct reader *r, const struct offsets *o, struct kbtf_facts *out)
 {
 	bool found_kern = false;
-	uint32_t id;
+	uint32_t id, kern_size = 0;
 
 	for (id = 1; r->pos + r->at < r->end; id++) {
 		unsigned int kind, vlen;
@@ -292,6 +292,7 @@ static int find_types(struct reader *r, const struct offsets *o, struct kbtf_fac
 		if (kind == BTF_KIND_STRUCT && !found_kern && is(o, SOCK_ADDR_KERN, t.name_off)) {
 			found_kern = true;
 			out->sock_addr_kern = id;
+			kern_size = t.size;
 			err = members(r, o, vlen, BTF_INFO_KFLAG(t.info), out);
 		} else {
 			err = take(r, NULL, (size_t)extra);
@@ -299,6 +300,15 @@ static int find_types(struct reader *r, const struct offsets *o, struct kbtf_fac
 		if (err)
 			return err;
 	}
+	/* The hooks read through bpf_rdonly_cast()'s untrusted pointers: the
+	 * verifier does not check a field's bounds there, and a read that
+	 * faults gives 0, which the hook takes for an unnamed socket (allowed).
+	 * So a misread offset must not load: a pointer (8 bytes, aligned) and
+	 * an int (4), both inside the struct. */
+	if (found_kern && (out->uaddr_off % 8 || out->uaddrlen_off % 4 ||
+			   out->uaddr_off + 8 > kern_size || out->uaddrlen_off + 4 > kern_size ||
+			   out->uaddr_off == out->uaddrlen_off))
+		return -EPROTO;
 	return 0;
 }
 

@@ -14,9 +14,10 @@
  * instruction program of each; where it does not, the jail runs without
  * them (not loaded, autoload off), which loader_has_unix_hooks() tells.
  * Where it does, they must load and attach like the others: a failure
- * there fails the jail, it never drops them. They need four facts of the
- * kernel's own BTF (two kfuncs' ids, a struct's field offsets, two type
- * ids): kbtf_read() reads them, the offsets and type ids go in as .rodata
+ * there fails the jail, it never drops them. They need six facts of the
+ * kernel's own BTF (two kfuncs' ids, two field offsets of a struct, two
+ * type ids): kbtf_read() reads them (and refuses offsets that cannot be
+ * the fields'), the offsets and type ids go in as .rodata
  * constants, and the calls of two placeholder helpers become kfunc calls
  * (use_kfuncs()). libbpf, given the kfuncs as externs and the fields as
  * CO-RE, would parse the kernel's whole BTF first: 11 MB and, on a
@@ -28,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -161,7 +161,7 @@ int nftjail_change_policy(struct nftjail *nj, const struct policy_rule *set, siz
 	}
 	/* The attack: an agent whose own name server answers each query
 	 * with fresh addresses under an allowed wildcard keeps the
-	 * supervisor in libnftables, and the user's `deny` waits behind it. */
+	 * supervisor changing the rules, and the user's `deny` waits behind it. */
 	if (nj->changes >= NFTJAIL_CHANGES_PER_SECOND)
 		return -EAGAIN;
 	err = netns_run(nj->ns_fd, change_in_ns, &c);
