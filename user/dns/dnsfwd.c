@@ -550,6 +550,27 @@ static void learn_instead(struct query *q)
 	q->udp_size = 0;
 }
 
+/* send_upstream() - @q (its question in q->q) built as our own query,
+ * with EDNS payload size @udp_size (0: no EDNS), asked of the next
+ * resolver, and the retry timer armed. Return: 0, or -errno (@q is the
+ * caller's to answer and free). */
+static int send_upstream(struct dnsfwd *f, struct query *q, uint16_t udp_size)
+{
+	int rc = dnsmsg_build_query(&q->q, udp_size, q->dnssec_ok, q->msg, sizeof(q->msg));
+
+	if (rc < 0)
+		return rc;
+	q->len = (size_t)rc;
+	q->used = true;
+	q->upstream = f->next_upstream++ % f->o.n_upstreams;
+	rc = next_id(f, &q->id);
+	if (!rc)
+		rc = ask(f, q, false);
+	if (!rc)
+		arm_timer(f, true);
+	return rc;
+}
+
 int dnsfwd_learn(struct dnsfwd *f, const char *name)
 {
 	struct query *q = NULL;
@@ -567,21 +588,10 @@ int dnsfwd_learn(struct dnsfwd *f, const char *name)
 	q->fd = -1;
 	memcpy(q->q.name, name, strlen(name) + 1);
 	learn_instead(q);
-	rc = dnsmsg_build_query(&q->q, 0, false, q->msg, sizeof(q->msg));
-	if (rc < 0)
-		return rc;
-	q->len = (size_t)rc;
-	q->used = true;
-	q->upstream = f->next_upstream++ % f->o.n_upstreams;
-	rc = next_id(f, &q->id);
-	if (!rc)
-		rc = ask(f, q, false);
-	if (rc) {
+	rc = send_upstream(f, q, 0);
+	if (rc)
 		free_query(q);
-		return rc;
-	}
-	arm_timer(f, true);
-	return 0;
+	return rc;
 }
 
 /* take_query() - one query from the agent: checked, answered at once
@@ -646,34 +656,22 @@ static void take_query(struct dnsfwd *f, const uint8_t *msg, size_t len,
 		fail_query(f, q, DNS_RCODE_SERVFAIL); /* the table is full */
 		return;
 	}
-	/* The resolver gets our own query for the question, not the agent's
-	 * bytes (dnsmsg_build_query()); the agent's payload size caps the
-	 * answer it can take. */
-	rc = dnsmsg_build_query(&q->q, q->udp_size ? (q->udp_size < 512 ? 512
-					       : q->udp_size > DNSFWD_EDNS_MAX ? DNSFWD_EDNS_MAX
-					       : q->udp_size) : 0,
-				q->dnssec_ok, q->msg, sizeof(q->msg));
-	if (rc < 0) {
-		fail_query(f, q, DNS_RCODE_SERVFAIL);
-		return;
-	}
-	q->len = (size_t)rc;
-	q->used = true;
 	if (client) {
 		q->tcp = malloc(2 + DNSFWD_ANSWER_MAX);
 		if (!q->tcp) {
 			fail_query(f, q, DNS_RCODE_SERVFAIL);
-			free_query(q);
 			return;
 		}
 	}
-	q->upstream = f->next_upstream++ % f->o.n_upstreams;
-	if (next_id(f, &q->id) || ask(f, q, false)) {
+	/* The resolver gets our own query for the question, not the agent's
+	 * bytes (dnsmsg_build_query()); the agent's payload size caps the
+	 * answer it can take. */
+	if (send_upstream(f, q, q->udp_size ? (q->udp_size < 512 ? 512
+					       : q->udp_size > DNSFWD_EDNS_MAX ? DNSFWD_EDNS_MAX
+					       : q->udp_size) : 0)) {
 		fail_query(f, q, DNS_RCODE_SERVFAIL);
 		free_query(q);
-		return;
 	}
-	arm_timer(f, true);
 }
 
 /* answer() - @q's answer @msg (in f->answer) to the agent, after
