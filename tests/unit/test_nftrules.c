@@ -1031,6 +1031,16 @@ static void many_child(int out)
 	}
 	if (try_one(&after) != after.want)
 		_exit(97);
+	/* A refused message that asked for no ACK is still answered: a
+	 * policy that says the blocks are not there writes adds (EXCL) over
+	 * them, which the kernel refuses, and the change is an error. */
+	for (i = 0; i < MANY_CHANGED; i++)
+		policy_remove_rule(&in_force, &set[i].key);
+	err = nftengine_change(&engine, &in_force, set, MANY_CHANGED, NULL, 0, why, sizeof(why));
+	if (err != -EEXIST) {
+		fprintf(stderr, "a change over elements that are there: %s: %s\n", strerror(-err), why);
+		_exit(98);
+	}
 	if (write(out, "k", 1) != 1)
 		_exit(95);
 	_exit(0);
@@ -1075,6 +1085,6 @@ Test(nftrules, a_step_of_the_most_messages_is_acknowledged, .fini = teardown, .t
 		policy_free(&in_force);
 	}
 	fd = in_child(many_child, "91 a try's socket(), 92 namespaces, 93 ip, 94 nft, 95 pipe, "
-				  "96 the change, 97 a try's result");
+				  "96 the change, 97 a try's result, 98 a refused change");
 	close(fd);
 }

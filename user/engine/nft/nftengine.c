@@ -2,7 +2,6 @@
 /* nftengine.c - the rootless engine's rules into the kernel: whole
  * generations through libnftables, changes in place through libnftnl */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,11 +161,12 @@ _Static_assert(40 + NFTRULES_KEY_MAX + NFTRULES_CHAIN_MAX <= ELEMENT_BYTES,
 	       "ELEMENT_BYTES is no bound of an element");
 
 /* A transaction being written for the kernel (libnftnl): its messages in
- * one buffer, each asking for an ACK, between a batch's begin and end. */
+ * one buffer between a batch's begin and end, the last asking for an ACK
+ * (batch_send()). */
 struct batch {
 	char *buf;
 	size_t size, pos;
-	size_t msgs;
+	struct nlmsghdr *last; /* the last message, or NULL */
 	uint32_t seq;
 };
 
@@ -179,7 +179,7 @@ static int batch_open(struct batch *b, size_t elements, size_t messages)
 	if (!b->buf)
 		return -ENOMEM;
 	b->seq = (uint32_t)time(NULL);
-	b->msgs = 0;
+	b->last = NULL;
 	b->pos = nftnl_batch_begin(b->buf, b->seq++)->nlmsg_len;
 	return 0;
 }
@@ -188,37 +188,38 @@ static int batch_open(struct batch *b, size_t elements, size_t messages)
  * then batch_done(). The room is the caller's promise (batch_open()). */
 static struct nlmsghdr *batch_msg(struct batch *b, uint16_t type, uint16_t flags)
 {
-	return nftnl_nlmsg_build_hdr(b->buf + b->pos, type, NFPROTO_INET, NLM_F_ACK | flags,
-				     b->seq++);
+	return nftnl_nlmsg_build_hdr(b->buf + b->pos, type, NFPROTO_INET, flags, b->seq++);
 }
 
 /* batch_done() - the message at @nlh is whole: the next goes after it.
  * The bounds are batch_open()'s promise; one broken (a bigger key or
  * chain name than ELEMENT_BYTES holds) has already written past the end,
  * and nothing may go on from a corrupt heap. */
-static void batch_done(struct batch *b, const struct nlmsghdr *nlh)
+static void batch_done(struct batch *b, struct nlmsghdr *nlh)
 {
 	b->pos += nlh->nlmsg_len;
-	b->msgs++;
+	b->last = nlh;
 	if (b->pos + MESSAGE_BYTES > b->size)
 		abort();
 }
 
-/* take_acks() - the kernel's answer to a batch of @n messages, each asked
- * for an ACK: all are queued once sendmsg() returned (netlink runs the
- * batch in the sender's context), so nothing here blocks. Return: 0, or
- * the first error of the batch (the kernel aborted all of it). */
-static int take_acks(struct mnl_socket *nl, size_t n)
+/* take_ack() - the kernel's answer to a batch whose last message, @seq,
+ * asked for an ACK: the errors of the messages that failed (each is
+ * answered, ACK or not), then that ACK. All are queued once sendmsg()
+ * returned (netlink runs the batch in the sender's context), so nothing
+ * here blocks. Return: 0, or the first error (the kernel aborted all). */
+static int take_ack(struct mnl_socket *nl, uint32_t seq)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	size_t got = 0;
 	int first_err = 0;
 
-	while (got < n) {
+	for (;;) {
 		ssize_t len = recv(mnl_socket_get_fd(nl), buf, sizeof(buf), MSG_DONTWAIT);
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 		int left = (int)len;
 
+		/* Nothing more, and no ACK of the last: the batch as a whole
+		 * was refused (its begin), or the answers did not fit. */
 		if (len <= 0)
 			return first_err ? first_err : len < 0 ? -errno : -EIO;
 		for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
@@ -226,47 +227,42 @@ static int take_acks(struct mnl_socket *nl, size_t n)
 
 			if (nlh->nlmsg_type != NLMSG_ERROR)
 				continue;
-			got++;
 			if (err->error < 0 && !first_err)
 				first_err = err->error;
+			if (err->msg.nlmsg_seq == seq)
+				return first_err;
 		}
 	}
-	return first_err;
-}
-
-/* room_for_acks() - a receive queue that holds @msgs ACKs at once: they
- * are all queued before sendmsg() returns, each in an skb of its own (its
- * truesize, not its 36 bytes, counts), and a default-sized queue drops
- * some past a few hundred (ENOBUFS): a change the kernel made would read
- * as refused. nft(8) sizes it the same way. FORCE needs CAP_NET_ADMIN in
- * the namespace's user namespace, which the jail's own has. */
-static void room_for_acks(struct mnl_socket *nl, size_t msgs)
-{
-	int fd = mnl_socket_get_fd(nl), size = msgs > INT_MAX / 1024 ? INT_MAX : (int)msgs * 1024;
-
-	if (size > MNL_SOCKET_BUFFER_SIZE &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 }
 
 /* batch_send() - @b ended and sent over a socket of its own, in this
- * thread's namespace (the jail's); freed. An error's answer comes without
- * the message it refuses (CAP_ACK): a step is tens of KiB. Return: 0,
- * -ENOMEM, or the kernel's -errno (nothing of the batch was done). */
+ * thread's namespace (the jail's); freed. One ACK, of the last message,
+ * not one per message: a step of a few hundred messages had its ACKs
+ * dropped by a receive queue of the default size (ENOBUFS), which a user
+ * namespace cannot raise past net.core.rmem_max, and a change the kernel
+ * made read as refused. An error's answer comes without the message it
+ * refuses (CAP_ACK): a step is tens of KiB. Return: 0, -ENOMEM, or the
+ * kernel's -errno (nothing of the batch was done). */
 static int batch_send(struct batch *b)
 {
 	struct mnl_socket *nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
 	int one = 1, err;
 
+	if (!b->last) { /* nothing to change */
+		if (nl)
+			mnl_socket_close(nl);
+		free(b->buf);
+		b->buf = NULL;
+		return 0;
+	}
+	b->last->nlmsg_flags |= NLM_F_ACK;
 	b->pos += nftnl_batch_end(b->buf + b->pos, b->seq)->nlmsg_len;
-	if (nl)
-		room_for_acks(nl, b->msgs);
 	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) ||
 	    mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one)) ||
 	    mnl_socket_sendto(nl, b->buf, b->pos) < 0)
 		err = -errno;
 	else
-		err = take_acks(nl, b->msgs);
+		err = take_ack(nl, b->last->nlmsg_seq);
 	if (nl)
 		mnl_socket_close(nl);
 	free(b->buf);
