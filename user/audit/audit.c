@@ -401,6 +401,91 @@ static void unknown(struct audit_record *r, const char *key)
 		r->comm[0] = '\0';
 }
 
+/* json_list() - a list of strings and numbers at @p ('[') into @out, its
+ * values space-separated. Return: past it, or NULL. */
+static const char *json_list(const char *p, char *out, size_t size)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (p++;;) {
+		char one[DNS_NAME_MAX + 1];
+		size_t n;
+
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (*p == ']')
+			return p + 1;
+		if (*p == '"') {
+			p = json_string(p, one, sizeof(one));
+			if (!p)
+				return NULL;
+		} else {
+			n = strcspn(p, ",]");
+			if (!p[n] || n >= sizeof(one))
+				return NULL;
+			memcpy(one, p, n);
+			one[n] = '\0';
+			p += n;
+		}
+		n = strlen(one);
+		if (o + n + 2 > size)
+			return NULL;
+		if (o)
+			out[o++] = ' ';
+		memcpy(out + o, one, n + 1);
+		o += n;
+	}
+}
+
+/* A value as next_pair() gives it. */
+enum json_kind { JSON_STRING, JSON_LIST, JSON_BARE };
+
+/* next_pair() - the next "key": value of a record's object at *@p (past
+ * its '{'), *@p moved past it: its key, and its value's text (a string
+ * unescaped; a list space-separated, json_list(), or with @raw_list as it
+ * stands between the brackets; a number, true, false or null as it
+ * stands). Return: 1, 0 at the object's end, or -EINVAL. */
+static int next_pair(const char **p, char *key, size_t key_size, char *text, size_t text_size,
+		     bool raw_list, enum json_kind *kind)
+{
+	const char *q = *p;
+
+	while (*q == ' ' || *q == ',')
+		q++;
+	if (*q == '}')
+		return 0;
+	q = json_string(q, key, key_size);
+	if (!q)
+		return -EINVAL;
+	while (*q == ' ' || *q == ':')
+		q++;
+	*kind = *q == '"' ? JSON_STRING : *q == '[' ? JSON_LIST : JSON_BARE;
+	if (*kind == JSON_STRING) {
+		q = json_string(q, text, text_size);
+	} else if (*kind == JSON_LIST && !raw_list) {
+		q = json_list(q, text, text_size);
+	} else {
+		size_t n = *kind == JSON_LIST ? strcspn(q, "]") : strcspn(q, ",}");
+
+		if ((*kind == JSON_LIST && !q[n]) || n >= text_size)
+			return -EINVAL;
+		if (*kind == JSON_LIST) { /* what is between the brackets */
+			memcpy(text, q + 1, n - 1);
+			text[n - 1] = '\0';
+			q += n + 1;
+		} else {
+			memcpy(text, q, n);
+			text[n] = '\0';
+			q += n;
+		}
+	}
+	if (!q)
+		return -EINVAL;
+	*p = q;
+	return 1;
+}
+
 int audit_parse_line(const char *line, struct audit_record *r)
 {
 	const char *p = line;
@@ -413,39 +498,14 @@ int audit_parse_line(const char *line, struct audit_record *r)
 		return -EINVAL;
 	for (;;) {
 		char key[32], text[AUDIT_DNS_LINE_MAX]; /* a dns record's lists, the longest */
-		bool quoted;
+		enum json_kind kind;
+		int got = next_pair(&p, key, sizeof(key), text, sizeof(text), true, &kind);
+		bool quoted = kind == JSON_STRING;
 
-		while (*p == ' ' || *p == ',')
-			p++;
-		if (*p == '}')
+		if (got < 0)
+			return got;
+		if (!got)
 			break;
-		p = json_string(p, key, sizeof(key));
-		if (!p)
-			return -EINVAL;
-		while (*p == ' ' || *p == ':')
-			p++;
-		quoted = *p == '"';
-		if (*p == '[') { /* a list of strings (a dns record's addrs) */
-			size_t n = strcspn(p, "]");
-
-			if (!p[n] || n >= sizeof(text))
-				return -EINVAL;
-			memcpy(text, p + 1, n - 1);
-			text[n - 1] = '\0';
-			p += n + 1;
-		} else if (quoted) {
-			p = json_string(p, text, sizeof(text));
-			if (!p)
-				return -EINVAL;
-		} else {
-			size_t n = strcspn(p, ",}");
-
-			if (n >= sizeof(text))
-				return -EINVAL;
-			memcpy(text, p, n);
-			text[n] = '\0';
-			p += n;
-		}
 #define TEXT(field) copy_text(r->field, sizeof(r->field), text)
 		if (!strcmp(key, "time"))
 			have_time = parse_time(text, &r->time) == 0;
@@ -616,42 +676,9 @@ static int journal_add(struct audit_journal *j, const char *name, const char *va
 	return 0;
 }
 
-/* json_list() - a list of strings and numbers at @p ('[') into @out, its
- * values space-separated. Return: past it, or NULL. */
-static const char *json_list(const char *p, char *out, size_t size)
-{
-	size_t o = 0;
 
-	out[0] = '\0';
-	for (p++;;) {
-		char one[DNS_NAME_MAX + 1];
-		size_t n;
-
-		while (*p == ' ' || *p == ',')
-			p++;
-		if (*p == ']')
-			return p + 1;
-		if (*p == '"') {
-			p = json_string(p, one, sizeof(one));
-			if (!p)
-				return NULL;
-		} else {
-			n = strcspn(p, ",]");
-			if (!p[n] || n >= sizeof(one))
-				return NULL;
-			memcpy(one, p, n);
-			one[n] = '\0';
-			p += n;
-		}
-		n = strlen(one);
-		if (o + n + 2 > size)
-			return NULL;
-		if (o)
-			out[o++] = ' ';
-		memcpy(out + o, one, n + 1);
-		o += n;
-	}
-}
+/* A record's key as a journal field: "dport" is EBPFJAIL_DPORT. */
+#define FIELD_PREFIX "EBPFJAIL_"
 
 int audit_journal_fields(const char *line, size_t len, struct audit_journal *out)
 {
@@ -674,40 +701,21 @@ int audit_journal_fields(const char *line, size_t len, struct audit_journal *out
 	while (*p == ' ')
 		p++;
 	for (p++; !err;) { /* past the '{': audit_parse_line() checked */
-		bool null = false;
+		enum json_kind kind;
+		int got = next_pair(&p, key, sizeof(key), text, sizeof(text), false, &kind);
+		size_t at = sizeof(FIELD_PREFIX) - 1;
 
-		while (*p == ' ' || *p == ',')
-			p++;
-		if (*p == '}')
+		if (got < 0)
+			return got;
+		if (!got)
 			break;
-		p = json_string(p, key, sizeof(key));
-		if (!p)
-			return -EINVAL;
-		while (*p == ' ' || *p == ':')
-			p++;
-		if (*p == '"') {
-			p = json_string(p, text, sizeof(text));
-		} else if (*p == '[') {
-			p = json_list(p, text, sizeof(text));
-		} else {
-			size_t n = strcspn(p, ",}");
-
-			if (n >= sizeof(text))
-				return -EINVAL;
-			memcpy(text, p, n);
-			text[n] = '\0';
-			null = !strcmp(text, "null");
-			p += n;
-		}
-		if (!p)
-			return -EINVAL;
-		if (null)
+		if (kind == JSON_BARE && !strcmp(text, "null"))
 			continue; /* the rootless engine's pid: no field, as journalctl shows none */
-		snprintf(name, sizeof(name), "EBPFJAIL_");
-		for (i = 0; key[i] && i + 10 < sizeof(name); i++)
-			name[9 + i] = (key[i] >= 'a' && key[i] <= 'z') ? (char)(key[i] - 'a' + 'A')
-				    : (key[i] >= '0' && key[i] <= '9') ? key[i] : '_';
-		name[9 + i] = '\0';
+		memcpy(name, FIELD_PREFIX, at);
+		for (i = 0; key[i] && at + i + 1 < sizeof(name); i++)
+			name[at + i] = (key[i] >= 'a' && key[i] <= 'z') ? (char)(key[i] - 'a' + 'A')
+				     : (key[i] >= '0' && key[i] <= '9') ? key[i] : '_';
+		name[at + i] = '\0';
 		err = journal_add(out, name, text, strlen(text));
 	}
 	audit_describe(&r, message, sizeof(message));
