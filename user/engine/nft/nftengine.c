@@ -309,7 +309,7 @@ static long put_run(struct batch *b, unsigned int gen, const struct nft_change *
 		    size_t end)
 {
 	const struct nft_element *first = &c->elements[i];
-	struct nftnl_set *s = a_set(gen, first->map == NFT_MAP_HOSTS ? "hosts" : "ports");
+	struct nftnl_set *s = a_set(gen, first->map == NFT_MAP_HOSTS ? NFTRULES_HOSTS_MAP : NFTRULES_PORTS_MAP);
 
 	for (; s && i < end && c->elements[i].add == first->add && c->elements[i].map == first->map;
 	     i++) {
@@ -385,7 +385,7 @@ static int put_kept_rule(struct batch *b, const char *table, uint32_t mark)
 		return -ENOMEM;
 	}
 	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, "kept");
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, NFTRULES_KEPT_CHAIN);
 	nftnl_expr_set_u32(imm, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
 	nftnl_expr_set(imm, NFTNL_EXPR_IMM_DATA, &mark, sizeof(mark));
 	nftnl_rule_add_expr(r, imm);
@@ -402,14 +402,50 @@ static int put_kept_rule(struct batch *b, const char *table, uint32_t mark)
 	return 0;
 }
 
+/* put_marks() - generation @gen's kept_marks flushed and given @mark
+ * alone. Return: 0 or -ENOMEM. */
+static int put_marks(struct batch *b, unsigned int gen, uint32_t mark)
+{
+	struct nftnl_set_elem *se;
+	struct nftnl_set *marks;
+	int err = put_elements(b, a_set(gen, NFTRULES_KEPT_MARKS), false); /* all: flushed */
+
+	if (err)
+		return err;
+	marks = a_set(gen, NFTRULES_KEPT_MARKS);
+	se = marks ? nftnl_set_elem_alloc() : NULL;
+	if (!se) {
+		if (marks)
+			nftnl_set_free(marks);
+		return -ENOMEM;
+	}
+	nftnl_set_elem_set(se, NFTNL_SET_ELEM_KEY, &mark, sizeof(mark)); /* host order */
+	nftnl_set_elem_add(marks, se);
+	return put_elements(b, marks, true);
+}
+
+/* put_chain_flush() - every rule of @table's @chain deleted (a rule
+ * delete without a handle). Return: 0 or -ENOMEM. */
+static int put_chain_flush(struct batch *b, const char *table, const char *chain)
+{
+	struct nftnl_rule *flush = nftnl_rule_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!flush)
+		return -ENOMEM;
+	nftnl_rule_set_str(flush, NFTNL_RULE_TABLE, table);
+	nftnl_rule_set_str(flush, NFTNL_RULE_CHAIN, chain);
+	nlh = batch_msg(b, NFT_MSG_DELRULE, 0);
+	nftnl_rule_nlmsg_build_payload(nlh, flush);
+	nftnl_rule_free(flush);
+	batch_done(b, nlh);
+	return 0;
+}
+
 int nftengine_renew(struct nftengine *e, char *why, size_t why_size)
 {
 	uint32_t mark = e->chains.mark + 1;
 	char table[sizeof(NFTRULES_TABLE) + 12];
-	struct nftnl_set_elem *se;
-	struct nftnl_set *marks;
-	struct nftnl_rule *flush;
-	struct nlmsghdr *nlh;
 	struct batch b;
 	int err;
 
@@ -424,30 +460,13 @@ int nftengine_renew(struct nftengine *e, char *why, size_t why_size)
 	err = batch_open(&b, 1, 4);
 	if (err)
 		return err;
-	err = put_elements(&b, a_set(e->generation, "kept_marks"), false); /* flushed */
-	marks = err ? NULL : a_set(e->generation, "kept_marks");
-	se = marks ? nftnl_set_elem_alloc() : NULL;
-	if (se) {
-		nftnl_set_elem_set(se, NFTNL_SET_ELEM_KEY, &mark, sizeof(mark)); /* host order */
-		nftnl_set_elem_add(marks, se);
-	} else {
-		nftnl_set_free(marks);
-		marks = NULL;
-	}
-	err = err ? err : put_elements(&b, marks, true);
-	flush = err ? NULL : nftnl_rule_alloc();
-	if (!err && flush) { /* a rule delete without a handle: every rule of the chain */
-		nftnl_rule_set_str(flush, NFTNL_RULE_TABLE, table);
-		nftnl_rule_set_str(flush, NFTNL_RULE_CHAIN, "kept");
-		nlh = batch_msg(&b, NFT_MSG_DELRULE, 0);
-		nftnl_rule_nlmsg_build_payload(nlh, flush);
-		nftnl_rule_free(flush);
-		batch_done(&b, nlh);
-	} else if (!err) {
-		err = -ENOMEM;
-	}
-	err = err ? err : put_kept_rule(&b, table, mark);
-	err = err ? err : batch_send(&b);
+	err = put_marks(&b, e->generation, mark);
+	if (!err)
+		err = put_chain_flush(&b, table, NFTRULES_KEPT_CHAIN);
+	if (!err)
+		err = put_kept_rule(&b, table, mark);
+	if (!err)
+		err = batch_send(&b);
 	free(b.buf);
 	if (err && why_size)
 		snprintf(why, why_size, "the kernel refused a new generation of %s's kept "

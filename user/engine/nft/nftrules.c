@@ -133,7 +133,7 @@ static int verdict_chain(struct nft_chains *k, const struct policy_value *v,
 	chain[0] = '\0';
 	if (v->action == JAIL_ALLOW && v->reason == REASON_ALLOW_HOST) {
 		k->kept = true;
-		snprintf(chain, NFTRULES_CHAIN_MAX, "kept");
+		snprintf(chain, NFTRULES_CHAIN_MAX, NFTRULES_KEPT_CHAIN);
 		return 0;
 	}
 	if (v->action == JAIL_ALLOW)
@@ -302,7 +302,7 @@ static void put_exact(struct writer *w, struct nft_chains *k, const struct polic
 		uint32_t addr;
 		uint16_t port;
 
-		f = next_element(w, "add", e[i].map == NFT_MAP_HOSTS ? "hosts" : "ports");
+		f = next_element(w, "add", e[i].map == NFT_MAP_HOSTS ? NFTRULES_HOSTS_MAP : NFTRULES_PORTS_MAP);
 		if (!f)
 			return;
 		memcpy(&addr, e[i].key, 4);

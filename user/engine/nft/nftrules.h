@@ -33,6 +33,13 @@
 /* The nftables tables the engine owns in the jail's namespace: one per
  * generation of the policy, "ebpfjail1", "ebpfjail2", ... */
 #define NFTRULES_TABLE "ebpfjail"
+/* Names in each table that a change in place writes to (nftengine.c): the
+ * /32 map, the address . protocol . port map, the chain that marks
+ * connections kept by name, and the set of marks the filter accepts. */
+#define NFTRULES_HOSTS_MAP "hosts"
+#define NFTRULES_PORTS_MAP "ports"
+#define NFTRULES_KEPT_CHAIN "kept"
+#define NFTRULES_KEPT_MARKS "kept_marks"
 /* Elements per transaction. From a user namespace, libnftables' netlink
  * socket gets no more buffer than net.core.wmem_max (the privileged
  * SO_SNDBUFFORCE is refused), and a transaction must fit in it: some
