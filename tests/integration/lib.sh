@@ -15,10 +15,16 @@ skip() { echo "$*"; exit 77; }
 # user_binary DIR: tests run $EBPFJAIL as uid 4242 (the rootless pass, the
 # benchmarks' rootless jails, the root pass's refusals of an unprivileged
 # user); a build it cannot reach (a clone in root's 0700 home, as on a new
-# machine) is copied into DIR (made reachable), and EBPFJAIL names the copy
+# machine) is copied into DIR (made reachable) with the profiles beside it
+# (where it looks for them, root's), and EBPFJAIL names the copy
 user_binary() {
+	local profiles
+	profiles=$(dirname "$EBPFJAIL")/profiles
 	setpriv --reuid 4242 --regid 4242 --clear-groups -- test -x "$EBPFJAIL" && return 0
 	chmod 755 "$1" && install -m 0755 "$EBPFJAIL" "$1/ebpfjail" || return 1
+	if [ -d "$profiles" ]; then
+		install -d -m 0755 "$1/profiles" && install -m 0644 "$profiles"/*.conf "$1/profiles/" || return 1
+	fi
 	echo "# uid 4242 cannot reach $EBPFJAIL; a copy in $1"
 	export EBPFJAIL=$1/ebpfjail
 }
@@ -109,7 +115,7 @@ alive() { [ -r "/proc/$1/stat" ] && ! awk '{ exit $3 != "Z" }' "/proc/$1/stat"; 
 pasta_pids() {
 	local ns= p
 	[ -z "${HOST:-}" ] || ns=$(readlink "/proc/$HOST/ns/net" 2>/dev/null || true)
-	for p in $(ps -eo pid=,stat=,comm= | awk '$2 !~ /Z/ && $3 ~ /^(pasta|passt|passt\.avx2)$/ { print $1 }'); do
+	for p in $(ps -eo pid=,stat=,comm= | awk '$2 !~ /Z/ && $3 ~ /^(pasta|passt)(\.avx2)?$/ { print $1 }'); do
 		[ -z "$ns" ] || [ "$(readlink "/proc/$p/ns/net" 2>/dev/null)" = "$ns" ] && echo "$p"
 	done
 	return 0

@@ -120,7 +120,7 @@ ls /proc/self/fd | sort -n | tr '\n' ' '; echo
 echo "env:$EBPFJAIL"
 kill -0 $PPID 2>/dev/null && echo can-signal-init
 cat /proc/$PPID/environ >/dev/null 2>&1 && echo can-read-init
-pgrep -x 'pasta|passt|passt.avx2' >/dev/null && echo pasta-visible
+pgrep -x 'pasta|passt|passt.avx2|pasta.avx2' >/dev/null && echo pasta-visible
 pgrep -x ebpfjail >/dev/null && echo supervisor-visible
 echo "pids:$(ls /proc | grep -c '^[0-9]')"
 echo "---resolv"

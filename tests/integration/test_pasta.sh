@@ -46,7 +46,7 @@ EOF
 	procs=$(jail_procs)
 	# This jail's pasta only (the supervisor's child), not every pasta on
 	# the machine.
-	pasta=$(pgrep -P "$(supervisor_pid)" -x 'pasta|passt|passt.avx2' || true)
+	pasta=$(pgrep -P "$(supervisor_pid)" -x 'pasta|passt|passt.avx2|pasta.avx2' || true)
 	[ -n "$pasta" ] || fail "no pasta runs under the jail"
 	kill -KILL $pasta
 	for i in $(seq 1 100); do kill -0 "$job" 2>/dev/null || break; sleep 0.05; done
