@@ -600,8 +600,10 @@ static void serve_control(struct jail *j)
 			continue;
 		jail_policy_request(&j->policy, req, reply, sizeof(reply));
 		log_debug("control: %s: %s", req, reply);
+		/* Before the reply: a `status` the client runs next shows the
+		 * change (under load a reply first let it read the old file). */
+		update_status(j);
 		control_reply(fd, reply);
-		update_status(j); /* `ebpfjail status` shows the change at once */
 	}
 }
 
