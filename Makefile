@@ -237,10 +237,14 @@ $(OUT)/probe $(OUT)/relaystress: $(OUT)/%: tests/integration/%.c | $(OUT)
 # The suite once with each pasta: Debian 12's, found on PATH, and the
 # current release, built from Debian 13's source (cached; see the script).
 # PASTA_DIRS=system runs it with the pasta on PATH only.
+# The suite's runs (root and rootless, each pasta) side by side, 3 at a
+# time (tests/integration/run.sh says how): they mostly wait, and the
+# rootless runs never overlap.
+INTEGRATION_JOBS ?= 3
 integration: $(OUT)/ebpfjail $(PROFILES) $(OUT)/probe $(OUT)/relaystress
 	$(Q)dirs="$(PASTA_DIRS)"; \
 	if [ -z "$$dirs" ]; then current=$$(scripts/build-pasta.sh) || exit 1; dirs="system $$current"; fi; \
-	PASTA_DIRS="$$dirs" tests/integration/run.sh $(OUT)/ebpfjail
+	PASTA_DIRS="$$dirs" JOBS=$(INTEGRATION_JOBS) tests/integration/run.sh $(OUT)/ebpfjail
 
 # The relays' stress test at full length: 1000 sessions each way (iperf3's
 # pattern, checksummed, with half-closes and resets) and 20 iperf3 runs,

@@ -165,7 +165,8 @@ _wait_listening() {
 		missing=
 		for w in "${NETSIM_LISTENERS[@]}"; do
 			[ "${w%% *}" = "$ns" ] || continue
-			grep -qxF -- "${w#* }" <<<"$have" || missing="$missing ${w#* }"
+			# a whole line of ss's, matched by bash (no grep per listener)
+			[[ $'\n'$have$'\n' == *$'\n'"${w#* }"$'\n'* ]] || missing="$missing ${w#* }"
 		done
 		[ -z "$missing" ] && return 0
 		sleep 0.05
@@ -215,32 +216,42 @@ netsim_up() {
 	done
 	: >"$T/hits"
 	chmod 755 "$T"
-	in_ns "$HOST" ip link add h-inet type veth peer name inet0 netns "$INET"
-	in_ns "$HOST" ip link add h-lan type veth peer name lan0 netns "$LAN"
-	in_ns "$HOST" sh -e -c '
-		ip link set lo up
-		ip addr add 203.0.113.2/24 dev h-inet; ip link set h-inet up
-		ip addr add 10.23.0.1/24 dev h-lan; ip link set h-lan up
-		ip route add default via 203.0.113.1
-		ip route add 198.18.0.0/15 via 10.23.0.2
-		ip link add docker0 type bridge; ip addr add 172.17.0.1/16 dev docker0
-		ip link set docker0 up
-		ip route add local 192.0.2.0/24 dev lo'
-	in_ns "$INET" sh -e -c '
-		ip link set lo up
-		ip addr add 203.0.113.1/24 dev inet0; ip link set inet0 up
-		ip addr add 203.0.113.77/24 dev inet0
-		ip addr add 198.51.100.7/32 dev lo
-		ip route add 10.23.0.0/24 via 203.0.113.2'
-	in_ns "$LAN" sh -e -c '
-		ip link set lo up
-		ip addr add 10.23.0.2/24 dev lan0; ip link set lan0 up
-		ip addr add 169.254.169.254/32 dev lo
-		ip addr add 10.23.0.53/32 dev lo
-		ip addr add 10.23.0.54/32 dev lo
-		for a in 80 81 82 83 84; do ip addr add 10.23.0.$a/32 dev lo; done
-		ip addr add 198.18.0.10/32 dev lo
-		ip route add default via 10.23.0.1'
+	# One ip per namespace (ip -batch stops at the first command that
+	# fails): an exec each was most of a test's setup on a busy machine.
+	in_ns "$HOST" ip -batch - <<-EOF
+		link add h-inet type veth peer name inet0 netns $INET
+		link add h-lan type veth peer name lan0 netns $LAN
+		link set lo up
+		addr add 203.0.113.2/24 dev h-inet
+		link set h-inet up
+		addr add 10.23.0.1/24 dev h-lan
+		link set h-lan up
+		route add default via 203.0.113.1
+		route add 198.18.0.0/15 via 10.23.0.2
+		link add docker0 type bridge
+		addr add 172.17.0.1/16 dev docker0
+		link set docker0 up
+		route add local 192.0.2.0/24 dev lo
+	EOF
+	in_ns "$INET" ip -batch - <<-EOF
+		link set lo up
+		addr add 203.0.113.1/24 dev inet0
+		link set inet0 up
+		addr add 203.0.113.77/24 dev inet0
+		addr add 198.51.100.7/32 dev lo
+		route add 10.23.0.0/24 via 203.0.113.2
+	EOF
+	in_ns "$LAN" ip -batch - <<-EOF
+		link set lo up
+		addr add 10.23.0.2/24 dev lan0
+		link set lan0 up
+		addr add 169.254.169.254/32 dev lo
+		addr add 10.23.0.53/32 dev lo
+		addr add 10.23.0.54/32 dev lo
+		$(for a in 80 81 82 83 84; do echo "addr add 10.23.0.$a/32 dev lo"; done)
+		addr add 198.18.0.10/32 dev lo
+		route add default via 10.23.0.1
+	EOF
 	_serve "$INET" tcp 198.51.100.7 80 inet-web
 	_serve "$INET" udp 198.51.100.7 7 inet-echo
 	_serve "$INET" tcp 203.0.113.1 80 gateway-web
@@ -316,12 +327,21 @@ as_user() {
 	fi
 }
 
-# _kill_tree PID: PID and everything below it (a background jail is a few
-# execs and forks deep; its supervisor forwards SIGTERM to the agent)
+# _kill_tree PID...: each PID and everything below it, the deepest first
+# (a background jail is a few execs and forks deep; its supervisor forwards
+# SIGTERM to the agent). One ps for the whole tree: a ps per process was a
+# fifth of the suite's time, as every test ends with its listeners here.
 _kill_tree() {
-	local c
-	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do _kill_tree "$c"; done
-	kill "$1" 2>/dev/null || true
+	local pids
+	pids=$(ps -eo pid=,ppid= | awk -v roots="$*" '
+		function walk(p,   n, kid, i) {
+			n = split(kids[p], kid, " ")
+			for (i = 1; i <= n; i++) walk(kid[i])
+			print p
+		}
+		{ kids[$2] = kids[$2] " " $1 }
+		END { n = split(roots, root, " "); for (i = 1; i <= n; i++) walk(root[i]) }')
+	[ -z "$pids" ] || kill $pids 2>/dev/null || true
 }
 
 # _debug_shell: with DEBUG=1 and a terminal, an interactive shell inside the
@@ -340,7 +360,7 @@ netsim_down() {
 	local p
 	_debug_shell
 	# A jail a failed test left running in the background goes first.
-	for p in $(jobs -p); do _kill_tree "$p"; done
+	_kill_tree $(jobs -p)
 	for p in "${NETSIM_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	NETSIM_PIDS=()
@@ -381,22 +401,34 @@ _this_run() {
 	local p=$1
 	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
 		[ "$p" -eq $$ ] && return 0
-		p=$(ps -o ppid= -p "$p" | tr -d ' ')
+		_ppid "$p" || return 1
+		p=$REPLY
 	done
 	return 1
+}
+
+# _ppid PID: PID's parent in REPLY, read from /proc with no fork (the
+# suite's helpers poll this; a ps per step was a third of its time)
+_ppid() {
+	local stat
+	REPLY=
+	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+	stat=${stat##*) } # past the command, which may hold spaces and ")"
+	stat=${stat#* }   # past the state
+	REPLY=${stat%% *}
 }
 
 # supervisor_pid: the running ebpfjail of this run (a test runs one jail
 # at a time), the newest if there are several
 supervisor_pid() {
-	local i p
+	local i p comm
 	for i in $(seq 1 100); do
 		# Not a child of one (its agent's init, or a fork about to exec
 		# pasta, gone a moment later): the supervisor's parent is the
 		# caller's.
 		for p in $(ps -o pid= --sort=-start_time -p "$(pgrep -d, -x ebpfjail || echo 0)"); do
-			[ "$(ps -o comm= -p "$(ps -o ppid= -p "$p" | tr -d ' ')" 2>/dev/null)" = ebpfjail ] &&
-				continue
+			_ppid "$p" && { read -r comm <"/proc/$REPLY/comm"; } 2>/dev/null &&
+				[ "$comm" = ebpfjail ] && continue
 			_this_run "$p" && { echo "$p"; return 0; }
 		done
 		sleep 0.05
@@ -415,6 +447,12 @@ agent_pid() {
 		sleep 0.05
 	done
 	fail "no agent of this run is running"
+}
+
+# state_supervisor: the supervisor of this test's jail, from its state
+# (a jail under tmux is no child of this run; pgrep would find any run's)
+state_supervisor() {
+	awk '{ print $1 }' "$(jail_state)"/*/supervisor 2>/dev/null | tail -n 1
 }
 
 # jails_cgroup: where this shell's jails get their cgroups (under its own)

@@ -20,6 +20,14 @@
 # PASTA_DIRS="system DIR...": run the whole suite once per pasta, "system"
 # being the one on PATH, DIR one put first on PATH (make check passes
 # Debian 12's and the current release that scripts/build-pasta.sh builds).
+#
+# JOBS=N (default 1): the runs (a pass with one pasta each) side by side,
+# N at a time, each a run.sh of its own (so "this run" in netsim.sh is
+# that run's, and a test never takes another run's jail for its own). The
+# first run's lines appear as they come, the others' when it ends, in
+# order; the counts are the runs' sums. The tests wait far more than they
+# compute (the suite keeps 2 cores a third idle), and they must pass beside
+# other jails and load anyway (other engineers' suites, stress-ng).
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export EBPFJAIL=$(realpath "${1:?usage: run.sh BINARY [PATTERN]}")
@@ -96,9 +104,83 @@ check_rootless_list() {
 
 # The user's jails run $EBPFJAIL as uid 4242: a copy where it can reach it
 # if it cannot (lib.sh's user_binary), removed at the end.
+# run_side_by_side: every pass with every pasta as a run.sh of its own, JOBS
+# at a time; their output in order, their counts summed. Each run has what
+# the suite's checks take as the machine's: its own cgroup (under ours:
+# "no cgroup of a jail left" looks below the run's own), its own
+# /run/ebpfjail (a private mount: "no jail left", ebpfjail status) and its
+# own session (a test's "kill -USR1 0" as the agent's user reaches its own
+# process group, not another run's). Two rootless runs never overlap: both
+# are uid 4242 throughout, and a test's RLIMIT_NPROC counts every process
+# of that user.
+runs_logs= runs_n=0 runs_own=
+run_side_by_side() {
+	local pass dir i line p f s rootless_job=
+	runs_logs=$(mktemp -d /var/tmp/ebpfjail-runs.XXXXXX) || exit 1
+	runs_own="$(cgroup_mount)$(sed -n 's/^0:://p' /proc/self/cgroup)"
+	runs_own=${runs_own%/}
+	trap 'kill $(jobs -p) 2>/dev/null; wait
+		for i in $(seq 1 "$runs_n"); do _remove_cgroup "$runs_own/ebpfjail-run.$$.$i"; done
+		rm -rf "$runs_logs"' EXIT
+	for pass in ${PASSES:-root rootless}; do
+		for dir in ${PASTA_DIRS:-system}; do
+			while [ "$(jobs -pr | wc -l)" -ge "$JOBS" ]; do wait -n; done
+			[ "$pass" = rootless ] && [ -n "$rootless_job" ] && wait "$rootless_job"
+			runs_n=$((runs_n + 1))
+			mkdir "$runs_own/ebpfjail-run.$$.$runs_n" || exit 1
+			if [ "$runs_n" -eq 1 ]; then
+				_one_run "$runs_own/ebpfjail-run.$$.$runs_n" "$pass" "$dir" 2>&1 | tee "$runs_logs/1" |
+					grep --line-buffered -v '^[0-9]* passed, [0-9]* failed, [0-9]* skipped$' &
+			else
+				_one_run "$runs_own/ebpfjail-run.$$.$runs_n" "$pass" "$dir" >"$runs_logs/$runs_n" 2>&1 &
+			fi
+			[ "$pass" = rootless ] && rootless_job=$!
+		done
+	done
+	wait
+	for i in $(seq 1 "$runs_n"); do
+		[ "$i" -eq 1 ] || grep -v '^[0-9]* passed, [0-9]* failed, [0-9]* skipped$' "$runs_logs/$i"
+		# A run that ended without its counts (killed, crashed) failed.
+		line=$(tail -n 1 "$runs_logs/$i")
+		if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+			p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
+			passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+		else
+			failed=$((failed + 1))
+			echo "FAIL    run $i of $runs_n ended without its counts: $line"
+		fi
+	done
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+}
+
+# _one_run CGROUP PASS DIR: this script for PASS with DIR's pasta, in
+# CGROUP, in a session of its own, with a /run/ebpfjail of its own
+_one_run() {
+	setsid --wait unshare --mount --propagation private -- sh -c '
+		cg=$1; shift
+		mkdir -p /run/ebpfjail && mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run/ebpfjail &&
+			echo $$ >"$cg/cgroup.procs" && exec "$@"' \
+		sh "$1" env JOBS=1 PASSES="$2" PASTA_DIRS="$3" "$0" "$EBPFJAIL" "$pattern"
+}
+
+# _remove_cgroup DIR: DIR and below, whatever still runs there ended first
+_remove_cgroup() {
+	[ -d "$1" ] || return 0
+	[ -e "$1/cgroup.kill" ] && echo 1 >"$1/cgroup.kill"
+	find "$1" -depth -type d -exec rmdir {} + 2>/dev/null || sleep 0.2
+	find "$1" -depth -type d -exec rmdir {} + 2>/dev/null
+}
+
+source "$here/lib.sh"
+JOBS=${JOBS:-1}
+if [ "$JOBS" -gt 1 ] && [ $(($(wc -w <<<"${PASSES:-root rootless}") * $(wc -w <<<"${PASTA_DIRS:-system}"))) -gt 1 ]; then
+	run_side_by_side
+	exit
+fi
+
 userbin=
 trap '[ -z "$userbin" ] || rm -rf "$userbin"' EXIT
-source "$here/lib.sh"
 userbin=$(mktemp -d /var/tmp/ebpfjail-bin.XXXXXX) && user_binary "$userbin"
 for pass in ${PASSES:-root rootless}; do
 	[ "$pass" = rootless ] && export ROOTLESS=1 || unset ROOTLESS

@@ -346,8 +346,9 @@ test_attack_root_agent_cannot_ptrace_or_read_its_init() {
 test_attack_init_holds_none_of_the_supervisors_descriptors() {
 	netsim_up
 	jail_cmd -- sleep 2 >"$T/out" 2>"$T/err" &
-	local job=$! init i
-	for i in $(seq 1 100); do init=$(pgrep -x ebpfjail-init | head -1) && [ -n "$init" ] && break; sleep 0.05; done
+	local job=$! init i sup
+	sup=$(supervisor_pid)
+	for i in $(seq 1 100); do init=$(pgrep -P "$sup" -x ebpfjail-init) && break; sleep 0.05; done
 	[ -n "$init" ] || fail "no init"
 	local held
 	held=$(ls -l "/proc/$init/fd" | grep -cE 'bpf-map|bpf-prog|net:\[|audit|/sys/fs/cgroup' || true)

@@ -32,12 +32,13 @@ test_agent_cannot_reach_the_users_other_processes() {
 # left behind ends with it (its init's namespace goes).
 test_agent_status_passes_through_its_init() {
 	netsim_up
-	jail -- sh -c 'sleep 617 & kill -KILL $$'
+	local marker="617.$$" # this run's (other runs may test the same)
+	jail -- sh -c "sleep $marker & kill -KILL \$\$"
 	expect_rc 137
 	jail -- sh -c 'echo "init:$(cat /proc/1/comm) ppid:$PPID self:$$"'
 	expect_rc 0
 	expect_out "init:ebpfjail-init ppid:1 self:2"
-	[ -z "$(pgrep -u 4242 -f 'sleep 617')" ] || fail "the agent's sleep outlived it: $(pgrep -a -u 4242 sleep)"
+	[ -z "$(pgrep -u 4242 -f "sleep $marker")" ] || fail "the agent's sleep outlived it: $(pgrep -a -u 4242 sleep)"
 	expect_no_leftovers
 }
 

@@ -212,7 +212,7 @@ EOF
 	local i sup="" cg n
 	if _no_cgroup; then
 		for i in $(seq 1 100); do [ -s "$T/agent/c.out" ] && break; sleep 0.05; done
-		sup=$(pgrep -n -x ebpfjail || true)
+		sup=$(state_supervisor)
 		for i in $(seq 1 20); do
 			[ "$(_state "$sup")" = T ] && fail "the supervisor stopped with no cgroup to hold the agent"
 			sleep 0.05
@@ -227,7 +227,7 @@ EOF
 		return
 	fi
 	for i in $(seq 1 100); do
-		sup=$(pgrep -n -x ebpfjail || true)
+		sup=$(state_supervisor)
 		[ -n "$sup" ] && [ "$(_state "$sup")" = T ] && break
 		sleep 0.05
 	done
