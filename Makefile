@@ -241,10 +241,10 @@ $(OUT)/probe $(OUT)/relaystress: $(OUT)/%: tests/integration/%.c | $(OUT)
 # time (tests/integration/run.sh says how): they mostly wait, and the
 # rootless runs never overlap.
 INTEGRATION_JOBS ?= 3
-integration: $(OUT)/ebpfjail $(PROFILES) $(OUT)/probe $(OUT)/relaystress
+integration: $(OUT)/ebpfjail $(PROFILES) $(OUT)/probe $(OUT)/relaystress man
 	$(Q)dirs="$(PASTA_DIRS)"; \
 	if [ -z "$$dirs" ]; then current=$$(scripts/build-pasta.sh) || exit 1; dirs="system $$current"; fi; \
-	PASTA_DIRS="$$dirs" JOBS=$(INTEGRATION_JOBS) tests/integration/run.sh $(OUT)/ebpfjail
+	PASTA_DIRS="$$dirs" IT_JOBS=$(INTEGRATION_JOBS) tests/integration/run.sh $(OUT)/ebpfjail
 
 # The relays' stress test at full length: 1000 sessions each way (iperf3's
 # pattern, checksummed, with half-closes and resets) and 20 iperf3 runs,

@@ -248,7 +248,11 @@ netsim_up() {
 		addr add 169.254.169.254/32 dev lo
 		addr add 10.23.0.53/32 dev lo
 		addr add 10.23.0.54/32 dev lo
-		$(for a in 80 81 82 83 84; do echo "addr add 10.23.0.$a/32 dev lo"; done)
+		addr add 10.23.0.80/32 dev lo
+		addr add 10.23.0.81/32 dev lo
+		addr add 10.23.0.82/32 dev lo
+		addr add 10.23.0.83/32 dev lo
+		addr add 10.23.0.84/32 dev lo
 		addr add 198.18.0.10/32 dev lo
 		route add default via 10.23.0.1
 	EOF
@@ -330,9 +334,10 @@ as_user() {
 # _kill_tree PID...: each PID and everything below it, the deepest first
 # (a background jail is a few execs and forks deep; its supervisor forwards
 # SIGTERM to the agent). One ps for the whole tree: a ps per process was a
-# fifth of the suite's time, as every test ends with its listeners here.
+# large part of the suite's time, as every test ends with its listeners here.
 _kill_tree() {
 	local pids
+	[ $# -gt 0 ] || return 0
 	pids=$(ps -eo pid=,ppid= | awk -v roots="$*" '
 		function walk(p,   n, kid, i) {
 			n = split(kids[p], kid, " ")
@@ -408,11 +413,14 @@ _this_run() {
 }
 
 # _ppid PID: PID's parent in REPLY, read from /proc with no fork (the
-# suite's helpers poll this; a ps per step was a third of its time)
+# suite's helpers poll this)
 _ppid() {
 	local stat
 	REPLY=
-	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+	# -d '': the whole file (a command may hold a newline; a line would
+	# stop there and take a forged parent from the agent's own name)
+	{ IFS= read -r -d '' stat <"/proc/$1/stat"; } 2>/dev/null
+	[ -n "$stat" ] || return 1
 	stat=${stat##*) } # past the command, which may hold spaces and ")"
 	stat=${stat#* }   # past the state
 	REPLY=${stat%% *}
@@ -449,9 +457,9 @@ agent_pid() {
 	fail "no agent of this run is running"
 }
 
-# state_supervisor: the supervisor of this test's jail, from its state
+# supervisor_pid_from_state: the supervisor of this test's jail, from its state
 # (a jail under tmux is no child of this run; pgrep would find any run's)
-state_supervisor() {
+supervisor_pid_from_state() {
 	awk '{ print $1 }' "$(jail_state)"/*/supervisor 2>/dev/null | tail -n 1
 }
 

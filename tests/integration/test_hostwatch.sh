@@ -204,7 +204,12 @@ test_hostwatch_follows_while_the_agent_holds_every_task() {
 PROBE_TASKS_HELD=$T/agent/held PROBE_TASKS_UNTIL=$T/go exec $T/probe tasks:400:20 \
 	tcp:45.45.45.45:80 >$T/agent/r
 EOF2
-	JAIL_NPROC=80 jail_cmd -- sh "$T/agent.sh" >"$T/jail.out" 2>"$T/jail.err" &
+	# RLIMIT_NPROC counts every process of uid 4242 on the machine: one
+	# such test at a time (the suite's runs side by side run it together).
+	local lock
+	exec {lock}>/run/lock/ebpfjail-test-nproc.lock && flock -w 120 "$lock" ||
+		fail "cannot take /run/lock/ebpfjail-test-nproc.lock"
+	JAIL_NPROC=80 jail_cmd -- sh "$T/agent.sh" >"$T/jail.out" 2>"$T/jail.err" {lock}>&- &
 	local job=$! i
 	for i in $(seq 1 200); do [ -s "$T/agent/held" ] && break; sleep 0.05; done
 	[ -s "$T/agent/held" ] || fail "the agent did not start: $(cat "$T/jail.err")"

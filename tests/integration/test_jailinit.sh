@@ -38,7 +38,7 @@ test_agent_status_passes_through_its_init() {
 	jail -- sh -c 'echo "init:$(cat /proc/1/comm) ppid:$PPID self:$$"'
 	expect_rc 0
 	expect_out "init:ebpfjail-init ppid:1 self:2"
-	[ -z "$(pgrep -u 4242 -f "sleep $marker")" ] || fail "the agent's sleep outlived it: $(pgrep -a -u 4242 sleep)"
+	[ -z "$(pgrep -u 4242 -fx "sleep ${marker/./\\.}")" ] || fail "the agent's sleep outlived it: $(pgrep -a -u 4242 sleep)"
 	expect_no_leftovers
 }
 

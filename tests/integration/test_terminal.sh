@@ -212,7 +212,8 @@ EOF
 	local i sup="" cg n
 	if _no_cgroup; then
 		for i in $(seq 1 100); do [ -s "$T/agent/c.out" ] && break; sleep 0.05; done
-		sup=$(state_supervisor)
+		sup=$(supervisor_pid_from_state)
+		[ -n "$sup" ] || fail "no supervisor in the jail's state"
 		for i in $(seq 1 20); do
 			[ "$(_state "$sup")" = T ] && fail "the supervisor stopped with no cgroup to hold the agent"
 			sleep 0.05
@@ -227,7 +228,7 @@ EOF
 		return
 	fi
 	for i in $(seq 1 100); do
-		sup=$(state_supervisor)
+		sup=$(supervisor_pid_from_state)
 		[ -n "$sup" ] && [ "$(_state "$sup")" = T ] && break
 		sleep 0.05
 	done
