@@ -113,10 +113,16 @@ inner() {
 	# the run's own cgroup): every cgroup2 and cgroup v1 mount where the
 	# host has it, and the file systems they sit on (the tmpfs of a hybrid
 	# layout's /sys/fs/cgroup), nothing else of the host's.
+	local cgroup2=
 	while read -r point type src opts; do
 		mkdir -p "$root$point"
 		mount -t "$type" -o "$opts" "$src" "$root$point"
+		[ "$type" = cgroup2 ] && cgroup2=$root$point
 	done < <(cgroup_layout)
+	# The run in a leaf, "init" (systemd's init.scope): the namespace's
+	# root then holds no process, so a container engine may enable
+	# controllers there (Podman's pods: EBUSY otherwise).
+	[ -z "$cgroup2" ] || { mkdir "$cgroup2/init" && echo $$ >"$cgroup2/init/cgroup.procs"; }
 	[ "$(stat -f -c %T "$root/sys/fs/bpf")" = bpf_fs ] || mount -t bpf bpf "$root/sys/fs/bpf"
 	mount -t tmpfs -o mode=755,nosuid tmpfs "$root/dev"
 	for dev in null zero full random urandom tty net/tun; do
