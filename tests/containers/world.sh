@@ -337,9 +337,11 @@ expect_at_once() {
 # its own device program (runc's), so the pod's is detached; kubelet and
 # systemd-managed Podman do not make it.
 pod_cgroup_devices_open() {
-	local cg id
+	local cg progs id
 	cg=/sys/fs/cgroup$(podman pod inspect "$1" --format '{{.CgroupPath}}') || return 1
-	for id in $(bpftool -j cgroup show "$cg" | jq -r '.[] | select(.attach_type == "cgroup_device") | .id'); do
+	# "ID AttachType AttachFlags Name" rows (no jq: a fresh machine has none)
+	progs=$(bpftool cgroup show "$cg") || return 1
+	for id in $(awk '$2 == "cgroup_device" { print $1 }' <<<"$progs"); do
 		bpftool cgroup detach "$cg" cgroup_device id "$id" || return 1
 	done
 }
