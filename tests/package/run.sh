@@ -42,10 +42,16 @@ check() {
 	fi
 }
 
-# build: the .deb from a copy of the tracked files
+# build: the .deb from a copy of the tracked files (of the tree but its
+# builds where there is no git: make check-fresh copies a tree without it)
 build() {
 	mkdir -p "$W/src/ebpfjail-0.1.0"
-	git -C "$SRC" ls-files -z | (cd "$SRC" && xargs -0 cp --parents -t "$W/src/ebpfjail-0.1.0") || return 1
+	if [ -e "$SRC/.git" ]; then
+		git -C "$SRC" ls-files -z | (cd "$SRC" && xargs -0 cp --parents -t "$W/src/ebpfjail-0.1.0") || return 1
+	else
+		tar -C "$SRC" --exclude=./build --exclude='./build-*' -cf - . | tar -xf - -C "$W/src/ebpfjail-0.1.0" ||
+			return 1
+	fi
 	(cd "$W/src/ebpfjail-0.1.0" && dpkg-buildpackage -us -uc -b) >"$W/build.log" 2>&1 ||
 		{ tail -n 20 "$W/build.log"; return 1; }
 	ls "$W"/src/ebpfjail_*_amd64.deb
