@@ -249,9 +249,19 @@ R=$(mktemp -d /var/tmp/ebpfjail-fresh.XXXXXX)
 mkdir "$R/root"
 tar -xf "$tar" -C "$R/root" --numeric-owner || { echo "check-fresh: FAILED: cannot extract $tar"; exit 1; }
 mkdir -p "$R/root$dest"
-(cd "$top" && git ls-files -z | while IFS= read -r -d '' f; do
-	if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
-done | tar --null -T - --owner=0 --group=0 -cf -) | tar -xf - -C "$R/root$dest" ||
+# tracked_files: the tree's files as NUL-terminated paths: what git tracks,
+# or, in a tree without git (make check inside check-fresh: the Debian 13
+# build), every file but the builds'
+tracked_files() {
+	if [ -e "$top/.git" ]; then
+		git ls-files -z | while IFS= read -r -d '' f; do
+			if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+		done
+	else
+		find . \( -path ./build -o -path './build-*' \) -prune -o \( -type f -o -type l \) -printf '%P\0'
+	fi
+}
+(cd "$top" && tracked_files | tar --null -T - --owner=0 --group=0 -cf -) | tar -xf - -C "$R/root$dest" ||
 	{ echo "check-fresh: FAILED: cannot copy the tree"; exit 1; }
 cp -L /etc/resolv.conf "$R/root/etc/resolv.conf"
 cp -L /etc/hosts "$R/root/etc/hosts"
@@ -275,7 +285,7 @@ for old in "$cg${own%/}"/ebpfjail-fresh.*; do
 done
 sub=$cg${own%/}/ebpfjail-fresh.$$
 mkdir "$sub" || { echo "check-fresh: FAILED: cannot create the cgroup $sub"; exit 1; }
-echo "# check-fresh: $(git -C "$top" describe --always --dirty) in a fresh $what root ($R), cgroup $sub"
+echo "# check-fresh: $(git -C "$top" describe --always --dirty 2>/dev/null || echo "a tree without git") in a fresh $what root ($R), cgroup $sub"
 
 pidns=()
 [ "${FRESH_PIDNS:-0}" = 1 ] && pidns=(--pid --fork)
