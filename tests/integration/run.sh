@@ -202,14 +202,19 @@ _sum_runs() {
 # its cgroup is killed, and the runs' output so far is shown. Then the
 # cgroups go, the deepest first.
 _stop_runs() {
-	local i cg leader
+	local i j cg leader
 	trap '' INT TERM HUP # a second Ctrl-C must not cut the cleanup short
+	# Only a run still going is signalled: an ended run's session id may
+	# be another process's by now.
 	for i in $(seq 1 "$runs_n"); do
-		{ read -r leader <"$runs_logs/$i.leader"; } 2>/dev/null && kill -TERM -- "-$leader" 2>/dev/null
+		cg="$runs_own/ebpfjail-run.$$.$i"
+		grep -qx "populated 1" "$cg/cgroup.events" 2>/dev/null &&
+			{ read -r leader <"$runs_logs/$i.leader"; } 2>/dev/null &&
+			grep -qx "$leader" "$cg/cgroup.procs" && kill -TERM -- "-$leader" 2>/dev/null
 	done
 	for i in $(seq 1 "$runs_n"); do
 		cg="$runs_own/ebpfjail-run.$$.$i"
-		for leader in $(seq 1 100); do
+		for j in $(seq 1 100); do
 			grep -qx "populated 0" "$cg/cgroup.events" 2>/dev/null && break
 			sleep 0.1
 		done
@@ -224,7 +229,7 @@ _stop_runs() {
 	fi
 	for i in $(seq 1 "$runs_n"); do
 		cg="$runs_own/ebpfjail-run.$$.$i"
-		for leader in $(seq 1 20); do
+		for j in $(seq 1 20); do
 			[ -d "$cg" ] || break
 			find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null
 			sleep 0.05
