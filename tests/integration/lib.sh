@@ -104,8 +104,18 @@ trust_cmd() {
 		exec env SUDO_UID=4242 SUDO_GID=4242 "$@"' "$T" "$EBPFJAIL" trust $yes "$@"
 }
 
-# alive PID: running, not a zombie waiting for a reaper
-alive() { [ -r "/proc/$1/stat" ] && ! awk '{ exit $3 != "Z" }' "/proc/$1/stat"; }
+# alive PID: running, not a zombie waiting for a reaper. The stat file is
+# read once: a check that it exists and a second read race the reaper (the
+# second read then fails and a dead process was counted alive). The state
+# follows the last ')' since a command name may hold spaces.
+alive() {
+	local stat=
+	# -d '': the whole file, as _ppid reads it (a name may hold a newline)
+	{ IFS= read -r -d '' stat <"/proc/$1/stat"; } 2>/dev/null
+	[ -n "$stat" ] || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" != Z ]
+}
 
 # pasta_pids: running pasta processes (Debian's pasta is passt, exec'd as
 # passt.avx2 on most CPUs; zombies waiting for a reaper do not count), of

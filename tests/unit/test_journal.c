@@ -31,6 +31,9 @@
 
 static pid_t journald = -1;
 
+/* journald's own output, in the child's tmpfs: shown when a step fails */
+#define JOURNALD_LOG "/run/systemd/journald.log"
+
 static void stop_journald(void)
 {
 	if (journald > 0) {
@@ -38,6 +41,25 @@ static void stop_journald(void)
 		waitpid(journald, NULL, 0);
 		journald = -1;
 	}
+}
+
+/* fail_step() - in the child: journald stopped, what it said on stderr
+ * (a journald that exited or never listened says why there), exit @step */
+static void fail_step(int step)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	stop_journald();
+	fd = open(JOURNALD_LOG, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		fprintf(stderr, "step %d; journald said:\n", step);
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			fwrite(buf, 1, (size_t)n, stderr);
+		close(fd);
+	}
+	_exit(step);
 }
 
 /* private_journald() - in this (child) process: a mount namespace of its
@@ -71,19 +93,25 @@ static int private_journald(void)
 		return 5;
 	if (journald == 0) {
 		int null = open("/dev/null", O_RDWR);
+		int log = open(JOURNALD_LOG, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 		dup2(null, 1);
-		dup2(null, 2);
-		setenv("SYSTEMD_LOG_LEVEL", "err", 1);
+		dup2(log >= 0 ? log : null, 2);
+		setenv("SYSTEMD_LOG_LEVEL", "info", 1);
+		setenv("SYSTEMD_LOG_TARGET", "console", 1);
 		execl(JOURNALD, JOURNALD, (char *)NULL);
 		_exit(127);
 	}
 	for (i = 0; i < 200; i++) { /* at most 10 s */
 		if (stat(AUDIT_JOURNAL_SOCKET, &st) == 0 && S_ISSOCK(st.st_mode))
 			return 0;
+		if (waitpid(journald, NULL, WNOHANG) == journald) {
+			journald = -1;
+			fail_step(6);
+		}
 		usleep(50000);
 	}
-	stop_journald(); /* the callers exit with the step: nothing left */
+	fail_step(6); /* nothing left running */
 	return 6;
 }
 
@@ -149,27 +177,23 @@ static void round_trip_child(void)
 	if (step)
 		_exit(step);
 	n = every_type(wrote);
-	if (audit_log_open(&log, "journal")) {
-		stop_journald();
-		_exit(20);
-	}
+	if (audit_log_open(&log, "journal"))
+		fail_step(20);
 	for (i = 0; i < n; i++)
 		if (i % 2 ? audit_log_hold(&log, wrote[i], strlen(wrote[i]))
-			  : audit_log_append(&log, wrote[i], strlen(wrote[i]))) {
-			stop_journald();
-			_exit(21);
-		}
+			  : audit_log_append(&log, wrote[i], strlen(wrote[i])))
+			fail_step(21);
 	audit_log_close(&log);
 	got = read_back(read, 16, n);
 	stop_journald();
 	if (got != n) {
 		fprintf(stderr, "read back %zu records of %zu\n", got, n);
-		_exit(22);
+		fail_step(22);
 	}
 	for (i = 0; i < n; i++)
 		if (strcmp(read[i], wrote[i])) {
 			fprintf(stderr, "record %zu:\n  wrote %s  read  %s", i, wrote[i], read[i]);
-			_exit(23);
+			fail_step(23);
 		}
 	_exit(0);
 }
@@ -232,20 +256,16 @@ static void forged_child(void)
 		_exit(0);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
-		stop_journald();
-		_exit(30);
-	}
+	    WEXITSTATUS(status))
+		fail_step(30);
 	if (audit_journal_fields(lines[1], strlen(lines[1]), &fields) ||
-	    journal_send(fields.iov, fields.n)) {
-		stop_journald();
-		_exit(31);
-	}
+	    journal_send(fields.iov, fields.n))
+		fail_step(31);
 	got = read_back(read, 4, 2);
 	stop_journald();
 	if (got != 1 || strcmp(read[0], lines[1])) {
 		fprintf(stderr, "read back %zu records, the first: %s", got, got ? read[0] : "-\n");
-		_exit(32);
+		fail_step(32);
 	}
 	_exit(0);
 }
@@ -334,10 +354,8 @@ static void flood_child(void)
 
 	if (step)
 		_exit(step);
-	if (audit_log_open(&log, "journal")) {
-		stop_journald();
-		_exit(40);
-	}
+	if (audit_log_open(&log, "journal"))
+		fail_step(40);
 	strcpy(e.comm, "agent");
 	e.daddr = inet_addr("10.0.0.1");
 	for (i = 0; i < AUDIT_JOURNAL_BURST + 500; i++) {
@@ -374,7 +392,7 @@ static void flood_child(void)
 	    denials + lan != AUDIT_JOURNAL_BURST + 500 || !metadata) {
 		fprintf(stderr, "%zu records back, %zu denials, %zu LAN ones lost, metadata %d\n",
 			got, denials, lan, metadata);
-		_exit(41);
+		fail_step(41);
 	}
 	_exit(0);
 }
