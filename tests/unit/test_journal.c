@@ -63,8 +63,8 @@ static void fail_step(int step)
 }
 
 /* private_journald() - in this (child) process: a mount namespace of its
- * own, tmpfs where journald keeps its sockets and files, a machine ID, and
- * journald started there. Return: 0, or the step that failed (> 0). */
+ * own, the /proc of its PID namespace (in_child), tmpfs where journald
+ * keeps its sockets and files, a machine ID, and journald started there. Return: 0, or the step that failed (> 0). */
 static int private_journald(void)
 {
 	static const char *const dirs[] = { "/run/systemd", "/run/log", "/var/log/journal" };
@@ -72,7 +72,8 @@ static int private_journald(void)
 	size_t i;
 	int fd;
 
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 		return 1;
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		mkdir(dirs[i], 0755);
@@ -198,16 +199,41 @@ static void round_trip_child(void)
 	_exit(0);
 }
 
+static int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* in_child() - @fn as PID 1 of a PID namespace of its own (private_journald
+ * gives it its /proc), its exit code. journald, its child there, reads
+ * PID 1's cgroup as the root of the tree it serves: Debian 13's (systemd
+ * 257) exits when the machine's PID 1 lies two or more levels outside its
+ * cgroup namespace ("Failed to acquire cgroup root path", EUNATCH), as in
+ * make check-fresh's nested Debian 13 root or below a systemd session's
+ * cgroup. Senders share journald's PID namespace: it takes a client's
+ * credentials by pid and stops reading a socket whose peer has none. Its
+ * own PID namespace also keeps journald from turning on the machine's
+ * kernel audit (refused outside the initial one). */
 static int in_child(void (*fn)(void))
 {
 	int status;
 	pid_t pid = fork();
 
 	cr_assert_geq(pid, 0);
-	if (pid == 0)
-		fn();
+	if (pid == 0) {
+		pid_t init;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(7);
+		init = fork();
+		if (init == 0)
+			fn();
+		if (init < 0 || waitpid(init, &status, 0) != init)
+			_exit(7);
+		_exit(exit_code(status));
+	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return exit_code(status);
 }
 
 static void need_journald(void)
@@ -227,7 +253,7 @@ Test(journal, every_record_type_goes_in_and_comes_back, .timeout = 60)
 
 	need_journald();
 	rc = in_child(round_trip_child);
-	cr_expect_eq(rc, 0, "the child failed at step %d (1-6 journald, 20 open, 21 write, 22 read "
+	cr_expect_eq(rc, 0, "the child failed at step %d (1-7 journald, 20 open, 21 write, 22 read "
 			    "back, 23 compare: stderr says which)", rc);
 }
 
@@ -281,7 +307,7 @@ Test(journal, another_users_entries_are_not_records, .timeout = 60)
 
 	need_journald();
 	rc = in_child(forged_child);
-	cr_expect_eq(rc, 0, "the child failed at step %d (1-6 journald, 30 the other user's send, "
+	cr_expect_eq(rc, 0, "the child failed at step %d (1-7 journald, 30 the other user's send, "
 			    "31 root's, 32 what came back: stderr says)", rc);
 }
 
@@ -406,6 +432,6 @@ Test(journal, a_flood_is_shed_and_its_metadata_denial_still_recorded, .timeout =
 
 	need_journald();
 	rc = in_child(flood_child);
-	cr_expect_eq(rc, 0, "the child failed at step %d (1-6 journald, 40 open, 41 what came "
+	cr_expect_eq(rc, 0, "the child failed at step %d (1-7 journald, 40 open, 41 what came "
 			    "back: stderr says)", rc);
 }
