@@ -23,7 +23,8 @@
 #   untracked; a tracked file's working copy, edits included), in
 #   /root/ebpfjail, owned by root.
 # - The machine around it: a cgroup of its own (below ours, on this host's
-#   cgroup2, found in mountinfo) entered with a cgroup namespace, so the
+#   cgroup2, found in mountinfo; the controllers ours has, enabled for it,
+#   as systemd delegates) entered with a cgroup namespace, so the
 #   run sees a cgroup tree of its own and nothing of other runs'; private
 #   mount, PID, IPC and UTS namespaces. In them: a new /proc and sysfs,
 #   this host's cgroup layout mounted afresh (cgroup2 and v1 where mountinfo
@@ -283,6 +284,19 @@ for old in "$cg${own%/}"/ebpfjail-fresh.*; do
 		grep -qx 'populated 0' "$old/cgroup.events" 2>/dev/null &&
 		find "$old" -depth -type d -exec rmdir {} + 2>/dev/null
 done
+# The controllers the run's parent has, enabled for its children, as a
+# booted machine's systemd enables them on the root and for a unit it
+# delegates: Podman's pods enable them in turn below the run's namespace
+# root, and with none to enable, podman kube play fails (EINVAL on
+# cgroup.subtree_control). A machine that booted without systemd (this
+# one) has none enabled until something does it; a parent that holds
+# processes cannot (EBUSY), which is said, not hidden.
+missing=
+for ctl in $(cat "$cg${own%/}/cgroup.controllers"); do
+	grep -qw "$ctl" "$cg${own%/}/cgroup.subtree_control" ||
+		echo "+$ctl" 2>/dev/null >"$cg${own%/}/cgroup.subtree_control" || missing="$missing $ctl"
+done
+[ -z "$missing" ] || echo "# check-fresh: cannot enable$missing below $cg${own%/} (it holds processes): the run's containers go without"
 sub=$cg${own%/}/ebpfjail-fresh.$$
 mkdir "$sub" || { echo "check-fresh: FAILED: cannot create the cgroup $sub"; exit 1; }
 echo "# check-fresh: $(git -C "$top" describe --always --dirty 2>/dev/null || echo "a tree without git") in a fresh $what root ($R), cgroup $sub"
