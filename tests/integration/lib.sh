@@ -104,17 +104,17 @@ trust_cmd() {
 		exec env SUDO_UID=4242 SUDO_GID=4242 "$@"' "$T" "$EBPFJAIL" trust $yes "$@"
 }
 
-# alive PID: running, not a zombie waiting for a reaper. The stat file is
-# read once: a check that it exists and a second read race the reaper (the
-# second read then fails and a dead process was counted alive). The state
-# follows the last ')' since a command name may hold spaces.
+# alive PID: running, not a zombie waiting for a reaper (nor dead). The
+# stat file is read once: a check that it exists and a second read race
+# the reaper (the second read then fails and a dead process was counted
+# alive). The state follows the last ')': a name may hold spaces.
 alive() {
 	local stat=
 	# -d '': the whole file, as _ppid reads it (a name may hold a newline)
 	{ IFS= read -r -d '' stat <"/proc/$1/stat"; } 2>/dev/null
 	[ -n "$stat" ] || return 1
 	stat=${stat##*) }
-	[ "${stat%% *}" != Z ]
+	case ${stat%% *} in Z | X) return 1 ;; esac
 }
 
 # pasta_pids: running pasta processes (Debian's pasta is passt, exec'd as

@@ -2,10 +2,11 @@
 /* test_journal.c - the audit records through a real systemd-journald and
  * back (audit-log = journal)
  *
- * Needs root: each test's child gets a mount namespace of its own, with
- * journald's runtime directories and journal storage on tmpfs, and starts
- * its own /lib/systemd/systemd-journald there. Nothing reaches the
- * machine's journal, if it has one.
+ * Needs root: each test's child is PID 1 of a PID namespace of its own
+ * (in_child), with a mount namespace of its own, journald's runtime
+ * directories and journal storage on tmpfs, and starts its own
+ * /lib/systemd/systemd-journald there. Nothing reaches the machine's
+ * journal, if it has one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <criterion/criterion.h>
@@ -30,22 +32,37 @@
 #define JOURNALD "/lib/systemd/systemd-journald"
 
 static pid_t journald = -1;
+static int journald_status = -1; /* its wait status once it ended */
 
 /* journald's own output, in the child's tmpfs: shown when a step fails */
 #define JOURNALD_LOG "/run/systemd/journald.log"
 
+static int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* stop_journald() - SIGTERM, and SIGKILL if it has not ended 2 s later (a
+ * journald stuck before its event loop must not hang the test) */
 static void stop_journald(void)
 {
-	if (journald > 0) {
-		kill(journald, SIGTERM);
-		waitpid(journald, NULL, 0);
-		journald = -1;
+	int i;
+
+	if (journald <= 0)
+		return;
+	kill(journald, SIGTERM);
+	for (i = 0; i < 40 && waitpid(journald, &journald_status, WNOHANG) == 0; i++)
+		usleep(50000);
+	if (i == 40) {
+		kill(journald, SIGKILL);
+		waitpid(journald, &journald_status, 0);
 	}
+	journald = -1;
 }
 
 /* fail_step() - in the child: journald stopped, what it said on stderr
  * (a journald that exited or never listened says why there), exit @step */
-static void fail_step(int step)
+static _Noreturn void fail_step(int step)
 {
 	char buf[4096];
 	ssize_t n;
@@ -54,7 +71,8 @@ static void fail_step(int step)
 	stop_journald();
 	fd = open(JOURNALD_LOG, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		fprintf(stderr, "step %d; journald said:\n", step);
+		fprintf(stderr, "step %d; journald (ended with %d) said:\n", step,
+			journald_status >= 0 ? exit_code(journald_status) : -1);
 		while ((n = read(fd, buf, sizeof(buf))) > 0)
 			fwrite(buf, 1, (size_t)n, stderr);
 		close(fd);
@@ -64,7 +82,8 @@ static void fail_step(int step)
 
 /* private_journald() - in this (child) process: a mount namespace of its
  * own, the /proc of its PID namespace (in_child), tmpfs where journald
- * keeps its sockets and files, a machine ID, and journald started there. Return: 0, or the step that failed (> 0). */
+ * keeps its sockets and files, a machine ID, and journald started there.
+ * Return: 0, or the step that failed (> 0). */
 static int private_journald(void)
 {
 	static const char *const dirs[] = { "/run/systemd", "/run/log", "/var/log/journal" };
@@ -106,14 +125,13 @@ static int private_journald(void)
 	for (i = 0; i < 200; i++) { /* at most 10 s */
 		if (stat(AUDIT_JOURNAL_SOCKET, &st) == 0 && S_ISSOCK(st.st_mode))
 			return 0;
-		if (waitpid(journald, NULL, WNOHANG) == journald) {
+		if (waitpid(journald, &journald_status, WNOHANG) == journald) {
 			journald = -1;
 			fail_step(6);
 		}
 		usleep(50000);
 	}
 	fail_step(6); /* nothing left running */
-	return 6;
 }
 
 /* read_back() - the records the journal gives back, at most @max, waiting
@@ -199,11 +217,6 @@ static void round_trip_child(void)
 	_exit(0);
 }
 
-static int exit_code(int status)
-{
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* in_child() - @fn as PID 1 of a PID namespace of its own (private_journald
  * gives it its /proc), its exit code. journald, its child there, reads
  * PID 1's cgroup as the root of the tree it serves: Debian 13's (systemd
@@ -213,21 +226,30 @@ static int exit_code(int status)
  * cgroup. Senders share journald's PID namespace: it takes a client's
  * credentials by pid and stops reading a socket whose peer has none. Its
  * own PID namespace also keeps journald from turning on the machine's
- * kernel audit (refused outside the initial one). */
+ * kernel audit (refused outside the initial one).
+ * Each process dies with its parent (PDEATHSIG): a namespace's PID 1
+ * ignores every signal but SIGKILL from outside, and its end ends
+ * journald, so an interrupted or timed-out test leaves nothing. */
 static int in_child(void (*fn)(void))
 {
+	pid_t parent = getpid(), pid = fork();
 	int status;
-	pid_t pid = fork();
 
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
 		pid_t init;
 
-		if (unshare(CLONE_NEWPID))
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent ||
+		    unshare(CLONE_NEWPID)) {
+			perror("the test's PID namespace");
 			_exit(7);
+		}
 		init = fork();
-		if (init == 0)
+		if (init == 0) {
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+				_exit(7);
 			fn();
+		}
 		if (init < 0 || waitpid(init, &status, 0) != init)
 			_exit(7);
 		_exit(exit_code(status));
@@ -253,8 +275,8 @@ Test(journal, every_record_type_goes_in_and_comes_back, .timeout = 60)
 
 	need_journald();
 	rc = in_child(round_trip_child);
-	cr_expect_eq(rc, 0, "the child failed at step %d (1-7 journald, 20 open, 21 write, 22 read "
-			    "back, 23 compare: stderr says which)", rc);
+	cr_expect_eq(rc, 0, "the child failed at step %d (1-6 journald, 7 its PID namespace, 20 "
+			    "open, 21 write, 22 read back, 23 compare: stderr says which)", rc);
 }
 
 /* forged_child() - entries with ebpfjail's identifier and a record of the
@@ -307,8 +329,8 @@ Test(journal, another_users_entries_are_not_records, .timeout = 60)
 
 	need_journald();
 	rc = in_child(forged_child);
-	cr_expect_eq(rc, 0, "the child failed at step %d (1-7 journald, 30 the other user's send, "
-			    "31 root's, 32 what came back: stderr says)", rc);
+	cr_expect_eq(rc, 0, "the child failed at step %d (1-6 journald, 7 its PID namespace, 30 "
+			    "the other user's send, 31 root's, 32 what came back: stderr says)", rc);
 }
 
 /* The budget alone: a burst of AUDIT_JOURNAL_BURST at once, then
@@ -432,6 +454,6 @@ Test(journal, a_flood_is_shed_and_its_metadata_denial_still_recorded, .timeout =
 
 	need_journald();
 	rc = in_child(flood_child);
-	cr_expect_eq(rc, 0, "the child failed at step %d (1-7 journald, 40 open, 41 what came "
-			    "back: stderr says)", rc);
+	cr_expect_eq(rc, 0, "the child failed at step %d (1-6 journald, 7 its PID namespace, 40 "
+			    "open, 41 what came back: stderr says)", rc);
 }
