@@ -24,7 +24,7 @@
 #   /root/ebpfjail, owned by root.
 # - The machine around it: a cgroup of its own (below ours, on this host's
 #   cgroup2, found in mountinfo; the controllers ours has, enabled for it,
-#   as systemd delegates) entered with a cgroup namespace, so the
+#   as systemd delegates, and left enabled) entered with a cgroup namespace, so the
 #   run sees a cgroup tree of its own and nothing of other runs'; private
 #   mount, PID, IPC and UTS namespaces. In them: a new /proc and sysfs,
 #   this host's cgroup layout mounted afresh (cgroup2 and v1 where mountinfo
@@ -288,15 +288,17 @@ done
 # booted machine's systemd enables them on the root and for a unit it
 # delegates: Podman's pods enable them in turn below the run's namespace
 # root, and with none to enable, podman kube play fails (EINVAL on
-# cgroup.subtree_control). A machine that booted without systemd (this
-# one) has none enabled until something does it; a parent that holds
-# processes cannot (EBUSY), which is said, not hidden.
-missing=
-for ctl in $(cat "$cg${own%/}/cgroup.controllers"); do
-	grep -qw "$ctl" "$cg${own%/}/cgroup.subtree_control" ||
-		echo "+$ctl" 2>/dev/null >"$cg${own%/}/cgroup.subtree_control" || missing="$missing $ctl"
+# cgroup.subtree_control). A machine booted without systemd has none
+# enabled until something enables them; they stay enabled, as systemd
+# would leave them. Below the root, the parent holds this script, and a
+# domain controller (memory, io) cannot be enabled there (EBUSY): said
+# with the kernel's reason, and the pod test then fails.
+parent=$cg${own%/} missing=
+for ctl in $(cat "$parent/cgroup.controllers"); do
+	grep -qwF "$ctl" "$parent/cgroup.subtree_control" && continue
+	err=$({ echo "+$ctl" >"$parent/cgroup.subtree_control"; } 2>&1) || missing="$missing $ctl (${err##*: })"
 done
-[ -z "$missing" ] || echo "# check-fresh: cannot enable$missing below $cg${own%/} (it holds processes): the run's containers go without"
+[ -z "$missing" ] || echo "# check-fresh: cannot enable below $parent:$missing; Podman's pods in the run need them"
 sub=$cg${own%/}/ebpfjail-fresh.$$
 mkdir "$sub" || { echo "check-fresh: FAILED: cannot create the cgroup $sub"; exit 1; }
 echo "# check-fresh: $(git -C "$top" describe --always --dirty 2>/dev/null || echo "a tree without git") in a fresh $what root ($R), cgroup $sub"
