@@ -205,14 +205,18 @@ test_a_profile_opens_its_names_on_their_ports_and_never_the_lan() {
 	! resolver_saw web.example.test || fail "a name the profile lacks was asked"
 	grep -q '"dns": "statsig.com", "addrs": \[\], "refused": \["10.23.0.80"\]' "$T/audit.jsonl" ||
 		fail "the LAN answer was not refused: $(grep statsig "$T/audit.jsonl")"
+	# The profiles beside the binary: the tree's build, or the copy
+	# user_binary made where uid 4242 can reach it (a tree in root's home)
+	local profiles
+	profiles=$(dirname "$EBPFJAIL")/profiles
 	run "$EBPFJAIL" config --config "$T/jail.conf" --profile claude-code
 	expect_rc 0
-	grep -qE "^# allow-host = api.anthropic.com:443 +# $BUILD/profiles/claude-code.conf:[0-9]+$" "$T/out" ||
+	grep -qE "^# allow-host = api.anthropic.com:443 +# $profiles/claude-code.conf:[0-9]+$" "$T/out" ||
 		fail "config: $(cat "$T/out" "$T/err")"
 	expect_out "profile = claude-code"
 	run "$EBPFJAIL" config --config "$T/jail.conf" --profile no-such
 	expect_rc 1
-	grep -q "profile no-such: no such profile ($BUILD/profiles/no-such.conf)" "$T/err" ||
+	grep -qF "profile no-such: no such profile ($profiles/no-such.conf)" "$T/err" ||
 		fail "no error for a missing profile: $(cat "$T/err")"
 	expect_no_leftovers
 }
