@@ -415,7 +415,7 @@ _this_run() {
 # _ppid PID: PID's parent in REPLY, read from /proc with no fork (the
 # suite's helpers poll this)
 _ppid() {
-	local stat
+	local stat= # set: a process gone before the read leaves it empty, not unset (set -u)
 	REPLY=
 	# -d '': the whole file (a command may hold a newline; a line would
 	# stop there and take a forged parent from the agent's own name)
