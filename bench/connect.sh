@@ -81,7 +81,7 @@ nft_large_round() {
 
 # Start-up first, before the big policies leave the kernel freeing tries.
 measure -n 1 startup_round load attach
-measure hooks_round default large udp_default udp_large
+measure -m 41 hooks_round default large udp_default udp_large
 measure -n "$slow" swaps_round swap swap_udp
-measure nft_round nft_default
+measure -m 41 nft_round nft_default
 measure -n "$slow" nft_large_round nft_large

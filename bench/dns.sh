@@ -51,4 +51,4 @@ dns_round() {
 	for v in $(order "$1" pasta plain named); do dns_run "$v" || return 1; done
 	sample plain "${us[plain]}" "${us[pasta]}" && sample named "${us[named]}" "${us[pasta]}"
 }
-measure dns_round plain named
+measure -m 41 dns_round plain named

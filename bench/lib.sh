@@ -24,7 +24,8 @@
 #     (a minimum only falls, a maximum only rises); the interval, taken
 #     between ranks that move inwards as rounds come, does
 #   - rounds: BENCH_MIN_ROUNDS (5), then one more at a time while a row of
-#     the group is undecided, up to BENCH_MAX_ROUNDS (15, the stated bound);
+#     the group is undecided, up to BENCH_MAX_ROUNDS (15) or the group's own
+#     bound (measure -m: 41 for rounds of a few seconds);
 #     a row still undecided then is "uncertain" (its median is on either
 #     side of the target by chance: no pass or FAIL the next run could
 #     turn over). A NOTE line says which rows took more rounds and why
@@ -92,13 +93,18 @@ order() {
 	if [ $((k % 2)) = 1 ]; then echo "$@"; else printf '%s\n' "$@" | tac | tr '\n' ' '; fi
 }
 
-# measure [-n ROUNDS] ROUND KEY...: the rows KEY... from rounds of ROUND
-# (see the top of this file), or exactly ROUNDS of them (-n 1: a figure
-# that needs no rounds, a peak or a count). Prints their ROW lines, or
-# FAILED ones naming the round that failed and why.
+# measure [-n ROUNDS | -m MAX] ROUND KEY...: the rows KEY... from rounds
+# of ROUND (see the top of this file), or exactly ROUNDS of them (-n 1: a
+# figure that needs no rounds, a peak or a count), or up to MAX of them
+# rather than BENCH_MAX_ROUNDS (rounds of a few seconds, whose rows sit
+# near their targets). Prints their ROW lines, or FAILED ones naming the
+# round that failed and why.
 measure() {
 	local min=$BENCH_MIN_ROUNDS max=$BENCH_MAX_ROUNDS fn key why
-	if [ "$1" = -n ]; then min=$2 max=$2; shift 2; fi
+	case $1 in
+	-n) min=$2 max=$2; shift 2 ;;
+	-m) [ "${BENCH_SMOKE:-}" = 1 ] || max=$2; shift 2 ;;
+	esac
 	fn=$1
 	shift
 	: >"$T/samples"

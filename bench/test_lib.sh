@@ -48,6 +48,15 @@ measure from_list a >"$T/lines"
 check "undecided at the bound" "$(rows a)" "1.11 1 1.2 15 uncertain 1"
 check "undecided: the note" "$(grep -c 'still undecided after 15 rounds' "$T/lines")" 1
 
+# -m: a bound of the group's own, here 31 rounds, for rounds that cost
+# little: the rows above, undecided at 15, decide once later rounds come.
+ratios="1.00 1.20 1.02 1.18 1.05 1.15 1.09 1.12 1.08 1.14 1.06 1.13 1.07 1.16 1.11 1.01 1.00 1.02 1.01 1.00 1.02 1.01 1.00 1.02 1.01 1.00 1.02 1.01 1.00 1.02 1.01"
+measure -m 31 from_list a >"$T/lines"
+check "a bound of its own" "$(rows a)" "1.035 1 1.2 26 pass 0"
+check "a bound of its own: the note" "$(grep -c 'more rounds, up to 31' "$T/lines")" 1
+BENCH_SMOKE=1 BENCH_MIN_ROUNDS=1 BENCH_MAX_ROUNDS=1 measure -m 31 from_list a >"$T/lines"
+check "smoke ignores -m" "$(rows a)" "1 1 1 1 - 0"
+
 # ">=" on a figure without baseline
 want b "made-up rate" x ">=1000000" >/dev/null
 absolute() { sample b "$(echo "1100000 1200000 1300000 1250000 1150000" | awk -v k="$1" '{ print $k }')"; }
