@@ -20,7 +20,8 @@ source "$(dirname "$0")/lib.sh"
 if [ "${BENCH_SMOKE:-}" = 1 ]; then runs=1 flood=80000 many=100; else runs=5 flood=2000000 many=1000; fi
 
 want tap "tap throughput, TC filter vs none (MTU 65520)" Gbit/s ">=0.97"
-want stalls "tap: pasta's stalls (the round measured again)" stalls -
+want stalls_filtered "tap: stalls in a filtered phase (round again)" stalls -
+want stalls_bare "tap: stalls in a phase without filter (round again)" stalls -
 want startup "start-up, run -- true vs pasta" ms "<=1.2"
 want rate "denied sends/s, 4 processes x 50 destinations" sends/s ">=1000000"
 want exact "denial flood: destinations counted exactly" dest. "==1"
@@ -40,20 +41,22 @@ bench_netsim
 # block by block: while the jail's agent runs iperf3, a switch before the
 # jail's filter on jail0 (bench/tapswitch.bpf.c) lets frames past it or
 # hands them on to it, flipped from outside (root) by a map update, for
-# phases of tap_phase seconds; each phase's bytes are read from jail0's
-# counters. A round is tap_phases phases (ABBA ABBA ..., BAAB ... in even
-# rounds), and a variant's figure in it the median of its phases' rates, so
-# a dip of pasta's falls on a phase or two, not on the figure. Rounds follow
-# each other in the same run. When pasta stalls for good (a phase with less
-# than a tenth of the run's best: RTO backoff, seconds of nothing; a
-# third of 12-second runs did here, the switch flipped or not), the run is
-# ended and the round starts again in a new one, up to tap_tries times; the
-# stalls row counts them (a filter that dropped packets itself would show
-# there). The agent runs iperf3 whenever $T/go.K appears, until $T/stop
-# does.
-pin=/sys/fs/bpf/ebpfjail-bench-$$ agent= tap_job= tap_k=0 tap_going= tap_best=0 tap_tries=6 tap_phase=0.25
-trap 'rm -rf "$pin" "$pin-maps"; netsim_down; rm -rf "$T"' EXIT # the pins too, however it ends
-if [ "${BENCH_SMOKE:-}" = 1 ]; then tap_phases=2; else tap_phases=24; fi
+# phases of tap_phase seconds; each phase's rate is the bytes jail0 sent in
+# it (retransmits included) over its time. A round is tap_n_phases phases
+# (ABBA ABBA ..., BAAB ... in even rounds), and a variant's figure in it
+# the median of its phases' rates, so a dip of pasta's (a phase at half
+# speed) falls on a phase or two, not on the figure. Rounds follow each
+# other in the same run. A phase with less than a tenth of the run's best
+# is a stall (pasta lost a burst: RTO backoff, seconds of nothing; a third
+# of 12-second runs did here, the switch flipped or not): the run is ended
+# and the round starts again in a new one, up to tap_tries times. The rows
+# below the throughput count the stalls by the variant whose phase they
+# began in: a filter that dropped packets itself would show there. The
+# agent runs iperf3 whenever $T/go.K appears, until $T/stop does.
+pin=/sys/fs/bpf/ebpfjail-bench-$$ agent= tap_job= tap_k=0 tap_going= tap_best=0 tap_stalled= tap_tries=6
+tap_phase=0.25
+bench_at_exit() { rm -rf "$pin" "$pin-maps"; }
+if [ "${BENCH_SMOKE:-}" = 1 ]; then tap_n_phases=2; else tap_n_phases=24; fi
 mkdir -p "$T/agent" && chown 4242 "$T/agent"
 cat >"$T/tap.sh" <<EOF
 k=1
@@ -86,19 +89,20 @@ tap_setup() {
 }
 
 # tap_filter VARIANT: frames through the jail's filter (filtered) or past
-# it (bare)
+# it (bare). Return: bpftool's status.
 tap_filter() {
 	bpftool map update pinned "$pin-maps/tap_bypass" key 0 0 0 0 value "$([ "$1" = bare ] && echo 1 || echo 0)" 0 0 0
 }
 
-# tap_sent: "BYTES USEC", jail0's transmitted bytes and the time, read by
-# the shell itself (no fork between a phase's two reads)
+# tap_sent VAR: "BYTES USEC" in VAR, jail0's transmitted bytes and the time
+# read together, by the shell itself (no fork: nothing between the two).
+# Return: 1 if jail0's counters cannot be read (the jail is gone).
 tap_sent() {
 	local name rest bytes
 	while read -r name rest; do
 		[ "$name" = jail0: ] || continue
 		read -r _ _ _ _ _ _ _ _ bytes _ <<<"$rest"
-		echo "$bytes ${EPOCHREALTIME/./}"
+		printf -v "$1" '%s %s' "$bytes" "${EPOCHREALTIME/./}"
 		return 0
 	done </proc/"$agent"/net/dev
 	return 1
@@ -114,12 +118,13 @@ tap_start() {
 	tap_going=1 tap_best=0
 }
 
-# tap_stop: the jail's run $tap_k ended (its iperf3 killed). Return: 1,
-# with the reason on stderr, if it did not end.
+# tap_stop: the jail's run $tap_k ended (its iperf3 stopped: the agent's
+# timeout passes the TERM on). Return: 1, with the reason on stderr, if it
+# did not end.
 tap_stop() {
 	local i
 	tap_going=
-	pkill -u 4242 -x iperf3
+	pkill -P "$agent" -x timeout
 	for i in $(seq 1 200); do
 		[ -e "$T/agent/done.$tap_k" ] || ! kill -0 "$tap_job" 2>/dev/null && break
 		sleep 0.05
@@ -130,7 +135,7 @@ tap_stop() {
 	return 1
 }
 
-# tap_gone: why the jail ended, on stderr
+# tap_gone: why the jail ended, on stderr. Return: 1.
 tap_gone() {
 	local rc
 	wait "$tap_job"
@@ -141,63 +146,71 @@ tap_gone() {
 	else
 		echo "tap: the jail ended (exit $rc): $(last_words "$T/tap.out")" >&2
 	fi
+	return 1
 }
 
-# tap_phases K: a round's phases in the run going, "VARIANT KBIT/S" lines
+# tap_measure K: a round's phases in the run going, "VARIANT KBIT/S" lines
 # in $T/phases. Return: 1, with the reason on stderr, if one could not be
-# measured; 2 if pasta stalled (the phases so far are moot).
-tap_phases() {
+# measured; 2, with the stalled phase's variant in tap_stalled, if the
+# run stalled or ended (the phases so far are moot).
+tap_measure() {
 	local p v a b a0 a1 b0 b1 rate
 	: >"$T/phases"
-	for p in $(seq 1 "$tap_phases"); do
+	for p in $(seq 1 "$tap_n_phases"); do
 		v=$(order $((p / 2 + $1)) filtered bare)
 		v=${v%% *}
 		tap_filter "$v" || { echo "tap: cannot set the filter to $v" >&2; return 1; }
-		a=$(tap_sent) && sleep "$tap_phase" && b=$(tap_sent) ||
-			{ echo "tap: jail0's counters cannot be read" >&2; return 1; }
+		if ! { tap_sent a && sleep "$tap_phase" && tap_sent b; }; then
+			kill -0 "$tap_job" 2>/dev/null || tap_gone || return 1
+			echo "tap: jail0's counters cannot be read" >&2
+			return 1
+		fi
 		read -r a0 a1 <<<"$a"
 		read -r b0 b1 <<<"$b"
 		rate=$(((b0 - a0) * 8000 / (b1 - a1 + 1))) # kbit/s
 		[ "$rate" -gt "$tap_best" ] && tap_best=$rate
 		# under a tenth of the run's best, or under 1 Mbit/s (a run
 		# that stalled before it was ever measured)
-		[ "$rate" -lt $((tap_best / 10)) ] || [ "$rate" -lt 1000 ] && return 2
+		if [ "$rate" -lt $((tap_best / 10)) ] || [ "$rate" -lt 1000 ]; then
+			tap_stalled=$v
+			return 2
+		fi
 		echo "$v $rate" >>"$T/phases"
 	done
 }
 
 # tap_round K: a round's phases in a run that did not stall (starting a
-# new run for each stall, up to tap_tries), each variant's median phase
+# new run after each stall, up to tap_tries), each variant's median phase
 # rate (Gbit/s) its figure
+declare -A stalls
 tap_round() {
-	local try rc=2 stalls=0 rates
+	local try rc=2 rates
+	stalls=([filtered]=0 [bare]=0)
 	[ -n "$agent" ] || tap_setup || return 1
 	for try in $(seq 1 $tap_tries); do
 		[ -n "$tap_going" ] || tap_start || return 1
-		tap_phases "$1"
+		tap_measure "$1"
 		rc=$?
 		[ "$rc" = 1 ] && return 1
 		[ "$rc" = 0 ] && break
-		stalls=$((stalls + 1))
+		stalls[$tap_stalled]=$((stalls[$tap_stalled] + 1))
 		tap_stop || return 1
 	done
-	[ "$rc" = 0 ] || { echo "tap: pasta stalled $tap_tries times in a row" >&2; return 1; }
-	rates=$(awk '{ r[$1, ++n[$1]] = $2 / 1e6 }
-		function med(k,   a, i, j, x, m) {
-			m = n[k]
-			for (i = 1; i <= m; i++) a[i] = r[k, i]
-			for (i = 2; i <= m; i++)
-				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { x = a[j]; a[j] = a[j - 1]; a[j - 1] = x }
-			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-		}
-		END { printf "%.4f %.4f\n", med("filtered"), med("bare") }' "$T/phases")
-	sample tap ${rates% *} ${rates#* } && sample stalls "$stalls"
+	if [ "$rc" != 0 ]; then
+		echo "tap: the run stalled or ended $tap_tries times in a row; the last: $(iperf_says "$T/agent/run.$tap_k")" >&2
+		return 1
+	fi
+	rates=$(awk "$BENCH_AWK_MEDIAN"'{ r[$1, ++n[$1]] = $2 / 1e6 }
+		function of(k,   a, i) { for (i = 1; i <= n[k]; i++) a[i] = r[k, i]; sorted(a, n[k]); return median(a, n[k]) }
+		END { printf "%.4f %.4f\n", of("filtered"), of("bare") }' "$T/phases")
+	sample tap "${rates% *}" "${rates#* }" && sample stalls_filtered "${stalls[filtered]}" &&
+		sample stalls_bare "${stalls[bare]}"
 }
-measure -m 41 tap_round tap stalls
+measure -m 41 tap_round tap stalls_filtered stalls_bare
 [ -z "$tap_going" ] || tap_stop
 touch "$T/stop"
 [ -n "$tap_job" ] && wait "$tap_job" 2>/dev/null
-rm -rf "$pin" "$pin-maps"
+bench_at_exit
 
 # start-up: each command run as the jail's user would through sudo
 printf 'exec nsenter -t %s -n -- env SUDO_UID=4242 SUDO_GID=4242 %s run --config %s -- /bin/true\n' \

@@ -45,7 +45,10 @@ T=$(mktemp -d /var/tmp/ebpfjail-bench.XXXXXX) # not /tmp: the agent has its own
 export T
 source "$top/tests/integration/lib.sh"
 source "$top/tests/integration/netsim.sh"
-trap 'netsim_down; rm -rf "$T"' EXIT
+# bench_at_exit: what a script leaves outside $T and the simulated network
+# (a pin under /sys/fs/bpf), undone; the script redefines it
+bench_at_exit() { :; }
+trap 'bench_at_exit; netsim_down; rm -rf "$T"' EXIT
 : >"$T/want"
 
 if [ "${BENCH_SMOKE:-}" = 1 ]; then
@@ -103,7 +106,7 @@ measure() {
 	local min=$BENCH_MIN_ROUNDS max=$BENCH_MAX_ROUNDS fn key why
 	case $1 in
 	-n) min=$2 max=$2; shift 2 ;;
-	-m) [ "${BENCH_SMOKE:-}" = 1 ] || max=$2; shift 2 ;;
+	-m) max=$2; shift 2 ;; # moot in a smoke run: no row is ever undecided there
 	esac
 	fn=$1
 	shift
@@ -126,6 +129,16 @@ measure() {
 	bench_stats rows "$min" "$max" "$@"
 }
 
+# Awk functions for a program that takes medians: sorted(a, n) sorts
+# a[1..n] in place (n is at most a few dozen), median(a, n) of a sorted a.
+BENCH_AWK_MEDIAN='
+	function sorted(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	}
+	function median(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+'
+
 # bench_stats MODE MIN MAX KEY...: the judge, from $T/want and $T/samples.
 # MODE more: NOTE lines for the rows that need more rounds; Return: 0 if
 # another round is due. MODE rows: a ROW line per KEY: key, median value,
@@ -135,13 +148,7 @@ measure() {
 bench_stats() {
 	local mode=$1 min=$2 max=$3
 	shift 3
-	awk -F'\t' -v mode="$mode" -v min="$min" -v max="$max" -v keys="$*" -v smoke="${BENCH_SMOKE:-0}" '
-	# sorted(a, n): a[1..n] in ascending order (n is at most a few dozen)
-	function sorted(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	}
-	function median(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+	awk -F'\t' -v mode="$mode" -v min="$min" -v max="$max" -v keys="$*" -v smoke="${BENCH_SMOKE:-0}" "$BENCH_AWK_MEDIAN"'
 	# rank(n): the largest j for which the sorted rounds j..n+1-j hold the
 	# true median with at least 90%: they miss it when j or more rounds fall
 	# on one side, 2 P(B <= j - 1) for B binomial(n, 1/2)

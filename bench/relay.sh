@@ -72,9 +72,10 @@ tput() {
 	esac
 }
 
-# The pair the target judges in rounds of their own: a few seconds each,
-# so up to 41 of them (its rounds spread 0.7x to 1.3x here); the peers with
-# no target in 5 rounds of their own.
+# The pair SPEC.md's target judges in rounds of their own: a few seconds
+# each, so up to 41 of them (its rounds spread 0.7x to 1.3x here); direct
+# loopback and socat in rounds of theirs (direct has a target only with 3
+# cores or more).
 tput_pair_round() {
 	local v
 	for v in $(order "$1" pasta relay); do tput "$v" || return 1; done

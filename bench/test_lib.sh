@@ -54,8 +54,6 @@ ratios="1.00 1.20 1.02 1.18 1.05 1.15 1.09 1.12 1.08 1.14 1.06 1.13 1.07 1.16 1.
 measure -m 31 from_list a >"$T/lines"
 check "a bound of its own" "$(rows a)" "1.035 1 1.2 26 pass 0"
 check "a bound of its own: the note" "$(grep -c 'more rounds, up to 31' "$T/lines")" 1
-BENCH_SMOKE=1 BENCH_MIN_ROUNDS=1 BENCH_MAX_ROUNDS=1 measure -m 31 from_list a >"$T/lines"
-check "smoke ignores -m" "$(rows a)" "1 1 1 1 - 0"
 
 # ">=" on a figure without baseline
 want b "made-up rate" x ">=1000000" >/dev/null
