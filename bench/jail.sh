@@ -22,6 +22,7 @@ if [ "${BENCH_SMOKE:-}" = 1 ]; then runs=1 flood=80000 many=100; else runs=5 flo
 want tap "tap throughput, TC filter vs none (MTU 65520)" Gbit/s ">=0.97"
 want stalls_filtered "tap: stalls in a filtered phase (round again)" stalls -
 want stalls_bare "tap: stalls in a phase without filter (round again)" stalls -
+want tapdrops "tap: the TC filter's denial records in those runs" records "==0"
 want startup "start-up, run -- true vs pasta" ms "<=1.2"
 want rate "denied sends/s, 4 processes x 50 destinations" sends/s ">=1000000"
 want exact "denial flood: destinations counted exactly" dest. "==1"
@@ -79,7 +80,9 @@ tap_setup() {
 	sleep 0.3
 	jail_cmd -- sh "$T/tap.sh" >"$T/tap.out" 2>&1 &
 	tap_job=$!
-	for i in $(seq 1 200); do agent=$(pgrep -n -u 4242 -f "sh $T/tap.sh") && break; sleep 0.05; done
+	# "^sh": the agent, not the command line of the `ebpfjail run` that
+	# started it (which ends with the same words)
+	for i in $(seq 1 200); do agent=$(pgrep -n -u 4242 -f "^sh $T/tap.sh") && break; sleep 0.05; done
 	[ -n "$agent" ] || { echo "tap: the jail's agent did not start: $(last_words "$T/tap.out")" >&2; return 1; }
 	tc_in_jail filter show dev jail0 egress | grep -q 'jail_tc_egress.* direct-action' ||
 		{ echo "tap: no TC filter of the jail's on its jail0" >&2; return 1; }
@@ -179,6 +182,31 @@ tap_measure() {
 	done
 }
 
+# tap_check_switch: that the switch does what the variants' names say, in
+# the run going: with it off the jail's filter runs for every frame, with it
+# on for none (BPF run statistics, on for the check only). Return: 1, with
+# the figures on stderr, if not.
+tap_check_switch() {
+	local v id stats n0 n1 ran=
+	id=$(tc_in_jail filter show dev jail0 egress | sed -n 's/.*jail_tc_egress.* id \([0-9]*\) .*/\1/p')
+	read -r stats </proc/sys/kernel/bpf_stats_enabled
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	for v in filtered bare; do
+		tap_filter "$v"
+		n0=$(bpftool prog show id "$id" | sed -n 's/.* run_cnt \([0-9]*\).*/\1/p')
+		sleep 0.3
+		n1=$(bpftool prog show id "$id" | sed -n 's/.* run_cnt \([0-9]*\).*/\1/p')
+		ran+=" $v:$((${n1:-0} - ${n0:-0}))"
+	done
+	echo "$stats" >/proc/sys/kernel/bpf_stats_enabled
+	case $ran in
+	" filtered:0 "* | *" bare:"[1-9]*) ;;
+	*" bare:0") return 0 ;;
+	esac
+	echo "tap: the switch does not do what it says: the jail's filter (prog $id) ran$ran times in 0.3 s" >&2
+	return 1
+}
+
 # tap_round K: a round's phases in a run that did not stall (starting a
 # new run after each stall, up to tap_tries), each variant's median phase
 # rate (Gbit/s) its figure
@@ -186,7 +214,9 @@ declare -A stalls
 tap_round() {
 	local try rc=2 rates
 	stalls=([filtered]=0 [bare]=0)
-	[ -n "$agent" ] || tap_setup || return 1
+	if [ -z "$agent" ]; then
+		tap_setup && tap_start && tap_check_switch || return 1
+	fi
 	for try in $(seq 1 $tap_tries); do
 		[ -n "$tap_going" ] || tap_start || return 1
 		tap_measure "$1"
@@ -206,11 +236,17 @@ tap_round() {
 	sample tap "${rates% *}" "${rates#* }" && sample stalls_filtered "${stalls[filtered]}" &&
 		sample stalls_bare "${stalls[bare]}"
 }
+tap_log_start=$(cat "$T/audit.jsonl" 2>/dev/null | wc -l)
 measure -m 41 tap_round tap stalls_filtered stalls_bare
 [ -z "$tap_going" ] || tap_stop
 touch "$T/stop"
 [ -n "$tap_job" ] && wait "$tap_job" 2>/dev/null
 bench_at_exit
+# What the filter dropped in all those runs, from the jail's audit log
+# (written whole by the time the jail ended): a filter that dropped any of
+# iperf3's frames FAILs here, whatever the rates said.
+tap_drops_round() { sample tapdrops "$(tail -n +$((tap_log_start + 1)) "$T/audit.jsonl" | grep -c '"hook": "tc"')"; }
+measure -n 1 tap_drops_round tapdrops
 
 # start-up: each command run as the jail's user would through sudo
 printf 'exec nsenter -t %s -n -- env SUDO_UID=4242 SUDO_GID=4242 %s run --config %s -- /bin/true\n' \

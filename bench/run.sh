@@ -78,7 +78,7 @@ bench jail.sh
 bench dns.sh
 bench names.sh
 
-awk -F'\t' -v smoke="$smoke" -v json="$json" -v expect=31 '
+awk -F'\t' -v smoke="$smoke" -v json="$json" -v expect=32 '
 function num(x) { return x == int(x) ? sprintf("%d", x) : x >= 1000 ? sprintf("%.0f", x) : sprintf("%.3f", x) }
 function str(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
 function jnum(x) { return x == "" || x == "-" ? "null" : x + 0 }
