@@ -49,18 +49,20 @@ bench_netsim
 # speed) falls on a phase or two, not on the figure. Rounds follow each
 # other in the same run. A phase with less than a tenth of the run's best
 # is a stall (pasta lost a burst: RTO backoff, seconds of nothing; a third
-# of 12-second runs did here, the switch flipped or not): the run is ended
+# of 12-second runs did here, the switch flipped or not): the jail is ended
 # and the round starts again in a new one, up to tap_tries times. The rows
 # below the throughput count the stalls by the variant whose phase they
 # began in: a filter that dropped packets itself would show there. The
-# agent runs iperf3 whenever $T/go.K appears, until $T/stop does.
+# agent of a jail runs iperf3 whenever $T/go.K appears (K from its first
+# argument on), until $T/stop does.
 pin=/sys/fs/bpf/ebpfjail-bench-$$ agent= tap_job= tap_k=0 tap_going= tap_best=0 tap_stalled= tap_tries=6
+tap_server=
 tap_phase=0.25
 bench_at_exit() { rm -rf "$pin" "$pin-maps"; }
 if [ "${BENCH_SMOKE:-}" = 1 ]; then tap_n_phases=2; else tap_n_phases=24; fi
 mkdir -p "$T/agent" && chown 4242 "$T/agent"
 cat >"$T/tap.sh" <<EOF
-k=1
+k=\$1
 while :; do
 	for i in \$(seq 1 1200); do [ -e $T/go.\$k ] || [ -e $T/stop ] && break; sleep 0.05; done
 	[ -e $T/go.\$k ] || exit 0
@@ -71,14 +73,18 @@ done
 EOF
 tc_in_jail() { nsenter -t "$agent" -n -- tc "$@"; }
 
-# tap_setup: the iperf3 server, the jail, the switch before its filter.
-# Return: 1, with the reason on stderr.
+# tap_setup: the iperf3 server (once), a jail, the switch before its
+# filter, checked. Return: 1, with the reason on stderr.
 tap_setup() {
 	local i
-	nsenter -t "$INET" -n -- iperf3 -s -B 198.51.100.7 -p 5201 >/dev/null 2>&1 &
-	NETSIM_PIDS+=($!)
-	sleep 0.3
-	jail_cmd -- sh "$T/tap.sh" >"$T/tap.out" 2>&1 &
+	if [ -z "$tap_server" ]; then
+		nsenter -t "$INET" -n -- iperf3 -s -B 198.51.100.7 -p 5201 >/dev/null 2>&1 &
+		tap_server=$!
+		NETSIM_PIDS+=($!)
+		sleep 0.3
+	fi
+	rm -f "$T/stop"
+	jail_cmd -- sh "$T/tap.sh" $((tap_k + 1)) >"$T/tap.out" 2>&1 &
 	tap_job=$!
 	# "^sh": the agent, not the command line of the `ebpfjail run` that
 	# started it (which ends with the same words)
@@ -89,6 +95,17 @@ tap_setup() {
 	bpftool prog load "$BUILD/bench/tapswitch.bpf.o" "$pin" type classifier pinmaps "$pin-maps" &&
 		tc_in_jail filter add dev jail0 egress pref 1 bpf direct-action pinned "$pin" ||
 		{ echo "tap: cannot put the switch before the jail's filter" >&2; return 1; }
+	tap_start && tap_check_switch
+}
+
+# tap_end: the run going stopped, the jail ended, the switch's pins gone.
+# Return: 1, with the reason on stderr, if the run did not end.
+tap_end() {
+	[ -z "$tap_going" ] || tap_stop || return 1
+	touch "$T/stop"
+	[ -n "$tap_job" ] && wait "$tap_job" 2>/dev/null
+	tap_job= agent=
+	bench_at_exit
 }
 
 # tap_filter VARIANT: frames through the jail's filter (filtered) or past
@@ -214,17 +231,17 @@ declare -A stalls
 tap_round() {
 	local try rc=2 rates
 	stalls=([filtered]=0 [bare]=0)
-	if [ -z "$agent" ]; then
-		tap_setup && tap_start && tap_check_switch || return 1
-	fi
 	for try in $(seq 1 $tap_tries); do
-		[ -n "$tap_going" ] || tap_start || return 1
+		[ -n "$agent" ] || tap_setup || return 1
 		tap_measure "$1"
 		rc=$?
 		[ "$rc" = 1 ] && return 1
 		[ "$rc" = 0 ] && break
 		stalls[$tap_stalled]=$((stalls[$tap_stalled] + 1))
-		tap_stop || return 1
+		echo "tap: run $tap_k stalled in a $tap_stalled phase" >&2
+		# A new jail and pasta: after a stall a new run in the same
+		# one stalled again at once, six times in a row in one run
+		tap_end || return 1
 	done
 	if [ "$rc" != 0 ]; then
 		echo "tap: the run stalled or ended $tap_tries times in a row; the last: $(iperf_says "$T/agent/run.$tap_k")" >&2
@@ -238,10 +255,7 @@ tap_round() {
 }
 tap_log_start=$(cat "$T/audit.jsonl" 2>/dev/null | wc -l)
 measure -m 41 tap_round tap stalls_filtered stalls_bare
-[ -z "$tap_going" ] || tap_stop
-touch "$T/stop"
-[ -n "$tap_job" ] && wait "$tap_job" 2>/dev/null
-bench_at_exit
+tap_end
 # What the filter dropped in all those runs, from the jail's audit log
 # (written whole by the time the jail ended): a filter that dropped any of
 # iperf3's frames FAILs here, whatever the rates said.
