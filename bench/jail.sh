@@ -74,7 +74,8 @@ EOF
 tc_in_jail() { nsenter -t "$agent" -n -- tc "$@"; }
 
 # tap_setup: the iperf3 server (once), a jail, the switch before its
-# filter, checked. Return: 1, with the reason on stderr.
+# filter, checked. Return: 1, with the reason on stderr; 2 if pasta stalled
+# before the check could see traffic (tap_check_switch()).
 tap_setup() {
 	local i
 	if [ -z "$tap_server" ]; then
@@ -95,7 +96,8 @@ tap_setup() {
 	bpftool prog load "$BUILD/bench/tapswitch.bpf.o" "$pin" type classifier pinmaps "$pin-maps" &&
 		tc_in_jail filter add dev jail0 egress pref 1 bpf direct-action pinned "$pin" ||
 		{ echo "tap: cannot put the switch before the jail's filter" >&2; return 1; }
-	tap_start && tap_check_switch
+	tap_start || return 1
+	tap_check_switch
 }
 
 # tap_end: the run going stopped, the jail ended, the switch's pins gone.
@@ -202,20 +204,27 @@ tap_measure() {
 # tap_check_switch: that the switch does what the variants' names say, in
 # the run going: with it off the jail's filter runs for every frame, with it
 # on for none (BPF run statistics, on for the check only). Return: 1, with
-# the figures on stderr, if not.
+# the figures on stderr, if not; 2, with the variant in tap_stalled, if
+# jail0 moved almost nothing meanwhile (pasta stalled: nothing to check).
 tap_check_switch() {
-	local v id stats n0 n1 ran=
+	local v id stats n0 n1 a b ran= rc=0
 	id=$(tc_in_jail filter show dev jail0 egress | sed -n 's/.*jail_tc_egress.* id \([0-9]*\) .*/\1/p')
 	read -r stats </proc/sys/kernel/bpf_stats_enabled
 	echo 1 >/proc/sys/kernel/bpf_stats_enabled
 	for v in filtered bare; do
 		tap_filter "$v"
 		n0=$(bpftool prog show id "$id" | sed -n 's/.* run_cnt \([0-9]*\).*/\1/p')
-		sleep 0.3
+		if ! { tap_sent a && sleep 0.3 && tap_sent b; }; then
+			tap_stalled=$v rc=2 # the jail is gone: tap_end() says why
+			break
+		fi
 		n1=$(bpftool prog show id "$id" | sed -n 's/.* run_cnt \([0-9]*\).*/\1/p')
 		ran+=" $v:$((${n1:-0} - ${n0:-0}))"
+		# under 1 Mbit/s, as tap_measure() judges a phase
+		[ $(((${b% *} - ${a% *}) * 8000 / (${b#* } - ${a#* } + 1))) -lt 1000 ] && tap_stalled=$v rc=2
 	done
 	echo "$stats" >/proc/sys/kernel/bpf_stats_enabled
+	[ "$rc" = 2 ] && return 2
 	case $ran in
 	" filtered:0 "* | *" bare:"[1-9]*) ;;
 	*" bare:0") return 0 ;;
@@ -232,9 +241,15 @@ tap_round() {
 	local try rc=2 rates
 	stalls=([filtered]=0 [bare]=0)
 	for try in $(seq 1 $tap_tries); do
-		[ -n "$agent" ] || tap_setup || return 1
-		tap_measure "$1"
-		rc=$?
+		rc=0
+		if [ -z "$agent" ]; then
+			tap_setup
+			rc=$?
+		fi
+		if [ "$rc" = 0 ]; then
+			tap_measure "$1"
+			rc=$?
+		fi
 		[ "$rc" = 1 ] && return 1
 		[ "$rc" = 0 ] && break
 		stalls[$tap_stalled]=$((stalls[$tap_stalled] + 1))
