@@ -153,6 +153,25 @@ test_hostwatch_a_new_route_is_blocked_at_its_first_notification() {
 # default 100 ms a burst that took longer (1,001 route adds took 150-300 ms
 # on a loaded 2-core machine) was read, then went on as a second burst:
 # more records, by the machine's speed, not by the code.
+# _burst_read: wait (5 s at most) until the supervisor's rtnetlink
+# subscription (a socket of its own, NETLINK_ROUTE with groups) has no
+# notification left unread, and a moment for the last batch's block
+_burst_read() {
+	local i sup own rc
+	sup=$(supervisor_pid)
+	for i in $(seq 1 100); do
+		own=" $(find /proc/"$sup"/fd -lname 'socket:*' -printf '%l ' 2>/dev/null | tr -d 'socket:[]')"
+		awk -v own="$own" 'NR > 1 && $2 == 0 && $4 != "00000000" && index(own, " " $10 " ") {
+			found = 1; if ($5 != 0) left = 1 }
+			END { exit !found ? 2 : left }' /proc/"$sup"/net/netlink
+		rc=$?
+		[ "$rc" = 2 ] && fail "the supervisor has no rtnetlink subscription"
+		[ "$rc" = 0 ] && { sleep 0.3; return 0; }
+		sleep 0.05
+	done
+	fail "the supervisor did not read the burst's notifications in 5 s"
+}
+
 test_hostwatch_a_burst_of_routes_is_a_few_records() {
 	netsim_up
 	echo "host-settle-ms = 3000" >>"$T/jail.conf"
@@ -166,7 +185,12 @@ test_hostwatch_a_burst_of_routes_is_a_few_records() {
 	done >"$T/burst"
 	echo "route add 198.51.100.0/25 via 10.23.0.2" >>"$T/burst"
 	in_ns "$HOST" ip -batch "$T/burst"
-	sleep 1
+	# SPEC.md: blocked on its first event. The route comes last, behind
+	# a thousand others the supervisor reads 64 at a time: with three
+	# suites side by side that took more than the second this test used
+	# to wait (two full runs in a row failed here). How fast a backlog is
+	# read is a benchmark's question; once it is read, the block holds.
+	_burst_read
 	watch_step 1 tcp:198.51.100.7:80 EPERM
 	# The jail lives on past the settle time, so the whole-host read that
 	# follows the burst is made (and counted below) while it runs.
