@@ -13,7 +13,9 @@
 #     variant once, the order alternating from round to round (ABC, CBA,
 #     ...) so that drift falls on all alike, and gives one ratio. The
 #     connect() benchmarks also take turns within a round, block by block,
-#     and count CPU time, not wall time.
+#     and count CPU time, not wall time; the relay's throughput runs each
+#     variant in every placement of iperf3's client, its server and the
+#     forwarder on the cores.
 #   - ratio: the median of the rounds' ratios; spread: their minimum and
 #     maximum; the verdict compares the median with the target.
 #   - Rounds: 5. While a row's target lies within the median's 90%
@@ -21,8 +23,8 @@
 #     spread straddles the target, wider than the distance from the median
 #     to it), one more round at a time, up to the stated bound: 41 for the
 #     rows whose rounds take seconds and whose true ratio sits within a few
-#     percent of the target (connect() with either engine, DNS, relay
-#     throughput, tap throughput), 15 for the rest. A row still undecided
+#     percent of the target (connect() with either engine, DNS, tap
+#     throughput), 15 for the rest. A row still undecided
 #     at its bound is "uncertain": its median is as likely on the other
 #     side of the target, so it gets no pass or FAIL that the next run
 #     could turn over. A note under the table names each row that took
