@@ -61,9 +61,9 @@ on_host() { nsenter -t "$HOST" -n -- "$@"; }
 # client's and the server's core. With 2 cores the forwarder beside the
 # client, beside the server, alone; with 3 or more each on a core of its
 # own; on 1 there is nothing to pick.
-cpus=($(awk '/^Cpus_allowed_list/ { n = split($2, r, ",")
+mapfile -t cpus < <(awk '/^Cpus_allowed_list/ { n = split($2, r, ",")
 	for (i = 1; i <= n; i++) { split(r[i], b, "-"); for (c = b[1]; c <= (b[2] == "" ? b[1] : b[2]); c++) print c } }' \
-	/proc/self/status))
+	/proc/self/status)
 case ${#cpus[@]} in
 1) placements=(::) placed=("as it comes") ;;
 2) placements=("${cpus[0]}:${cpus[0]}:${cpus[1]}" "${cpus[1]}:${cpus[0]}:${cpus[1]}" "${cpus[1]}:${cpus[0]}:${cpus[0]}")
@@ -79,7 +79,7 @@ pin() { [ -z "$1" ] || echo taskset -c "$1"; }
 # reason on stderr.
 declare -A g
 tput() {
-	local client=(timeout $((secs + 30)) $(pin "$C") iperf3 -c 127.0.0.1 -p 5201 -t "$secs" -f m) server fwd= rc=0
+	local client=(timeout $((secs + 30)) $(pin "$C") iperf3 -c 127.0.0.1 -p 5201 -t "$secs" -f m) server fwd='' rc=0
 	nsenter -t "$HOST" -n -- $(pin "$S") iperf3 -s -1 -B 127.0.0.1 -p 5201 >/dev/null 2>&1 &
 	server=$!
 	if [ "$1" = socat ]; then
