@@ -3,7 +3,7 @@
 # forwarder (pasta -T on the same host port), direct loopback and socat
 #
 # In the integration tests' simulated host (root; nothing leaves the machine),
-# in rounds (bench/lib.sh), each variant once a round, the order alternating:
+# in rounds (bench/lib.sh), the order of the variants alternating:
 #   throughput  iperf3 to the host's 127.0.0.1:5201 (a fresh server each
 #               run): directly on the host, from a pasta namespace through
 #               pasta -T, through a socat relay on the host, and from inside
@@ -19,15 +19,21 @@
 # its group's rows, with the reason. Prints lines for bench/run.sh; the
 # targets are SPEC.md's Performance section.
 source "$(dirname "$0")/lib.sh"
+# cpus: the cores this script may run on (its affinity: a cpuset may start
+# anywhere)
+mapfile -t cpus < <(awk '/^Cpus_allowed_list/ { n = split($2, r, ",")
+	for (i = 1; i <= n; i++) { split(r[i], b, "-"); for (c = b[1]; c <= (b[2] == "" ? b[1] : b[2]); c++) print c } }' \
+	/proc/self/status)
+[ "${#cpus[@]}" -gt 0 ] || { echo "relay.sh: no core in /proc/self/status's Cpus_allowed_list" >&2; exit 1; }
 if [ "${BENCH_SMOKE:-}" = 1 ]; then secs=1 rr=2000 rr2=30; else secs=2 rr=5000 rr2=100; fi
 want tput_pasta "relay vs pasta -T (throughput)" Gbit/s ">=0.95"
 # SPEC.md's >= 0.85x direct holds "where client, server and relay each have
 # a core": with fewer, the relay's splices take turns with iperf3's client
 # and server, and the row is a figure without a target.
-if [ "$(nproc)" -ge 3 ]; then
+if [ "${#cpus[@]}" -ge 3 ]; then
 	want tput_direct "relay vs direct loopback" Gbit/s ">=0.85"
 else
-	want tput_direct "relay vs direct loopback ($(nproc) cores: no target)" Gbit/s -
+	want tput_direct "relay vs direct loopback (${#cpus[@]} cores: no target)" Gbit/s -
 fi
 want tput_socat "relay vs socat relay" Gbit/s -
 want rr_pasta "relay round trip vs pasta -T" us "<=1.2"
@@ -38,15 +44,30 @@ want rr2_pasta "two-part request round trip vs pasta -T" us -
 bench_netsim
 
 # pasta_peer PORT COMMAND...: COMMAND in a pasta namespace whose PORT is
-# pasta's splice forward (-T) to the host's 127.0.0.1:PORT
+# pasta's splice forward (-T) to the host's 127.0.0.1:PORT; pasta on core
+# $F if F is set
 pasta_peer() {
 	local port=$1
 	shift
-	nsenter -t "$HOST" -n -- pasta --config-net --runas 0 -q -T "$port" -- "$@"
+	nsenter -t "$HOST" -n -- ${F:+taskset -c "$F"} pasta --config-net --runas 0 -q -T "$port" -- "$@"
 }
 # on_host COMMAND...: COMMAND in the simulated host (not for &: $! would be
 # the function's subshell, and killing it would leave COMMAND running)
 on_host() { nsenter -t "$HOST" -n -- "$@"; }
+
+# listening PORT...: until the simulated host listens on 127.0.0.1:PORT,
+# each, for 2 s at most. Return: 1, naming the port, if it does not.
+listening() {
+	local port i
+	for port in "$@"; do
+		for i in $(seq 1 100); do
+			[ -n "$(on_host ss -H -ltn "src 127.0.0.1:$port")" ] && continue 2
+			sleep 0.02
+		done
+		echo "nothing listens on the host's 127.0.0.1:$port" >&2
+		return 1
+	done
+}
 
 # Where a throughput run's processes stand decides its figure more than the
 # forwarder does. Three busy processes (iperf3's client, its server, the
@@ -57,48 +78,52 @@ on_host() { nsenter -t "$HOST" -n -- "$@"; }
 # scheduler, rounds spread 0.86x to 1.21x, pasta -T against itself 0.87x
 # to 1.69x, and the verdict followed the picks of the run (pass in one,
 # "uncertain" at 41 rounds in the next). So a round runs each variant in
-# each placement (taskset) and takes its mean: F:C:S, the forwarder's, the
-# client's and the server's core. With 2 cores the forwarder beside the
-# client, beside the server, alone; with 3 or more each on a core of its
-# own; on 1 there is nothing to pick.
-mapfile -t cpus < <(awk '/^Cpus_allowed_list/ { n = split($2, r, ",")
-	for (i = 1; i <= n; i++) { split(r[i], b, "-"); for (c = b[1]; c <= (b[2] == "" ? b[1] : b[2]); c++) print c } }' \
-	/proc/self/status)
+# each placement (taskset), F:C:S, the forwarder's, the client's and the
+# server's core: with 2 cores the forwarder beside the client, beside the
+# server, alone; with 3 or more each on a core of its own; on 1 there is
+# nothing to pick. A variant's figure in a round is its geometric mean
+# over the placements, so a ratio of two is the geometric mean of the
+# placements' ratios: each placement weighs the same, a fast one no more
+# than a slow one. (Direct loopback has no forwarder: on 2 cores its
+# first two placements are the same.)
 case ${#cpus[@]} in
 1) placements=(::) placed=("as it comes") ;;
 2) placements=("${cpus[0]}:${cpus[0]}:${cpus[1]}" "${cpus[1]}:${cpus[0]}:${cpus[1]}" "${cpus[1]}:${cpus[0]}:${cpus[0]}")
 	placed=("beside the client" "beside the server" "alone") ;;
 *) placements=("${cpus[2]}:${cpus[0]}:${cpus[1]}") placed=("each on a core of its own") ;;
 esac
-[ "${BENCH_SMOKE:-}" = 1 ] && placements=("${placements[0]}") # one run of each: the code runs, no figure
-# pin CPU: the words that run a command on core CPU (none for no core)
-pin() { [ -z "$1" ] || echo taskset -c "$1"; }
+# A smoke run: one of each, so that the code runs; no figure to judge.
+[ "${BENCH_SMOKE:-}" = 1 ] && placements=("${placements[0]}")
 
 # tput VARIANT: one iperf3 run of VARIANT (direct, pasta, socat, relay) in
 # the placement $F:$C:$S; its Gbit/s in g[VARIANT]. Return: 1, with the
 # reason on stderr.
 declare -A g
 tput() {
-	local client=(timeout $((secs + 30)) $(pin "$C") iperf3 -c 127.0.0.1 -p 5201 -t "$secs" -f m) server fwd='' rc=0
-	nsenter -t "$HOST" -n -- $(pin "$S") iperf3 -s -1 -B 127.0.0.1 -p 5201 >/dev/null 2>&1 &
+	local client=(timeout $((secs + 30)) ${C:+taskset -c "$C"} iperf3 -c 127.0.0.1 -p 5201 -t "$secs" -f m)
+	local server socat='' rc=0
+	nsenter -t "$HOST" -n -- ${S:+taskset -c "$S"} iperf3 -s -1 -B 127.0.0.1 -p 5201 >/dev/null 2>&1 &
 	server=$!
 	if [ "$1" = socat ]; then
-		nsenter -t "$HOST" -n -- $(pin "$F") socat TCP-LISTEN:5202,bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:5201 \
-			</dev/null >/dev/null 2>&1 &
-		fwd=$!
+		nsenter -t "$HOST" -n -- ${F:+taskset -c "$F"} \
+			socat TCP-LISTEN:5202,bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:5201 </dev/null >/dev/null 2>&1 &
+		socat=$!
 	fi
-	sleep 0.3
-	case $1 in
-	direct) ran "the direct iperf3 run" on_host "${client[@]}" ;;
-	pasta) ran "the iperf3 run through pasta -T" on_host $(pin "$F") pasta --config-net --runas 0 -q -T 5201 -- \
-		"${client[@]}" ;;
-	socat) ran "the iperf3 run through socat" on_host "${client[@]/5201/5202}" ;;
-	# The client pins itself; the jail, its supervisor's relay with it,
-	# runs on the forwarder's core.
-	relay) JAIL_WRAP=$(pin "$F") jailed "the iperf3 run through the relay" --local-port 5201 -- "${client[@]}" ;;
-	esac || rc=1
-	kill "$server" $fwd 2>/dev/null
-	wait "$server" $fwd 2>/dev/null
+	if listening 5201 ${socat:+5202}; then
+		case $1 in
+		direct) ran "the direct iperf3 run" on_host "${client[@]}" ;;
+		pasta) ran "the iperf3 run through pasta -T" pasta_peer 5201 "${client[@]}" ;;
+		socat) ran "the iperf3 run through socat" on_host "${client[@]/5201/5202}" ;;
+		# The jail, its supervisor's relay with it, on the forwarder's
+		# core; the client pins itself.
+		relay) JAIL_WRAP=${F:+"taskset -c $F"} jailed "the iperf3 run through the relay" --local-port 5201 -- \
+			"${client[@]}" ;;
+		esac || rc=1
+	else
+		rc=1
+	fi
+	kill "$server" $socat 2>/dev/null
+	wait "$server" $socat 2>/dev/null
 	[ "$rc" = 0 ] || return 1
 	g[$1]=$(gbits <"$T/out")
 	case ${g[$1]} in
@@ -106,11 +131,15 @@ tput() {
 	esac
 }
 
+# geomean X...: the geometric mean of the numbers X... (each above 0)
+geomean() { awk 'BEGIN { for (i = 1; i < ARGC; i++) s += log(ARGV[i]); print exp(s / (ARGC - 1)) }' "$@"; }
+
 # tput_round K: each variant in each placement, the order alternating
-# within the round too; each variant's mean over the placements, and each
-# placement's relay and pasta -T figures in $T/placed (for the note below)
+# within the round too; a variant's figure is its geometric mean over the
+# placements. A whole round's relay and pasta -T figures, by placement,
+# go to $T/placed (the note below).
 tput_round() {
-	local i v
+	local i v F C S placed_lines=''
 	declare -A all=()
 	for i in "${!placements[@]}"; do
 		IFS=: read -r F C S <<<"${placements[$i]}"
@@ -118,27 +147,30 @@ tput_round() {
 			tput "$v" || return 1
 			all[$v]+=" ${g[$v]}"
 		done
-		printf '%s\t%s\t%s\n' "$i" "${g[relay]}" "${g[pasta]}" >>"$T/placed"
+		placed_lines+="$i"$'\t'"${g[relay]}"$'\t'"${g[pasta]}"$'\n'
 	done
-	for v in direct socat pasta relay; do g[$v]=$(mean ${all[$v]}); done
+	printf '%s' "$placed_lines" >>"$T/placed"
+	for v in direct socat pasta relay; do g[$v]=$(geomean ${all[$v]}); done
 	sample tput_pasta "${g[relay]}" "${g[pasta]}" && sample tput_direct "${g[relay]}" "${g[direct]}" &&
 		sample tput_socat "${g[relay]}" "${g[socat]}"
 }
-mean() { awk 'BEGIN { for (i = 1; i < ARGC; i++) s += ARGV[i]; print s / (ARGC - 1) }' "$@"; }
 
+# The group's bound is the usual 15: a round is 4 variants in 3
+# placements, about 35 s, and its ratios stayed within 0.91..1.19 here.
 : >"$T/placed"
 measure tput_round tput_pasta tput_direct tput_socat
-# What the mean hides: the relay against pasta -T in each placement.
-[ "${#placements[@]}" -gt 1 ] && awk -F'\t' -v names="$(IFS=:; echo "${placed[*]}")" "$BENCH_AWK_MEDIAN"'
-	{ r[$1, ++n[$1]] = $2 / $3 }
+# What the mean hides: the relay against pasta -T in each placement, the
+# median over the rounds that ran whole.
+awk -F'\t' -v names="$(IFS=:; echo "${placed[*]}")" "$BENCH_AWK_MEDIAN"'
+	{ r[$1, ++n[$1]] = $2 / $3; k = $1 + 1 > k ? $1 + 1 : k }
 	END {
-		k = split(names, name, ":")
+		split(names, name, ":")
 		for (p = 0; p < k; p++) {
 			for (i = 1; i <= n[p]; i++) a[i] = r[p, i]
 			sorted(a, n[p])
-			out = out (p ? ", " : "") name[p + 1] " " (n[p] ? sprintf("%.3f", median(a, n[p])) : "-")
+			out = out (p ? ", " : "") name[p + 1] " " sprintf("%.3f", median(a, n[p]))
 		}
-		print "NOTE\trelay vs pasta -T (throughput) by placement of the forwarder, the medians: " out
+		if (k) print "NOTE\trelay vs pasta -T (throughput), the forwarder by placement, medians: " out
 	}' "$T/placed"
 
 nsenter -t "$HOST" -n -- socat TCP-LISTEN:7001,bind=127.0.0.1,fork,reuseaddr,nodelay PIPE </dev/null >/dev/null 2>&1 &

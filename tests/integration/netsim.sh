@@ -377,8 +377,8 @@ netsim_down() {
 # set, replaces PATH (to hide or wrap pasta); JAIL_NPROC, the run's
 # RLIMIT_NPROC; JAIL_XDG (rootless), its runtime directory; JAIL_SETUP, if set, is shell
 # code run first in the jail's private mount namespace (a test's mounts);
-# JAIL_WRAP, a program (no arguments) that runs the rest, as root, before
-# the uid change (hide_landlock's).
+# JAIL_WRAP, a command that runs the rest, as root, before the uid change
+# (hide_landlock's program; the benchmarks' taskset -c N): split on spaces.
 jail_cmd() (
 	rootless && exec unshare --mount --propagation private -- sh -c '
 		t=$0 host=$1 bin=$2 path=$3 nproc=$4 xdg=$5; shift 5
