@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -277,4 +278,41 @@ Test(hostwatch, more_gains_than_fit_are_unknown, .init = reset)
 		cr_assert_eq(many.unknown, i == HOSTWATCH_GAINS_MAX, "after %zu", i + 1);
 	}
 	cr_expect_eq(many.n_routes, HOSTWATCH_GAINS_MAX);
+}
+
+/* A backlog: more notifications than one batch reads. The attack: a route
+ * queued behind a thousand others stayed open to the agent, batch after
+ * batch. A full batch empties the socket and makes the news unknown (read
+ * whole at once); a batch that is not full stays known (the control). */
+Test(hostwatch, a_backlog_is_emptied_and_unknown)
+{
+	struct hostwatch hw = HOSTWATCH_INIT;
+	int big = 4 << 20;
+	FILE *batch;
+	int i;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: a network namespace");
+	cr_assert_eq(unshare(CLONE_NEWNET), 0);
+	cr_assert_eq(system("ip link set lo up"), 0);
+	cr_assert_eq(hostwatch_open(&hw, HOSTWATCH_DEBOUNCE_MS), 0);
+	/* no overrun: that alone would make the news unknown */
+	cr_assert_eq(setsockopt(hw.fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)), 0);
+
+	cr_assert_eq(system("ip route add 192.0.2.0/24 dev lo"), 0);
+	cr_assert(wait_readable(hw.fd, 1000));
+	cr_assert_eq(hostwatch_receive(&hw), 0);
+	cr_assert_not(hw.news.unknown, "one route is known");
+	cr_assert_eq(hw.news.n_routes, 1);
+
+	batch = popen("ip -batch -", "w");
+	cr_assert(batch);
+	for (i = 0; i < 300; i++)
+		fprintf(batch, "route add 10.%d.%d.0/24 dev lo\n", i / 256, i % 256);
+	cr_assert_eq(pclose(batch), 0);
+	cr_assert(wait_readable(hw.fd, 1000));
+	cr_assert_eq(hostwatch_receive(&hw), 0);
+	cr_assert(hw.news.unknown, "300 routes read as %zu known gains", hw.news.n_routes);
+	cr_assert_not(wait_readable(hw.fd, 0), "the backlog is still queued");
+	hostwatch_close(&hw);
 }

@@ -26,7 +26,13 @@
  * A notification the kernel could not queue (ENOBUFS: the socket overran)
  * said something nobody knows, so it is "unknown", as is anything that
  * cannot be parsed: the caller reads the facts at once then, without the
- * wait (a gain nobody saw must not stay open for settle_ms).
+ * wait (a gain nobody saw must not stay open for settle_ms). So is a
+ * backlog: notifications are read a batch (HOSTWATCH_BATCH) at a time, and
+ * a route queued behind a thousand others stayed open to the agent until
+ * its batch came, over a second on a loaded machine. A full batch means
+ * more may wait: the socket is emptied (the kernel applied each change
+ * before it queued its notification, so the read that follows covers
+ * them) and the news is unknown.
  *
  * Both fds belong to the supervisor, are created before the jail reads the
  * host's facts for the first time (a change in between is not lost) and are
@@ -47,6 +53,9 @@
 /* Datagrams read per wakeup: the supervisor's other work goes on during a
  * flood, and what is left keeps the socket readable. */
 #define HOSTWATCH_BATCH 64
+/* Batches emptied at most per wakeup once a backlog shows (a few ms); what
+ * is left is still unknown at the next. */
+#define HOSTWATCH_EMPTY_BATCHES 64
 
 int hostwatch_open(struct hostwatch *hw, unsigned int settle_ms)
 {
@@ -152,6 +161,19 @@ int hostwatch_arm(struct hostwatch *hw, unsigned int ms)
 	return 0;
 }
 
+/* discard() - read and drop up to @batches batches of datagrams, or until
+ * the socket is empty (the read that follows covers them) */
+static void discard(int fd, int batches)
+{
+	char byte;
+	int i;
+
+	for (i = 0; i < batches * HOSTWATCH_BATCH; i++)
+		if (recv(fd, &byte, sizeof(byte), MSG_TRUNC) < 0 && errno != EINTR &&
+		    errno != ENOBUFS)
+			return;
+}
+
 /* drain() - read a batch of datagrams into @news (NULL: only empty the
  * socket, the read that follows covers them) */
 static void drain(int fd, struct hostwatch_news *news)
@@ -162,10 +184,7 @@ static void drain(int fd, struct hostwatch_news *news)
 	int i;
 
 	if (!news) {
-		for (i = 0; i < HOSTWATCH_BATCH; i++)
-			if (recv(fd, buf, sizeof(buf), MSG_TRUNC) < 0 && errno != EINTR &&
-			    errno != ENOBUFS)
-				break;
+		discard(fd, 1);
 		return;
 	}
 	news->changed = news->unknown = false;
@@ -192,6 +211,14 @@ static void drain(int fd, struct hostwatch_news *news)
 			news->changed = news->unknown = true;
 		else
 			hostwatch_parse(buf, (size_t)n, news);
+	}
+	/* A full batch: more may wait. The attack: a VPN's route queued
+	 * behind a thousand others stayed open, batch after batch, to an
+	 * agent connecting in a loop. Emptied and unknown, it is blocked by
+	 * the read that follows, at once. */
+	if (i == HOSTWATCH_BATCH) {
+		discard(fd, HOSTWATCH_EMPTY_BATCHES);
+		news->changed = news->unknown = true;
 	}
 }
 
