@@ -639,23 +639,32 @@ static void host_changed(struct jail *j)
 /* host_news() - the host's notifications: what it gained blocked at once
  * (the attack: an agent connecting in a loop while a VPN comes up gets
  * through in the wait before the full read), the full read after the
- * burst. What nobody could read (an overrun), or a gain that cannot be
- * blocked in place, is read whole now. */
+ * burst. A backlog (notifications dropped unread behind a full batch): the
+ * host as it is now, read and blocked in place, only ever tighter (what it
+ * lost opens after the burst, as for any burst). What nobody could read
+ * (an overrun), or a gain that cannot be blocked in place, is read whole
+ * now. */
 static void host_news(struct jail *j)
 {
 	const struct hostwatch_news *news = &j->watch.news;
-	struct hostnet gained;
+	bool whole = hostwatch_receive(&j->watch) < 0; /* no timer: at once */
+	struct hostnet host = { 0 };
 
-	if (hostwatch_receive(&j->watch) < 0 || news->unknown) {
-		host_changed(j); /* no timer, or nothing known: at once */
-		return;
+	/* The batch's own gains first: that needs no read of the host, so
+	 * they hold even if the read below fails. */
+	if (news->n_addrs || news->n_routes) {
+		if (hostnet_from_dumps(news->addrs, news->n_addrs, news->routes, news->n_routes, &host) ||
+		    jail_policy_host_gained(&j->policy, &host) < 0)
+			whole = true;
+		hostnet_free(&host);
 	}
-	if (!news->n_addrs && !news->n_routes)
-		return;
-	if (hostnet_from_dumps(news->addrs, news->n_addrs, news->routes, news->n_routes, &gained) ||
-	    jail_policy_host_gained(&j->policy, &gained) < 0)
+	if (news->backlog && !whole && !news->unknown) {
+		if (hostnet_read(&host) || jail_policy_host_gained(&j->policy, &host) < 0)
+			whole = true;
+		hostnet_free(&host);
+	}
+	if (whole || news->unknown)
 		host_changed(j);
-	hostnet_free(&gained);
 }
 
 /* wait_ms() - the sooner of two epoll_wait() timeouts (-1: none) */

@@ -76,20 +76,29 @@ int hostnet_from_dumps(const struct nl_addr *addrs, size_t n_addrs, const struct
 	return err;
 }
 
+/* Dumps asked again when a change interrupted them: a read made during a
+ * burst (a backlog of notifications, hostwatch.c) is when they are. */
+#define HOSTNET_READ_TRIES 3
+
 int hostnet_read(struct hostnet *h)
 {
-	struct nl_addr *addrs = NULL;
-	struct nl_route *routes = NULL;
-	size_t na = 0, nr = 0;
-	int err;
+	struct nl_addr *addrs;
+	struct nl_route *routes;
+	size_t na, nr;
+	int err, tries = 0;
 
-	err = nl_dump_addrs(AF_INET, &addrs, &na);
-	if (!err)
-		err = nl_dump_routes(AF_INET, &routes, &nr);
-	if (!err)
-		err = hostnet_from_dumps(addrs, na, routes, nr, h);
-	free(addrs);
-	free(routes);
+	do {
+		addrs = NULL, routes = NULL, na = nr = 0;
+		/* EINTR: the kernel flagged the dump inconsistent
+		 * (NLM_F_DUMP_INTR), so libmnl dropped it. */
+		err = nl_dump_addrs(AF_INET, &addrs, &na);
+		if (!err)
+			err = nl_dump_routes(AF_INET, &routes, &nr);
+		if (!err)
+			err = hostnet_from_dumps(addrs, na, routes, nr, h);
+		free(addrs);
+		free(routes);
+	} while (err == -EINTR && ++tries < HOSTNET_READ_TRIES);
 	return err;
 }
 

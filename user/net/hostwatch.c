@@ -26,13 +26,16 @@
  * A notification the kernel could not queue (ENOBUFS: the socket overran)
  * said something nobody knows, so it is "unknown", as is anything that
  * cannot be parsed: the caller reads the facts at once then, without the
- * wait (a gain nobody saw must not stay open for settle_ms). So is a
- * backlog: notifications are read a batch (HOSTWATCH_BATCH) at a time, and
- * a route queued behind a thousand others stayed open to the agent until
- * its batch came, over a second on a loaded machine. A full batch means
- * more may wait: the socket is emptied (the kernel applied each change
- * before it queued its notification, so the read that follows covers
- * them) and the news is unknown.
+ * wait (a gain nobody saw must not stay open for settle_ms).
+ *
+ * Notifications are read a batch (HOSTWATCH_BATCH) at a time, and a route
+ * queued behind a thousand others stayed open to the agent until its batch
+ * came: over a second on a loaded machine. So a full batch means more may
+ * wait, a backlog: the socket is emptied unread, and the caller reads what
+ * the host has now and blocks it in place (the kernel applies a change
+ * before it queues its notification, so that read holds what the dropped
+ * ones said). The batch's own gains are still in the news, to be blocked
+ * first: that needs no read, so it holds even if the read fails.
  *
  * Both fds belong to the supervisor, are created before the jail reads the
  * host's facts for the first time (a change in between is not lost) and are
@@ -53,8 +56,8 @@
 /* Datagrams read per wakeup: the supervisor's other work goes on during a
  * flood, and what is left keeps the socket readable. */
 #define HOSTWATCH_BATCH 64
-/* Batches emptied at most per wakeup once a backlog shows (a few ms); what
- * is left is still unknown at the next. */
+/* Batches dropped at most per wakeup once a backlog shows (a few ms); what
+ * is left is a backlog again at the next. */
 #define HOSTWATCH_EMPTY_BATCHES 64
 
 int hostwatch_open(struct hostwatch *hw, unsigned int settle_ms)
@@ -184,10 +187,10 @@ static void drain(int fd, struct hostwatch_news *news)
 	int i;
 
 	if (!news) {
-		discard(fd, 1);
+		discard(fd, HOSTWATCH_EMPTY_BATCHES);
 		return;
 	}
-	news->changed = news->unknown = false;
+	news->changed = news->unknown = news->backlog = false;
 	news->n_addrs = news->n_routes = 0;
 	for (i = 0; i < HOSTWATCH_BATCH; i++) {
 		ssize_t n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
@@ -214,11 +217,11 @@ static void drain(int fd, struct hostwatch_news *news)
 	}
 	/* A full batch: more may wait. The attack: a VPN's route queued
 	 * behind a thousand others stayed open, batch after batch, to an
-	 * agent connecting in a loop. Emptied and unknown, it is blocked by
-	 * the read that follows, at once. */
+	 * agent connecting in a loop. Dropped, it is in the read of the
+	 * host the caller makes now. */
 	if (i == HOSTWATCH_BATCH) {
 		discard(fd, HOSTWATCH_EMPTY_BATCHES);
-		news->changed = news->unknown = true;
+		news->changed = news->backlog = true;
 	}
 }
 

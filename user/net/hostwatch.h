@@ -14,8 +14,8 @@
 #define HOSTWATCH_DEBOUNCE_MS 100
 #define HOSTWATCH_RETRY_MS 1000
 
-/* New addresses and routes one read of the socket may carry (a batch of
- * datagrams); more are "unknown". */
+/* New addresses and routes one batch of datagrams may carry; more are
+ * "unknown". */
 #define HOSTWATCH_GAINS_MAX 128
 
 /* What a batch of notifications said. */
@@ -24,6 +24,10 @@ struct hostwatch_news {
 	bool unknown; /* something was lost or unreadable (an overrun, a
 			 cut-off message, more gains than fit): what the
 			 host gained is not known, so read the facts now */
+	bool backlog; /* more than the batch waited, and was dropped
+			 unread: what the host has now holds what they
+			 said, so block it now (the gains below are the
+			 batch's) */
 	struct nl_addr addrs[HOSTWATCH_GAINS_MAX];   /* new IPv4 addresses */
 	size_t n_addrs;
 	struct nl_route routes[HOSTWATCH_GAINS_MAX]; /* new IPv4 routes */
@@ -61,9 +65,10 @@ int hostwatch_open(struct hostwatch *hw, unsigned int settle_ms);
 void hostwatch_parse(const void *buf, size_t len, struct hostwatch_news *news);
 
 /**
- * hostwatch_receive() - read what the socket holds (a bounded batch; the
- * rest stays readable) into @hw->news and, if the host may have changed,
- * start the timer unless it runs already
+ * hostwatch_receive() - read a batch of what the socket holds into
+ * @hw->news (a full batch: the rest is dropped, and the news says
+ * backlog) and, if the host may have changed, start the timer unless it
+ * runs already
  * Return: 0 or -errno from the timer.
  */
 int hostwatch_receive(struct hostwatch *hw);
