@@ -212,6 +212,37 @@ test_hostwatch_a_burst_of_routes_is_a_few_records() {
 	expect_no_leftovers
 }
 
+# A backlog: more notifications waiting than one read takes (64). The
+# attack: a route queued behind 150 others stayed open to the agent,
+# batch after batch, until its own came. The supervisor is stopped while
+# the routes come, so that they wait for it (150: fewer than overrun the
+# socket, which is a case of its own), the probed network's last; the
+# settle time is long (3 s), so that the read after the burst cannot be
+# what blocks it. Control: the same address, the internet's before the
+# route, reached.
+test_hostwatch_a_backlog_is_blocked_at_once() {
+	netsim_up
+	echo "host-settle-ms = 3000" >>"$T/jail.conf"
+	in_ns "$LAN" ip addr add 198.51.100.7/32 dev lo
+	_serve "$LAN" tcp 198.51.100.7 80 vpn-web
+	_wait_listening "$LAN"
+	_watch_jail 2
+	watch_step 1 tcp:198.51.100.7:80 ok
+	local b sup
+	for b in $(seq 0 149); do echo "route add 198.18.0.$b/32 via 10.23.0.2"; done >"$T/burst"
+	echo "route add 198.51.100.0/25 via 10.23.0.2" >>"$T/burst"
+	sup=$(supervisor_pid)
+	kill -STOP "$sup"
+	in_ns "$HOST" ip -batch "$T/burst"
+	kill -CONT "$sup"
+	_burst_read
+	watch_step 2 tcp:198.51.100.7:80 EPERM
+	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
+	expect_no_hit vpn-web
+	[ "$(grep -cx inet-web "$T/hits")" = 1 ] || fail "control: the internet's 198.51.100.7 was not reached before"
+	expect_no_leftovers
+}
+
 # The attack: a rootless agent shares its user's process limit with the
 # supervisor, and takes every task left. A network the host gains then
 # must still be blocked within a second: nothing the supervisor does in the
