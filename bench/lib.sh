@@ -25,7 +25,7 @@
 #     between ranks that move inwards as rounds come, does
 #   - rounds: BENCH_MIN_ROUNDS (5), then one more at a time while a row of
 #     the group is undecided, up to BENCH_MAX_ROUNDS (15) or the group's own
-#     bound (measure -m: 41 or 81 for rounds of a few seconds);
+#     bound (measure -m: 41 for rounds of a few seconds);
 #     a row still undecided then is "uncertain" (its median is on either
 #     side of the target by chance: no pass or FAIL the next run could
 #     turn over). A NOTE line says which rows took more rounds and why

@@ -23,9 +23,8 @@
 #     spread straddles the target, wider than the distance from the median
 #     to it), one more round at a time, up to the stated bound: 41 for the
 #     rows whose rounds take seconds and whose true ratio sits within a few
-#     percent of the target (connect() with either engine, DNS), 81 for
-#     tap throughput (a filter's cost under 1%, 3% from its target), 15
-#     for the rest. A row still undecided
+#     percent of the target (connect() with either engine, DNS, tap
+#     throughput), 15 for the rest. A row still undecided
 #     at its bound is "uncertain": its median is as likely on the other
 #     side of the target, so it gets no pass or FAIL that the next run
 #     could turn over. A note under the table names each row that took
@@ -127,7 +126,7 @@ END {
 	for (i = 1; i <= notes; i++) print "note: " note[i]
 	if (smoke) print "smoke run: one round of each, no verdicts"
 	else print "ratio: the median of the rounds; spread: their min..max; 5 rounds, then more while the" \
-		" target lies within the median'"'"'s 90% interval, up to 15, 41 or 81 (bench/run.sh)"
+		" target lies within the median'"'"'s 90% interval, up to 15 or 41 (bench/run.sh)"
 	printf "{\"benchmarks\": [" > json
 	for (i = 1; i <= n; i++) {
 		id = order[i]
