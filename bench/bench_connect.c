@@ -515,12 +515,22 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	char root[256];
+	sigset_t stop;
 	long n, m;
 	int ret;
 
 	/* A reader that goes away (| head) must not kill us before the
 	 * cgroups below are removed: the figures are lost, not the cleanup. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Nor a TERM, INT or HUP (bench/run.sh interrupted, a pkill): held
+	 * until the cgroups are gone, then taken as it came. The workers
+	 * inherit the mask and end their block, a few seconds at most. A
+	 * killed run left its cgroup behind before. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
 	if (argc < 3)
 		return usage();
 	if (cgroup_v2_root(root, sizeof(root)))
@@ -540,5 +550,6 @@ int main(int argc, char **argv)
 	else
 		ret = usage();
 	bench_cgroups_remove();
+	sigprocmask(SIG_UNBLOCK, &stop, NULL);
 	return ret;
 }
