@@ -134,20 +134,6 @@ test_dns_over_tcp_and_udp() {
 	expect_no_hit gateway-dns-tcp
 }
 
-# The tap's MTU is the one pasta was given (65520), whichever pasta: pasta
-# sets it on the tap only with --config-net, which the jail does not use,
-# so it used to stay 1500 (with Debian 12's pasta and current ones alike),
-# and a jail sent 40 times the frames for the same bytes through pasta's
-# tap. The connect is the control that the tap it reports is the one in
-# use.
-test_tap_mtu_is_pastas_whichever_pasta() {
-	netsim_up
-	jail -- sh -c 'ip -o link show jail0; "$0/probe" tcp:198.51.100.7:80' "$T"
-	expect_rc 0
-	grep -q '^tcp:198.51.100.7:80 ok ' "$T/out" || fail "no connect through the tap: $(cat "$T/out" "$T/err")"
-	grep -q ' jail0: .* mtu 65520 ' "$T/out" || fail "want jail0's MTU 65520: $(grep jail0 "$T/out")"
-}
-
 # A hand-made TCP SYN to the forward address through a raw socket, which
 # the socket hooks never see (sent by root from the jail's namespace,
 # outside its cgroup): the address is the jail's own (on lo), so the SYN

@@ -249,7 +249,7 @@ static int configure_ns(void *arg)
 	if (err && !s->ipv6_on)
 		return err;
 	lo = nl_link_index("lo");
-	return lo > 0 ? nl_link_up(lo, 0) : lo;
+	return lo > 0 ? nl_link_up(lo) : lo;
 }
 
 /* start_network() - the namespace, configured (lo up, IPv6 off) before
@@ -329,7 +329,6 @@ static int check_net(void *arg)
 
 	c->step = NET_TAP;
 	c->net.lo_ifindex = nl_link_index("lo");
-	c->net.tap_mtu = PASTA_MTU_BYTES;
 	err = wait_for_tap(c->j, &c->net.tap_ifindex);
 	if (err)
 		return err;

@@ -258,7 +258,7 @@ int nl_link_index(const char *name)
 	return i ? (int)i : -ENODEV;
 }
 
-int nl_link_up(int ifindex, unsigned int mtu)
+int nl_link_up(int ifindex)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -271,8 +271,6 @@ int nl_link_up(int ifindex, unsigned int mtu)
 	ifi->ifi_index = ifindex;
 	ifi->ifi_flags = IFF_UP;
 	ifi->ifi_change = IFF_UP;
-	if (mtu)
-		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
 	return talk(nlh, NULL, NULL);
 }
 

@@ -71,9 +71,8 @@ void nl_parse_route(const struct nlmsghdr *nlh, struct nl_route *out);
 /** nl_link_index() - the ifindex of @name, or -ENODEV */
 int nl_link_index(const char *name);
 
-/** nl_link_up() - set IFF_UP on @ifindex, and its MTU unless @mtu is 0.
- * Return: 0 or -errno. */
-int nl_link_up(int ifindex, unsigned int mtu);
+/** nl_link_up() - set IFF_UP on @ifindex. Return: 0 or -errno. */
+int nl_link_up(int ifindex);
 
 /** nl_addr_change() - add (@add) or delete an IPv4 address. Return: 0 or -errno. */
 int nl_addr_change(bool add, int ifindex, uint32_t addr, uint8_t prefixlen);

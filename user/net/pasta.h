@@ -13,7 +13,6 @@
 
 #define PASTA_IFNAME "jail0"
 #define PASTA_MTU "65520"
-#define PASTA_MTU_BYTES 65520
 
 /* The address the jail sends DNS to: 169.254.1.1, as Podman's pasta
  * networks use, the supervisor's forwarder's on the jail's lo (never the

@@ -278,7 +278,7 @@ int routes_rebuild(const struct jail_net *net)
 	if (!err && net->dns_addr)
 		err = nl_addr_change(true, net->lo_ifindex, net->dns_addr, 32);
 	if (!err)
-		err = nl_link_up(net->tap_ifindex, net->tap_mtu);
+		err = nl_link_up(net->tap_ifindex);
 	if (!err)
 		err = nl_route_add_default(net->tap_ifindex, net->gateway);
 	if (err)

@@ -12,9 +12,6 @@
 struct jail_net {
 	int lo_ifindex;
 	int tap_ifindex;
-	unsigned int tap_mtu; /* pasta's --mtu, which pasta sets on the tap
-				 only with --config-net (not used: routes_rebuild()
-				 configures the jail); left, the tap stays 1500 */
 	uint32_t addr;    /* the jail's address, network byte order (a /32) */
 	uint32_t gateway; /* pasta's side */
 	uint32_t dns_addr; /* the DNS forward address, a /32 on lo where the
@@ -59,8 +56,7 @@ void routes_state_free(struct net_state *state);
  * routes_rebuild() - in the current netns, replace whatever pasta set up:
  * every IPv4 address of the tap and every IPv4 route outside the local
  * table go; the jail's address comes back as a /32 and one default route
- * via the gateway, on-link; the DNS forward address as a /32 on lo; the
- * tap up, with the MTU pasta was given.
+ * via the gateway, on-link; the DNS forward address as a /32 on lo.
  * Return: 0 or -errno (logged).
  */
 int routes_rebuild(const struct jail_net *net);
