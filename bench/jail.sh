@@ -19,7 +19,7 @@
 source "$(dirname "$0")/lib.sh"
 if [ "${BENCH_SMOKE:-}" = 1 ]; then runs=1 flood=80000 many=100; else runs=5 flood=2000000 many=1000; fi
 
-want tap "tap throughput, TC filter vs none (MTU 65520)" Gbit/s ">=0.97"
+want tap "tap throughput, TC filter vs none (tap MTU 1500)" Gbit/s ">=0.97"
 want stalls_filtered "tap: stalls in a filtered phase (round again)" stalls -
 want stalls_bare "tap: stalls in a phase without filter (round again)" stalls -
 want tapdrops "tap: the TC filter's denial records in those runs" records "==0"
