@@ -130,3 +130,14 @@ pasta_pids() {
 	done
 	return 0
 }
+
+# failinject_wrap: $T/failwrap, a JAIL_WRAP that runs ebpfjail with
+# failinject.c preloaded; its FAIL_* variables, from the environment, say
+# what fails
+failinject_wrap() {
+	cc -shared -fPIC -O2 -o "$T/failinject.so" "$SRC/tests/integration/failinject.c" -ldl ||
+		fail "cannot build failinject.c"
+	chmod 755 "$T/failinject.so"
+	printf '#!/bin/sh\nexec env LD_PRELOAD=%s "$@"\n' "$T/failinject.so" >"$T/failwrap"
+	chmod 755 "$T/failwrap"
+}

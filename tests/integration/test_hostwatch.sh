@@ -172,13 +172,20 @@ _burst_read() {
 	fail "the supervisor did not read the burst's notifications in 5 s"
 }
 
-test_hostwatch_a_burst_of_routes_is_a_few_records() {
+# _watch_vpn_web STEPS: a jail of STEPS watch steps (_watch_jail) with a
+# settle time of 3 s, and a web server on the LAN at the internet's
+# 198.51.100.7, which a route the host gains can lead to (a VPN's)
+_watch_vpn_web() {
 	netsim_up
 	echo "host-settle-ms = 3000" >>"$T/jail.conf"
 	in_ns "$LAN" ip addr add 198.51.100.7/32 dev lo
 	_serve "$LAN" tcp 198.51.100.7 80 vpn-web
 	_wait_listening "$LAN"
-	_watch_jail 2
+	_watch_jail "$1"
+}
+
+test_hostwatch_a_burst_of_routes_is_a_few_records() {
+	_watch_vpn_web 2
 	local a b
 	for a in 0 1 2 3; do
 		for b in $(seq 0 249); do echo "route add 198.18.$a.$b/32 via 10.23.0.2"; done
@@ -221,12 +228,7 @@ test_hostwatch_a_burst_of_routes_is_a_few_records() {
 # what blocks it. Control: the same address, the internet's before the
 # route, reached.
 test_hostwatch_a_backlog_is_blocked_at_once() {
-	netsim_up
-	echo "host-settle-ms = 3000" >>"$T/jail.conf"
-	in_ns "$LAN" ip addr add 198.51.100.7/32 dev lo
-	_serve "$LAN" tcp 198.51.100.7 80 vpn-web
-	_wait_listening "$LAN"
-	_watch_jail 2
+	_watch_vpn_web 2
 	watch_step 1 tcp:198.51.100.7:80 ok
 	local b sup
 	for b in $(seq 0 149); do echo "route add 198.18.0.$b/32 via 10.23.0.2"; done >"$T/burst"
@@ -238,6 +240,38 @@ test_hostwatch_a_backlog_is_blocked_at_once() {
 	_burst_read
 	watch_step 2 tcp:198.51.100.7:80 EPERM
 	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
+	expect_no_hit vpn-web
+	[ "$(grep -cx inet-web "$T/hits")" = 1 ] || fail "control: the internet's 198.51.100.7 was not reached before"
+	expect_no_leftovers
+}
+
+# The same backlog, the probed network's route first this time, in the
+# first batch, and every read of the host failing from then on (fault
+# injection, failinject.c). The attack: gains blocked only through a read
+# of the host stay open while it fails, for the 3 s before the agent is
+# stopped. The batch's own gains need no read: they are blocked first, so
+# they hold. Then the host, unread for 3 s, stops the agent (fail closed;
+# its third step never comes), which is also the sign that the injection
+# ran. Control: the address reached before the route.
+test_hostwatch_a_backlogs_gains_hold_when_the_host_cannot_be_read() {
+	local b sup rc
+	failinject_wrap
+	FAIL_ROUTE_DUMP=$T/fail-route-dump JAIL_WRAP="$T/failwrap" _watch_vpn_web 3
+	watch_step 1 tcp:198.51.100.7:80 ok
+	echo "route add 198.51.100.0/25 via 10.23.0.2" >"$T/burst"
+	for b in $(seq 0 149); do echo "route add 198.18.0.$b/32 via 10.23.0.2"; done >>"$T/burst"
+	sup=$(supervisor_pid)
+	kill -STOP "$sup"
+	in_ns "$HOST" ip -batch "$T/burst"
+	touch "$T/fail-route-dump"
+	kill -CONT "$sup"
+	_burst_read
+	watch_step 2 tcp:198.51.100.7:80 EPERM
+	rc=0
+	wait "$JOB" || rc=$?
+	[ "$rc" = 125 ] || fail "want the agent stopped (125), got $rc: $(cat "$T/jail.err")"
+	grep -q "could not follow a change of the host's networks" "$T/jail.err" ||
+		fail "not stopped for the unread host: $(cat "$T/jail.err")"
 	expect_no_hit vpn-web
 	[ "$(grep -cx inet-web "$T/hits")" = 1 ] || fail "control: the internet's 198.51.100.7 was not reached before"
 	expect_no_leftovers

@@ -416,22 +416,17 @@ test_jail_cgroup_never_under_a_cgroup_its_user_owns() {
 # The attack it stops: a supervisor whose event loop could not watch one of
 # its descriptors would run the agent deaf (no denial read, no change of the
 # host's networks followed, its init unheard) and say nothing. Fault
-# injection (failepoll.c) makes one registration fail: the start fails
+# injection (failinject.c) makes one registration fail: the start fails
 # closed and the agent never runs. The positive control: the same injection,
 # matching no descriptor, lets the agent run.
 test_a_failed_event_registration_stops_the_start() {
 	netsim_up
-	cc -shared -fPIC -O2 -o "$T/failepoll.so" "$SRC/tests/integration/failepoll.c" -ldl ||
-		fail "cannot build failepoll.c"
-	chmod 755 "$T/failepoll.so"
-	printf '#!/bin/sh\nexec env LD_PRELOAD=%s FAIL_EPOLL_ADD="$FAIL_WHAT" "$@"\n' \
-		"$T/failepoll.so" >"$T/failwrap"
-	chmod 755 "$T/failwrap"
-	FAIL_WHAT=no-such-descriptor JAIL_WRAP="$T/failwrap" jail -- sh -c 'echo ran'
+	failinject_wrap
+	FAIL_EPOLL_ADD=no-such-descriptor JAIL_WRAP="$T/failwrap" jail -- sh -c 'echo ran'
 	expect_rc 0
 	expect_out ran
 	for what in 'anon_inode:[signalfd]' 'anon_inode:[eventpoll]'; do
-		FAIL_WHAT=$what JAIL_WRAP="$T/failwrap" jail -- sh -c 'echo ran'
+		FAIL_EPOLL_ADD=$what JAIL_WRAP="$T/failwrap" jail -- sh -c 'echo ran'
 		expect_rc 125
 		expect_err "cannot watch the"
 		expect_err "cannot set up the supervisor's event loop"
