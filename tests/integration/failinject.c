@@ -67,8 +67,23 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event)
 	return real(epfd, op, fd, event);
 }
 
+/* is_rtnetlink() - whether @fd is an rtnetlink socket (the supervisor
+ * sends on UDP sockets in the host's namespace too: its DNS forwarder) */
+static int is_rtnetlink(int fd)
+{
+	int domain = 0, proto = -1;
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) || domain != AF_NETLINK)
+		return 0;
+	len = sizeof(int);
+	return !getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) && proto == NETLINK_ROUTE;
+}
+
 /* in_host_netns() - whether the calling thread is in the namespace
- * ebpfjail started in */
+ * ebpfjail started in. Return: 1 if so; 0 if not, or if either link could
+ * not be read (nothing is injected then, and a test that needs the
+ * injection sees it missing). */
 static int in_host_netns(void)
 {
 	char now[64];
@@ -91,7 +106,7 @@ ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sock
 				   socklen_t))dlsym(RTLD_NEXT, "sendto");
 	if (route_dump_flag[0] && len >= sizeof(*nlh) && nlh->nlmsg_type == RTM_GETROUTE &&
 	    (nlh->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP && !access(route_dump_flag, F_OK) &&
-	    in_host_netns()) {
+	    is_rtnetlink(fd) && in_host_netns()) {
 		errno = ENOBUFS;
 		return -1;
 	}

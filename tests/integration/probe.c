@@ -187,6 +187,7 @@ static const char *unix_attempt(const char *path)
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct pollfd p = { .events = POLLIN };
 	char buf[64];
+	ssize_t n;
 	int e = 0;
 
 	socklen_t len = sizeof(sun);
@@ -202,9 +203,10 @@ static const char *unix_attempt(const char *path)
 	/* A server that answers without reading (socat -U) may have
 	 * answered and closed before the ping goes: EPIPE then, not SIGPIPE
 	 * (it killed the probe under load), and its answer still waits. */
-	if (connect(p.fd, (struct sockaddr *)&sun, len) ||
-	    (send(p.fd, "ping\n", 5, MSG_NOSIGNAL) != 5 && errno != EPIPE))
+	if (connect(p.fd, (struct sockaddr *)&sun, len))
 		e = errno;
+	else if ((n = send(p.fd, "ping\n", 5, MSG_NOSIGNAL)) != 5 && !(n < 0 && errno == EPIPE))
+		e = n < 0 ? errno : EIO;
 	if (!e && poll(&p, 1, 3000) == 1 && read(p.fd, buf, sizeof(buf)) > 0) {
 		close(p.fd);
 		return "ok";

@@ -172,20 +172,34 @@ _burst_read() {
 	fail "the supervisor did not read the burst's notifications in 5 s"
 }
 
-# _watch_vpn_web STEPS: a jail of STEPS watch steps (_watch_jail) with a
-# settle time of 3 s, and a web server on the LAN at the internet's
-# 198.51.100.7, which a route the host gains can lead to (a VPN's)
-_watch_vpn_web() {
+# _stop PID: PID stopped (SIGSTOP), once it is: a signal is only sent, and
+# a supervisor still running would read what comes next as it comes
+_stop() {
+	local i state
+	kill -STOP "$1"
+	for i in $(seq 1 100); do
+		state=$(sed 's/.*) //' "/proc/$1/stat" | cut -c1)
+		[ "$state" = T ] && return 0
+		sleep 0.02
+	done
+	kill -CONT "$1"
+	fail "$1 did not stop: state $state"
+}
+
+# _vpn_web: the simulated network, a settle time of 3 s for the jail, and a
+# web server on the LAN at the internet's 198.51.100.7, which a route the
+# host gains can lead to (a VPN's)
+_vpn_web() {
 	netsim_up
 	echo "host-settle-ms = 3000" >>"$T/jail.conf"
 	in_ns "$LAN" ip addr add 198.51.100.7/32 dev lo
 	_serve "$LAN" tcp 198.51.100.7 80 vpn-web
 	_wait_listening "$LAN"
-	_watch_jail "$1"
 }
 
 test_hostwatch_a_burst_of_routes_is_a_few_records() {
-	_watch_vpn_web 2
+	_vpn_web
+	_watch_jail 2
 	local a b
 	for a in 0 1 2 3; do
 		for b in $(seq 0 249); do echo "route add 198.18.$a.$b/32 via 10.23.0.2"; done
@@ -228,14 +242,15 @@ test_hostwatch_a_burst_of_routes_is_a_few_records() {
 # what blocks it. Control: the same address, the internet's before the
 # route, reached.
 test_hostwatch_a_backlog_is_blocked_at_once() {
-	_watch_vpn_web 2
+	_vpn_web
+	_watch_jail 2
 	watch_step 1 tcp:198.51.100.7:80 ok
 	local b sup
 	for b in $(seq 0 149); do echo "route add 198.18.0.$b/32 via 10.23.0.2"; done >"$T/burst"
 	echo "route add 198.51.100.0/25 via 10.23.0.2" >>"$T/burst"
 	sup=$(supervisor_pid)
-	kill -STOP "$sup"
-	in_ns "$HOST" ip -batch "$T/burst"
+	_stop "$sup"
+	in_ns "$HOST" ip -batch "$T/burst" || { kill -CONT "$sup"; fail "cannot add the burst's routes"; }
 	kill -CONT "$sup"
 	_burst_read
 	watch_step 2 tcp:198.51.100.7:80 EPERM
@@ -250,28 +265,43 @@ test_hostwatch_a_backlog_is_blocked_at_once() {
 # injection, failinject.c). The attack: gains blocked only through a read
 # of the host stay open while it fails, for the 3 s before the agent is
 # stopped. The batch's own gains need no read: they are blocked first, so
-# they hold. Then the host, unread for 3 s, stops the agent (fail closed;
-# its third step never comes), which is also the sign that the injection
-# ran. Control: the address reached before the route.
+# they hold. The probe waits for the failed read's warning; then the
+# host, unread for 3 s, stops the agent (fail closed; its third step
+# never comes), which also shows the injection ran. Controls: the address
+# reached before the route, and an allow-ip inside the route reached
+# through it to the LAN.
 test_hostwatch_a_backlogs_gains_hold_when_the_host_cannot_be_read() {
-	local b sup rc
+	local b sup rc i
+	_vpn_web
+	in_ns "$LAN" ip addr add 198.51.100.9/32 dev lo
+	_serve "$LAN" tcp 198.51.100.9 80 vpn-allowed
+	_wait_listening "$LAN"
+	echo "allow-ip = 198.51.100.9:80" >>"$T/jail.conf"
 	failinject_wrap
-	FAIL_ROUTE_DUMP=$T/fail-route-dump JAIL_WRAP="$T/failwrap" _watch_vpn_web 3
+	FAIL_ROUTE_DUMP=$T/fail-route-dump JAIL_WRAP="$T/failwrap" _watch_jail 3
 	watch_step 1 tcp:198.51.100.7:80 ok
 	echo "route add 198.51.100.0/25 via 10.23.0.2" >"$T/burst"
 	for b in $(seq 0 149); do echo "route add 198.18.0.$b/32 via 10.23.0.2"; done >>"$T/burst"
 	sup=$(supervisor_pid)
-	kill -STOP "$sup"
-	in_ns "$HOST" ip -batch "$T/burst"
-	touch "$T/fail-route-dump"
+	_stop "$sup"
+	{ in_ns "$HOST" ip -batch "$T/burst" && touch "$T/fail-route-dump"; } ||
+		{ kill -CONT "$sup"; fail "cannot add the burst's routes"; }
 	kill -CONT "$sup"
-	_burst_read
-	watch_step 2 tcp:198.51.100.7:80 EPERM
+	for i in $(seq 1 60); do
+		grep -q "cannot follow a change of the host's networks" "$T/jail.err" && break
+		sleep 0.05
+	done
+	grep -q "cannot follow a change of the host's networks" "$T/jail.err" ||
+		fail "no failed read of the host within 3 s: $(cat "$T/jail.err")"
+	watch_step 2 tcp:198.51.100.9:80 ok tcp:198.51.100.7:80 EPERM
 	rc=0
 	wait "$JOB" || rc=$?
 	[ "$rc" = 125 ] || fail "want the agent stopped (125), got $rc: $(cat "$T/jail.err")"
 	grep -q "could not follow a change of the host's networks" "$T/jail.err" ||
 		fail "not stopped for the unread host: $(cat "$T/jail.err")"
+	grep -q '"change": "host gained (blocked at once): +198.51.100.0/25 host-route' "$T/audit.jsonl" ||
+		fail "the route was not blocked in place: $(grep '"policy"' "$T/audit.jsonl")"
+	grep -qx vpn-allowed "$T/hits" || fail "control: the allowed address did not get through the new route"
 	expect_no_hit vpn-web
 	[ "$(grep -cx inet-web "$T/hits")" = 1 ] || fail "control: the internet's 198.51.100.7 was not reached before"
 	expect_no_leftovers

@@ -5,8 +5,12 @@
  * way (-t/-u/-T/-U none: the host's and the jail's ports stay apart), no
  * gateway mapping (--no-map-gw: the gateway address is not a door to the
  * host's loopback), IPv4 only, pasta's own DNS forwarding on an address
- * the policy refuses (pasta.h, PASTA_DNS_DECOY), MTU 65520, no DHCP/NDP/RA servers (the jail
- * is configured by us: routes_rebuild()).
+ * the policy refuses (pasta.h, PASTA_DNS_DECOY), MTU 65520 (pasta's side
+ * only: below), no DHCP/NDP/RA servers (the jail is configured by us:
+ * routes_rebuild()). --runas 0 (as root) because Debian 12's pasta
+ * otherwise drops to nobody and cannot join the namespace; it keeps only a few
+ * capabilities of its own. The namespace is named by /proc/PID/ns/net, not
+ * /run/netns, which AppArmor denies to older pastas.
  *
  * The tap itself stays at 1500: pasta sets its --mtu on the tap only with
  * --config-net, and we leave it. Measured with Debian 12's pasta through
@@ -14,10 +18,7 @@
  * retransmits and downloads 0.7; at 65520, downloads 5.5-7.1 but uploads
  * 0.05-2.5 with retransmits, and long uploads stalled for good at once in
  * 10 new jails of 10. A download 9 times slower beats an upload that
- * stops. --runas 0 (as root) because Debian 12's pasta
- * otherwise drops to nobody and cannot join the namespace; it keeps only a few
- * capabilities of its own. The namespace is named by /proc/PID/ns/net, not
- * /run/netns, which AppArmor denies to older pastas.
+ * stops.
  *
  * --no-netns-quit: pastas since 2023 watch the namespace path they were
  * given and quit when it is gone; for a /proc/PID path they poll it once a
