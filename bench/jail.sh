@@ -56,10 +56,10 @@ bench_netsim
 # began in: a filter that dropped packets itself would show there.
 # Data per CPU second: the same phases, each one's bytes over the CPU time
 # iperf3's client, pasta and iperf3's server ran in it (schedstat of every
-# thread, ns), summed by variant over the round. A dip in throughput is mostly all three
-# waiting (a loss, a hiccup of pasta's), so this figure spreads half as
-# widely as the throughput, and it shows the filter's own cost: about 1%
-# here (no target: SPEC.md's is the throughput's). The
+# thread, ns), summed by variant over the round. A dip in throughput is
+# mostly all three waiting (a loss, a hiccup of pasta's), so this figure
+# spreads half as widely as the throughput, and it shows the filter's own
+# cost: about 1% here (no target: SPEC.md's is the throughput's). The
 # agent of a jail runs iperf3 whenever $T/go.K appears (K from its first
 # argument on), until $T/stop does.
 pin=/sys/fs/bpf/ebpfjail-bench-$$ agent= tap_job= tap_k=0 tap_going= tap_best=0 tap_stalled= tap_tries=10
@@ -149,7 +149,7 @@ tap_sent() {
 # on stderr, if the jail is gone, or the run's client, pasta or server is
 # not there (a client that could not connect has ended: no stall, a fault).
 tap_start() {
-	local p
+	local pids p
 	tap_k=$((tap_k + 1))
 	touch "$T/go.$tap_k"
 	sleep 1.5
@@ -158,9 +158,9 @@ tap_start() {
 	# the processes that move the bytes: this jail's iperf3 (under its
 	# agent's timeout), its pasta (the only one in the simulated host),
 	# the server; their threads, for tap_sent()
-	p="$(pgrep -x iperf3 -P "$(pgrep -x timeout -P "$agent")") $(pasta_pids) $tap_server"
-	[ "$(wc -w <<<"$p")" = 3 ] || { echo "tap: not one client, pasta and server: $p" >&2; return 1; }
-	tap_tasks=$(for p in $p; do echo /proc/"$p"/task/*; done)
+	pids="$(pgrep -x iperf3 -P "$(pgrep -x timeout -P "$agent")") $(pasta_pids) $tap_server"
+	[ "$(wc -w <<<"$pids")" = 3 ] || { echo "tap: not one client, pasta and server: $pids" >&2; return 1; }
+	tap_tasks=$(for p in $pids; do echo /proc/"$p"/task/*; done)
 }
 
 # tap_stop: the jail's run $tap_k ended (its iperf3 stopped: the agent's
@@ -195,9 +195,9 @@ tap_gone() {
 }
 
 # tap_measure K: a round's phases in the run going, "VARIANT KBIT/S BYTES
-# CPU_NS" lines in $T/phases. Return: 1, with the reason on stderr, if one could not be
-# measured; 2, with the stalled phase's variant in tap_stalled, if the
-# run stalled or ended (the phases so far are moot).
+# CPU_NS" lines in $T/phases. Return: 1, with the reason on stderr, if one
+# could not be measured; 2, with the stalled phase's variant in
+# tap_stalled, if the run stalled or ended (the phases so far are moot).
 tap_measure() {
 	local p v a b a0 a1 a2 b0 b1 b2 rate rc
 	: >"$T/phases"

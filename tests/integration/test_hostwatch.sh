@@ -172,18 +172,20 @@ _burst_read() {
 	fail "the supervisor did not read the burst's notifications in 5 s"
 }
 
-# _stop PID: PID stopped (SIGSTOP), once it is: a signal is only sent, and
-# a supervisor still running would read what comes next as it comes
-_stop() {
-	local i state
-	kill -STOP "$1"
-	for i in $(seq 1 100); do
-		state=$(sed 's/.*) //' "/proc/$1/stat" | cut -c1)
-		[ "$state" = T ] && return 0
-		sleep 0.02
-	done
-	kill -CONT "$1"
-	fail "$1 did not stop: state $state"
+# _routes_while_stopped FILE [COMMAND...]: the routes of FILE (ip -batch)
+# added on the host, then COMMAND run, while the supervisor is stopped
+# (SIGSTOP, awaited: a signal is only sent, and a supervisor still running
+# would read each notification as it comes), so that they wait for it
+_routes_while_stopped() {
+	local file=$1 sup i
+	shift
+	sup=$(supervisor_pid)
+	kill -STOP "$sup"
+	for i in $(seq 1 100); do [ "$(_state "$sup")" = T ] && break; sleep 0.02; done
+	[ "$(_state "$sup")" = T ] || { kill -CONT "$sup"; fail "the supervisor did not stop"; }
+	{ in_ns "$HOST" ip -batch "$file" && "${@:-true}"; } ||
+		{ kill -CONT "$sup"; fail "cannot add the routes of $file"; }
+	kill -CONT "$sup"
 }
 
 # _vpn_web: the simulated network, a settle time of 3 s for the jail, and a
@@ -245,13 +247,10 @@ test_hostwatch_a_backlog_is_blocked_at_once() {
 	_vpn_web
 	_watch_jail 2
 	watch_step 1 tcp:198.51.100.7:80 ok
-	local b sup
+	local b
 	for b in $(seq 0 149); do echo "route add 198.18.0.$b/32 via 10.23.0.2"; done >"$T/burst"
 	echo "route add 198.51.100.0/25 via 10.23.0.2" >>"$T/burst"
-	sup=$(supervisor_pid)
-	_stop "$sup"
-	in_ns "$HOST" ip -batch "$T/burst" || { kill -CONT "$sup"; fail "cannot add the burst's routes"; }
-	kill -CONT "$sup"
+	_routes_while_stopped "$T/burst"
 	_burst_read
 	watch_step 2 tcp:198.51.100.7:80 EPERM
 	wait "$JOB" || fail "the jail failed: $(cat "$T/jail.err")"
@@ -271,7 +270,7 @@ test_hostwatch_a_backlog_is_blocked_at_once() {
 # reached before the route, and an allow-ip inside the route reached
 # through it to the LAN.
 test_hostwatch_a_backlogs_gains_hold_when_the_host_cannot_be_read() {
-	local b sup rc i
+	local b rc i
 	_vpn_web
 	in_ns "$LAN" ip addr add 198.51.100.9/32 dev lo
 	_serve "$LAN" tcp 198.51.100.9 80 vpn-allowed
@@ -282,11 +281,7 @@ test_hostwatch_a_backlogs_gains_hold_when_the_host_cannot_be_read() {
 	watch_step 1 tcp:198.51.100.7:80 ok
 	echo "route add 198.51.100.0/25 via 10.23.0.2" >"$T/burst"
 	for b in $(seq 0 149); do echo "route add 198.18.0.$b/32 via 10.23.0.2"; done >>"$T/burst"
-	sup=$(supervisor_pid)
-	_stop "$sup"
-	{ in_ns "$HOST" ip -batch "$T/burst" && touch "$T/fail-route-dump"; } ||
-		{ kill -CONT "$sup"; fail "cannot add the burst's routes"; }
-	kill -CONT "$sup"
+	_routes_while_stopped "$T/burst" touch "$T/fail-route-dump"
 	for i in $(seq 1 60); do
 		grep -q "cannot follow a change of the host's networks" "$T/jail.err" && break
 		sleep 0.05
