@@ -10,11 +10,11 @@
 #               a jail through ebpfjail's local-port relay, each in every
 #               placement of the run's processes on the cores (below)
 #   round trip  1-byte request/response to an echo server on the host's
-#               127.0.0.1:7001 that adds no process hop of its own (socat
-#               PIPE, TCP_NODELAY): directly, through pasta -T, through the
-#               relay; and a 200-byte request written in two parts to a
-#               server that answers once it has it whole (probe reqserve),
-#               through pasta -T and through the relay
+#               loopback that adds no process hop of its own (socat PIPE,
+#               TCP_NODELAY): directly, through pasta -T, through the relay,
+#               each in every placement; and a 200-byte request written in
+#               two parts to a server that answers once it has it whole
+#               (probe reqserve), through pasta -T and through the relay
 # A run that fails (iperf3's control connection cut, a probe's errno) fails
 # its group's rows, with the reason. Prints lines for bench/run.sh; the
 # targets are SPEC.md's Performance section.
@@ -173,25 +173,43 @@ awk -F'\t' -v names="$(IFS=:; echo "${placed[*]}")" "$BENCH_AWK_MEDIAN"'
 		if (k) print "NOTE\trelay vs pasta -T (throughput), the forwarder by placement, medians: " out
 	}' "$T/placed"
 
-nsenter -t "$HOST" -n -- socat TCP-LISTEN:7001,bind=127.0.0.1,fork,reuseaddr,nodelay PIPE </dev/null >/dev/null 2>&1 &
-NETSIM_PIDS+=($!)
+# The 1-byte round trip is placed the same way: its three processes take
+# turns, so whether a wakeup crosses cores decides the figure. Left to the
+# scheduler, in the same minute, the relay's round trip was 0.98x to 1.25x
+# pasta -T's; the geometric mean over the three placements 0.98x to 1.06x
+# (and, on a busier machine, unplaced rounds spread 0.81x to 1.53x, the
+# row "uncertain" at 15 rounds). The echo server is pinned by starting one
+# per server core, each on a port of its own: echo_port[CORE] (echo_port[any]
+# not pinned, with one core).
+declare -A echo_port
+port=7001
+for S in $(for p in "${placements[@]}"; do s=${p##*:}; echo "${s:-any}"; done | sort -u); do
+	nsenter -t "$HOST" -n -- $([ "$S" = any ] || echo taskset -c "$S") \
+		socat TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr,nodelay PIPE </dev/null >/dev/null 2>&1 &
+	NETSIM_PIDS+=($!)
+	echo_port[$S]=$port
+	port=$((port + 1))
+done
 # A request in two writes to a server that answers once it has it whole: a
 # forwarder that holds the second part until the first is acknowledged
 # waits out the server's delayed ACK, milliseconds a request (on most
-# connections: whether part two beats the ACK is a race).
+# connections: whether part two beats the ACK is a race). Once a round,
+# not placed: the row has no target.
 host_probe_serve reqserve:127.0.0.1:7006 "$T/req.out"
-sleep 0.2
+listening "${echo_port[@]}" || exit 1
 
 # rt VARIANT: one probe run of VARIANT (direct, pasta, relay: 1-byte round
-# trips; pasta2, relay2: two-part requests); its us in us[VARIANT]
+# trips in the placement $F:$C:$S; pasta2, relay2: two-part requests, not
+# placed); its us in us[VARIANT]
 declare -A us
 rt() {
-	local one=(env PROBE_RR="$rr" "$T/probe" rr:127.0.0.1:7001)
-	local two=(env PROBE_RR="$rr2" "$T/probe" rr2:127.0.0.1:7006) ns
+	local port=${echo_port[${S:-any}]:-} ns
+	local one=(env PROBE_RR="$rr" ${C:+taskset -c "$C"} "$T/probe" "rr:127.0.0.1:$port")
+	local two=(env PROBE_RR="$rr2" "$T/probe" rr2:127.0.0.1:7006)
 	case $1 in
 	direct) ran "the direct round trips" on_host "${one[@]}" ;;
-	pasta) ran "the round trips through pasta -T" pasta_peer 7001 "${one[@]}" ;;
-	relay) jailed "the relay's round trips" --local-port 7001 -- "${one[@]}" ;;
+	pasta) ran "the round trips through pasta -T" pasta_peer "$port" "${one[@]}" ;;
+	relay) JAIL_WRAP=${F:+"taskset -c $F"} jailed "the relay's round trips" --local-port "$port" -- "${one[@]}" ;;
 	pasta2) ran "the two-part requests through pasta -T" pasta_peer 7006 "${two[@]}" ;;
 	relay2) jailed "the relay's two-part requests" --local-port 7006 -- "${two[@]}" ;;
 	esac || return 1
@@ -199,9 +217,21 @@ rt() {
 	us[$1]=$(awk -v ns="$ns" 'BEGIN { print ns / 1000 }')
 }
 
+# rr_round K: the 1-byte round trips of each variant in each placement
+# (their geometric mean, as tput_round), then the two-part requests
 rr_round() {
-	local v
-	for v in $(order "$1" direct pasta relay pasta2 relay2); do rt "$v" || return 1; done
+	local i v F C S
+	declare -A all=()
+	for i in "${!placements[@]}"; do
+		IFS=: read -r F C S <<<"${placements[$i]}"
+		for v in $(order $(($1 + i)) direct pasta relay); do
+			rt "$v" || return 1
+			all[$v]+=" ${us[$v]}"
+		done
+	done
+	F= C= S=
+	for v in $(order "$1" pasta2 relay2); do rt "$v" || return 1; done
+	for v in direct pasta relay; do us[$v]=$(geomean ${all[$v]}); done
 	sample rr_pasta "${us[relay]}" "${us[pasta]}" && sample rr_direct "${us[relay]}" "${us[direct]}" &&
 		sample rr2_pasta "${us[relay2]}" "${us[pasta2]}"
 }

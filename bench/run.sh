@@ -13,9 +13,9 @@
 #     variant once, the order alternating from round to round (ABC, CBA,
 #     ...) so that drift falls on all alike, and gives one ratio. The
 #     connect() benchmarks also take turns within a round, block by block,
-#     and count CPU time, not wall time; the relay's throughput runs each
-#     variant in every placement of iperf3's client, its server and the
-#     forwarder on the cores.
+#     and count CPU time, not wall time; the relay's throughput and
+#     1-byte round trip run each variant in every placement of the client,
+#     the server and the forwarder on the cores.
 #   - ratio: the median of the rounds' ratios; spread: their minimum and
 #     maximum; the verdict compares the median with the target.
 #   - Rounds: 5. While a row's target lies within the median's 90%
