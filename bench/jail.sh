@@ -5,7 +5,9 @@
 #   throughput  iperf3 from the jail to the simulated internet through the
 #               tap with the TC filter, and with a switch before it letting
 #               frames past it: the two take turns in phases of a quarter
-#               second inside one long run, a round 24 phases
+#               second inside one long run, a round 24 phases; judged per
+#               CPU second (the phases' bytes over the CPU time of client,
+#               pasta and server), the wall clock's rate beside it
 #   start-up    `ebpfjail run -- true` vs. `pasta --config-net --runas 0 --
 #               true` (Debian 12's pasta needs --runas 0 as root): a round
 #               is hyperfine with a few runs of each, the order alternating
@@ -65,9 +67,9 @@ bench_netsim
 # no retransmit at all (iperf3 in a jail, 1.3 to 3.2 Gbit/s within one 4 s
 # run), and a dip is mostly all three waiting (a loss, a hiccup of
 # pasta's, another job's turn), which costs no CPU. Judged on it, the row
-# stayed undecided at 41 rounds in 4 runs of 15 and at 81 when tried
+# stayed undecided at 41 rounds in 4 of 15 runs, and at 81 when tried
 # (rounds' standard deviation 0.07 to 0.18); per CPU second they spread
-# 0.03 to 0.04 and the filter's own cost shows: 1 to 2%. (The filter runs
+# 0.03 to 0.04 and the filter's own cost shows: 0.8 to 2%. (The filter runs
 # in the client's sendmsg, so its CPU time is the client's; no softirq time
 # escaped to ksoftirqd in these runs.) The agent of a jail runs iperf3
 # whenever $T/go.K appears (K from its first argument on), until $T/stop
@@ -272,8 +274,10 @@ tap_check_switch() {
 }
 
 # tap_round K: a round's phases in a run that did not stall (starting a
-# new run after each stall, up to tap_tries), each variant's median phase
-# rate (Gbit/s) its figure
+# new run after each stall, up to tap_tries); each variant's figures: its
+# phases' bytes over their CPU time (Gbit per CPU second, the judged row)
+# and its median phase rate (Gbit/s, the wall clock's). Return: 1, with
+# the reason on stderr.
 declare -A stalls
 tap_round() {
 	local try rc=2 rates tf tb cf cb
@@ -309,10 +313,10 @@ tap_round() {
 		sample stalls_bare "${stalls[bare]}"
 }
 tap_log_start=$(cat "$T/audit.jsonl" 2>/dev/null | wc -l)
-# Up to 41 rounds. The filter's cost is 1 to 2% here, 1 to 2% from the
+# Up to 41 rounds. The filter's cost is 0.8 to 2% here, 1 to 2% from the
 # target, and rounds per CPU second spread 0.03 to 0.04 (sd): a bootstrap
-# of a busy run's rounds decides within 41 in 99.7% of runs, after 11 on
-# average.
+# of the rounds of a busy run whose median was 0.980 decides within 41 in
+# 99.7% of runs, after 11 on average.
 measure -m 41 tap_round tapcpu tap stalls_filtered stalls_bare
 tap_end
 # What the filter dropped in all those runs, from the jail's audit log

@@ -6,9 +6,10 @@
 # TARGET), so that bench/run.sh knows them even if the script dies. Then,
 # per group of rows measured together, `measure ROUND KEY...` calls ROUND K
 # for round K = 1, 2, ...: a round runs each variant once (the ebpfjail
-# path and its baseline), in the order `order K ...` gives, forwards in odd
-# rounds and backwards in even ones, so that drift (another job starting on
-# this shared machine, a CPU warming up) falls on all of them alike; it
+# path and its baseline; relay.sh: once in each placement on the cores),
+# in the order `order K ...` gives, forwards in odd rounds and backwards
+# in even ones, so that drift (another job starting on this shared
+# machine, a CPU warming up) falls on all of them alike; it
 # calls `sample KEY VALUE [BASELINE]` once per row. A row's ratio in a
 # round is VALUE / BASELINE (VALUE alone for a row with no baseline).
 #

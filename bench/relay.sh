@@ -9,10 +9,11 @@
 #               pasta -T, through a socat relay on the host, and from inside
 #               a jail through ebpfjail's local-port relay, each in every
 #               placement of the run's processes on the cores (below)
-#   round trip  1-byte request/response to an echo server on the host's
-#               loopback that adds no process hop of its own (socat PIPE,
-#               TCP_NODELAY): directly, through pasta -T, through the relay,
-#               each in every placement; and a 200-byte request written in
+#   round trip  1-byte request/response to echo servers on the host's
+#               loopback, one pinned per server core, that add no process
+#               hop of their own (socat PIPE, TCP_NODELAY): directly,
+#               through pasta -T, through the relay, each in every
+#               placement; and a 200-byte request written in
 #               two parts to a server that answers once it has it whole
 #               (probe reqserve), through pasta -T and through the relay
 # A run that fails (iperf3's control connection cut, a probe's errno) fails
@@ -137,7 +138,7 @@ geomean() { awk 'BEGIN { for (i = 1; i < ARGC; i++) s += log(ARGV[i]); print exp
 # tput_round K: each variant in each placement, the order alternating
 # within the round too; a variant's figure is its geometric mean over the
 # placements. A whole round's relay and pasta -T figures, by placement,
-# go to $T/placed (the note below).
+# go to $T/placed (placed_note). Return: 1, with the reason on stderr.
 tput_round() {
 	local i v F C S placed_lines=''
 	declare -A all=()
@@ -159,36 +160,40 @@ tput_round() {
 # placements, about 35 s, and its ratios stayed within 0.91..1.19 here.
 : >"$T/placed"
 measure tput_round tput_pasta tput_direct tput_socat
-# What the mean hides: the relay against pasta -T in each placement, the
-# median over the rounds that ran whole.
-awk -F'\t' -v names="$(IFS=:; echo "${placed[*]}")" "$BENCH_AWK_MEDIAN"'
-	{ r[$1, ++n[$1]] = $2 / $3; k = $1 + 1 > k ? $1 + 1 : k }
-	END {
-		split(names, name, ":")
-		for (p = 0; p < k; p++) {
-			for (i = 1; i <= n[p]; i++) a[i] = r[p, i]
-			sorted(a, n[p])
-			out = out (p ? ", " : "") name[p + 1] " " sprintf("%.3f", median(a, n[p]))
-		}
-		if (k) print "NOTE\trelay vs pasta -T (throughput), the forwarder by placement, medians: " out
-	}' "$T/placed"
+# placed_note WHAT FILE: what the geometric mean hides, a NOTE with the
+# relay against pasta -T in each placement (FILE's "PLACEMENT RELAY PASTA"
+# lines), the median over the rounds that ran whole
+placed_note() {
+	awk -F'\t' -v what="$1" -v names="$(IFS=:; echo "${placed[*]}")" "$BENCH_AWK_MEDIAN"'
+		{ r[$1, ++n[$1]] = $2 / $3; k = $1 + 1 > k ? $1 + 1 : k }
+		END {
+			split(names, name, ":")
+			for (p = 0; p < k; p++) {
+				for (i = 1; i <= n[p]; i++) a[i] = r[p, i]
+				sorted(a, n[p])
+				out = out (p ? ", " : "") name[p + 1] " " sprintf("%.3f", median(a, n[p]))
+			}
+			if (k) print "NOTE\trelay vs pasta -T (" what "), the forwarder by placement, medians: " out
+		}' "$2"
+}
+placed_note throughput "$T/placed"
 
 # The 1-byte round trip is placed the same way: its three processes take
 # turns, so whether a wakeup crosses cores decides the figure. Left to the
 # scheduler, in the same minute, the relay's round trip was 0.98x to 1.25x
-# pasta -T's; the geometric mean over the three placements 0.98x to 1.06x
-# (and, on a busier machine, unplaced rounds spread 0.81x to 1.53x, the
-# row "uncertain" at 15 rounds). The echo server is pinned by starting one
-# per server core, each on a port of its own: echo_port[CORE] (echo_port[any]
-# not pinned, with one core).
+# pasta -T's; the geometric mean over the placements (three on 2 cores)
+# 0.98x to 1.06x (and, on a busier machine, unplaced rounds spread 0.81x
+# to 1.53x, the row "uncertain" at 15 rounds). The echo server is pinned
+# by starting one per server core, each on a port of its own from 7101 on:
+# echo_port[CORE] (echo_port[any] not pinned, with one core).
 declare -A echo_port
-port=7001
-for S in $(for p in "${placements[@]}"; do s=${p##*:}; echo "${s:-any}"; done | sort -u); do
-	nsenter -t "$HOST" -n -- $([ "$S" = any ] || echo taskset -c "$S") \
-		socat TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr,nodelay PIPE </dev/null >/dev/null 2>&1 &
+port=7101
+for core in $(for p in "${placements[@]}"; do s=${p##*:}; echo "${s:-any}"; done | sort -u); do
+	echo_port[$core]=$((port++))
+	nsenter -t "$HOST" -n -- $([ "$core" = any ] || echo taskset -c "$core") \
+		socat "TCP-LISTEN:${echo_port[$core]},bind=127.0.0.1,fork,reuseaddr,nodelay" PIPE \
+		</dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
-	echo_port[$S]=$port
-	port=$((port + 1))
 done
 # A request in two writes to a server that answers once it has it whole: a
 # forwarder that holds the second part until the first is acknowledged
@@ -200,7 +205,7 @@ listening "${echo_port[@]}" || exit 1
 
 # rt VARIANT: one probe run of VARIANT (direct, pasta, relay: 1-byte round
 # trips in the placement $F:$C:$S; pasta2, relay2: two-part requests, not
-# placed); its us in us[VARIANT]
+# placed); its us in us[VARIANT]. Return: 1, with the reason on stderr.
 declare -A us
 rt() {
 	local port=${echo_port[${S:-any}]:-} ns
@@ -218,9 +223,10 @@ rt() {
 }
 
 # rr_round K: the 1-byte round trips of each variant in each placement
-# (their geometric mean, as tput_round), then the two-part requests
+# (their geometric mean, as tput_round; by placement to $T/rr_placed),
+# then the two-part requests. Return: 1, with the reason on stderr.
 rr_round() {
-	local i v F C S
+	local i v F C S placed_lines=''
 	declare -A all=()
 	for i in "${!placements[@]}"; do
 		IFS=: read -r F C S <<<"${placements[$i]}"
@@ -228,11 +234,15 @@ rr_round() {
 			rt "$v" || return 1
 			all[$v]+=" ${us[$v]}"
 		done
+		placed_lines+="$i"$'\t'"${us[relay]}"$'\t'"${us[pasta]}"$'\n'
 	done
+	printf '%s' "$placed_lines" >>"$T/rr_placed"
 	F= C= S=
 	for v in $(order "$1" pasta2 relay2); do rt "$v" || return 1; done
 	for v in direct pasta relay; do us[$v]=$(geomean ${all[$v]}); done
 	sample rr_pasta "${us[relay]}" "${us[pasta]}" && sample rr_direct "${us[relay]}" "${us[direct]}" &&
 		sample rr2_pasta "${us[relay2]}" "${us[pasta2]}"
 }
+: >"$T/rr_placed"
 measure rr_round rr_pasta rr_direct rr2_pasta
+placed_note "round trip" "$T/rr_placed"

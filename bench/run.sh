@@ -13,7 +13,8 @@
 #     variant once, the order alternating from round to round (ABC, CBA,
 #     ...) so that drift falls on all alike, and gives one ratio. The
 #     connect() benchmarks also take turns within a round, block by block,
-#     and count CPU time, not wall time; the relay's throughput and
+#     and count CPU time, not wall time (the tap's throughput takes turns
+#     in phases and is judged per CPU second); the relay's throughput and
 #     1-byte round trip run each variant in every placement of the client,
 #     the server and the forwarder on the cores.
 #   - ratio: the median of the rounds' ratios; spread: their minimum and
@@ -24,15 +25,14 @@
 #     to it), one more round at a time, up to the stated bound: 41 for the
 #     rows whose rounds take seconds and whose true ratio sits within a few
 #     percent of the target (connect() with either engine, DNS, tap
-#     throughput), 15 for the rest. A row still undecided
+#     throughput per CPU second), 15 for the rest. A row still undecided
 #     at its bound is "uncertain": its median is as likely on the other
 #     side of the target, so it gets no pass or FAIL that the next run
 #     could turn over. A note under the table names each row that took
 #     more rounds, and why.
-#   - Rows without a target stop at 5 rounds; four costly ones run 3
-#     (policy swaps, the 20,000-entry nft ruleset, the rootless names' churn),
-#     and one-off figures (a
-#     peak RSS, the BPF load, a median of 21 already) run once.
+#   - Rows without a target stop at 5 rounds; costly ones run 3 (policy
+#     swaps, the 20,000-entry nft ruleset), and one-off figures (a peak
+#     RSS, the BPF load, a median of 21 already) run once.
 #   - A "==" target (an exact count) must hold in every round.
 #   - A benchmark that fails prints its rows "failed", with the reason; the
 #     other rows still run, and the run exits 1. A missed target does not
