@@ -140,6 +140,24 @@ BENCH_AWK_MEDIAN='
 	function median(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 '
 
+# note_medians TITLE FILE: a NOTE line, TITLE then each name of FILE's
+# "NAME<TAB>VALUE[<TAB>BASELINE]" lines (in the order names first come)
+# with the median of its VALUEs (or of VALUE / BASELINE): what a figure
+# over several parts (placements, processes) hides, part by part
+note_medians() {
+	awk -F'\t' -v title="$1" "$BENCH_AWK_MEDIAN"'
+		!($1 in n) { names[++k] = $1 }
+		{ v[$1, ++n[$1]] = NF > 2 ? $2 / $3 : $2 }
+		END {
+			for (j = 1; j <= k; j++) {
+				for (i = 1; i <= n[names[j]]; i++) a[i] = v[names[j], i]
+				sorted(a, n[names[j]])
+				out = out (j > 1 ? ", " : "") names[j] " " sprintf("%.3f", median(a, n[names[j]]))
+			}
+			if (k) print "NOTE\t" title ": " out
+		}' "$2"
+}
+
 # bench_stats MODE MIN MAX KEY...: the judge, from $T/want and $T/samples.
 # MODE more: NOTE lines for the rows that need more rounds; Return: 0 if
 # another round is due. MODE rows: a ROW line per KEY: key, median value,

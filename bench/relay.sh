@@ -138,7 +138,7 @@ geomean() { awk 'BEGIN { for (i = 1; i < ARGC; i++) s += log(ARGV[i]); print exp
 # tput_round K: each variant in each placement, the order alternating
 # within the round too; a variant's figure is its geometric mean over the
 # placements. A whole round's relay and pasta -T figures, by placement,
-# go to $T/placed (placed_note). Return: 1, with the reason on stderr.
+# go to $T/placed (the note below). Return: 1, with the reason on stderr.
 tput_round() {
 	local i v F C S placed_lines=''
 	declare -A all=()
@@ -148,7 +148,7 @@ tput_round() {
 			tput "$v" || return 1
 			all[$v]+=" ${g[$v]}"
 		done
-		placed_lines+="$i"$'\t'"${g[relay]}"$'\t'"${g[pasta]}"$'\n'
+		placed_lines+="${placed[$i]}"$'\t'"${g[relay]}"$'\t'"${g[pasta]}"$'\n'
 	done
 	printf '%s' "$placed_lines" >>"$T/placed"
 	for v in direct socat pasta relay; do g[$v]=$(geomean ${all[$v]}); done
@@ -160,23 +160,9 @@ tput_round() {
 # placements, about 35 s, and its ratios stayed within 0.91..1.19 here.
 : >"$T/placed"
 measure tput_round tput_pasta tput_direct tput_socat
-# placed_note WHAT FILE: what the geometric mean hides, a NOTE with the
-# relay against pasta -T in each placement (FILE's "PLACEMENT RELAY PASTA"
-# lines), the median over the rounds that ran whole
-placed_note() {
-	awk -F'\t' -v what="$1" -v names="$(IFS=:; echo "${placed[*]}")" "$BENCH_AWK_MEDIAN"'
-		{ r[$1, ++n[$1]] = $2 / $3; k = $1 + 1 > k ? $1 + 1 : k }
-		END {
-			split(names, name, ":")
-			for (p = 0; p < k; p++) {
-				for (i = 1; i <= n[p]; i++) a[i] = r[p, i]
-				sorted(a, n[p])
-				out = out (p ? ", " : "") name[p + 1] " " sprintf("%.3f", median(a, n[p]))
-			}
-			if (k) print "NOTE\trelay vs pasta -T (" what "), the forwarder by placement, medians: " out
-		}' "$2"
-}
-placed_note throughput "$T/placed"
+# What the geometric mean hides: the relay against pasta -T in each
+# placement, the median over the rounds that ran whole
+note_medians "relay vs pasta -T (throughput), the forwarder by placement, medians" "$T/placed"
 
 # The 1-byte round trip is placed the same way: its three processes take
 # turns, so whether a wakeup crosses cores decides the figure. Left to the
@@ -234,7 +220,7 @@ rr_round() {
 			rt "$v" || return 1
 			all[$v]+=" ${us[$v]}"
 		done
-		placed_lines+="$i"$'\t'"${us[relay]}"$'\t'"${us[pasta]}"$'\n'
+		placed_lines+="${placed[$i]}"$'\t'"${us[relay]}"$'\t'"${us[pasta]}"$'\n'
 	done
 	printf '%s' "$placed_lines" >>"$T/rr_placed"
 	F= C= S=
@@ -245,4 +231,4 @@ rr_round() {
 }
 : >"$T/rr_placed"
 measure rr_round rr_pasta rr_direct rr2_pasta
-placed_note "round trip" "$T/rr_placed"
+note_medians "relay vs pasta -T (round trip), the forwarder by placement, medians" "$T/rr_placed"
