@@ -186,9 +186,19 @@ _expect_listener() { NETSIM_LISTENERS+=("$1 $2 $3:$4"); }
 unix_serve() {
 	socat -U UNIX-LISTEN:"$1",fork,mode=777 SYSTEM:"echo $2 >>$T/hits; echo $2" </dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
-	local i
-	for i in $(seq 1 100); do [ -S "$1" ] && return 0; sleep 0.02; done
-	fail "no socket at $1"
+	eval "$(unix_listening_sh "$1")" || fail "nothing listens at $1"
+}
+
+# unix_listening_sh PATH: shell code (for sh too: JAIL_SETUP) that waits up
+# to 2 s until a socket listens at PATH in this network namespace
+# (/proc/net/unix, flag __SO_ACCEPTCON), and fails if none does. Not
+# [ -S PATH ]: the file appears at bind(), and socat chmods it (mode=)
+# before listen(); a connect in between is refused (the /run/user test's
+# control probe got ECONNREFUSED so, once, in make check-fresh).
+unix_listening_sh() {
+	local listens
+	listens="awk -v p='$1' '\$4 == \"00010000\" && \$8 == p { f = 1 } END { exit !f }' /proc/net/unix"
+	printf '{ for i in $(seq 1 100); do %s && break; sleep 0.02; done; %s; }' "$listens" "$listens"
 }
 
 # host_probe_serve SPEC OUT: a probe server (rstserve, holdserve, reqserve)

@@ -206,6 +206,71 @@ Test(control, a_server_inside_a_jail_is_told_nothing)
 	rmdir(dir2);
 }
 
+#define RELISTENS 500
+
+/* relisten() - in a child: control_listen() in @dir2 RELISTENS times, each
+ * socket kept open and listening (only its name goes to the next), then a
+ * byte on @done, and a wait to be killed: no socket closes while the test
+ * still connects, so a refused connect can only be a path that does not
+ * listen yet */
+static void relisten(int done)
+{
+	struct rlimit fds = { RELISTENS + 64, RELISTENS + 64 };
+	int i;
+
+	if (setrlimit(RLIMIT_NOFILE, &fds))
+		_exit(96);
+	for (i = 0; i < RELISTENS; i++)
+		if (control_listen(dir2) < 0)
+			_exit(95);
+	if (write(done, "", 1) != 1)
+		_exit(97);
+	sleep(10);
+	_exit(0);
+}
+
+/* A client that finds the path can connect: the socket is named only once
+ * it listens. bind() makes the file before listen(), and `ebpfjail reload`
+ * (or a script that waits for the file) was refused in between. A second
+ * process names a new socket there RELISTENS times while this one connects
+ * to whatever it finds. Control: connects found the path and got in. */
+Test(control, the_path_appears_only_when_it_listens)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int refused = 0, heard = 0, done[2], fd;
+	struct pollfd p;
+	pid_t pid;
+
+	cr_assert(mkdtemp(dir2), "mkdtemp: %s", strerror(errno));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", dir2, CONTROL_SOCKET_NAME);
+	cr_assert_eq(pipe(done), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		relisten(done[1]);
+	close(done[1]);
+	p = (struct pollfd){ .fd = done[0], .events = POLLIN };
+	/* Bounded: the child ends its loop or exits (POLLHUP) within seconds. */
+	while (poll(&p, 1, 0) == 0) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		cr_assert_geq(fd, 0, "socket: %s", strerror(errno));
+		/* EAGAIN: that socket's backlog is full, but it listens */
+		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) || errno == EAGAIN)
+			heard++;
+		else if (errno == ECONNREFUSED)
+			refused++;
+		close(fd);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(done[0]);
+	cr_expect(p.revents & POLLIN, "the listener failed before its last socket");
+	cr_expect_eq(refused, 0, "%d connects refused at an existing path (%d heard)", refused, heard);
+	cr_expect_gt(heard, 0, "no connect found a listening socket: the race never ran");
+	unlink(sa.sun_path);
+	rmdir(dir2);
+}
+
 /* peer_pidfd_known() - does this kernel give a peer's pidfd (6.5+)? */
 static bool peer_pidfd_known(void)
 {

@@ -44,21 +44,32 @@ static int socket_path(const char *state_dir, struct sockaddr_un *sa)
 	return 0;
 }
 
+/*
+ * The socket is bound under a temporary name, made 0600, set listening and
+ * only then renamed into place: bind() creates the file before listen(),
+ * and a client that found the path in between (`ebpfjail reload` right as
+ * the jail starts, a script waiting for the file) was refused.
+ */
 int control_listen(const char *state_dir)
 {
-	struct sockaddr_un sa;
+	struct sockaddr_un sa, tmp;
 	int fd, err;
 
 	err = socket_path(state_dir, &sa);
 	if (err)
 		return err;
+	tmp = sa;
+	if ((size_t)snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%s.new", sa.sun_path) >=
+	    sizeof(tmp.sun_path))
+		return -ENAMETOOLONG;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	unlink(sa.sun_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(sa.sun_path, 0600) ||
-	    listen(fd, 8)) {
+	unlink(tmp.sun_path);
+	if (bind(fd, (struct sockaddr *)&tmp, sizeof(tmp)) || chmod(tmp.sun_path, 0600) ||
+	    listen(fd, 8) || rename(tmp.sun_path, sa.sun_path)) {
 		err = -errno;
+		unlink(tmp.sun_path);
 		close(fd);
 		return err;
 	}

@@ -195,8 +195,9 @@ int jailstate_set_cgroup(const char *dir, const char *cgroup_path)
 
 void jailstate_remove(const char *dir)
 {
-	static const char *const files[] = { "supervisor", "cgroup",  "resolv.conf", "denials.jsonl",
-					     "pasta.log",  "control", "status",      "status.tmp" };
+	static const char *const files[] = { "supervisor", "cgroup",      "resolv.conf",
+					     "denials.jsonl", "pasta.log", "control",
+					     "control.new",   "status",    "status.tmp" };
 	char path[512];
 	size_t i;
 
