@@ -239,7 +239,9 @@ world_down() {
 
 # bpf_programs: the cgroup and TC programs loaded on the machine
 bpf_programs() {
-	bpftool prog show 2>/dev/null | awk '$2 ~ /^(cgroup_sock_addr|sched_cls|cgroup_sock):?$/ { print $1 }' | sort
+	local all
+	all=$(bpftool prog show) || return 1 # an empty list is not "clean"
+	awk '$2 ~ /^(cgroup_sock_addr|sched_cls|cgroup_sock):?$/ { print $1 }' <<<"$all" | sort
 }
 
 # net_namespaces: every network namespace a process is in
@@ -253,13 +255,14 @@ net_namespaces() { lsns -t net -n -o NS | sort -u; }
 # earlier suite, dying, keeps its programs until its last socket is
 # freed: once seen ~100 s after the benchmark smoke run, mid-suite).
 expect_host_clean() {
-	local i left new
+	local i left now new
 	for i in $(seq 1 100); do
 		left=""
 		[ -z "$(pasta_pids)" ] || left="$left pasta:$(pasta_pids | tr '\n' ' ')"
 		[ -z "$(find /sys/fs/cgroup -type d -name ebpfjail 2>/dev/null)" ] ||
 			left="$left cgroups:$(find /sys/fs/cgroup -type d -name ebpfjail)"
-		new=$(bpf_programs | { grep -vxF -f "$W/progs.before" || true; } | tr '\n' ' ')
+		now=$(bpf_programs) || fail "bpftool prog show failed"
+		new=$(printf '%s' "$now" | { grep -vxF -f "$W/progs.before" || true; } | tr '\n' ' ')
 		[ -z "$new" ] || left="$left bpf:$new"
 		new=$(net_namespaces | { grep -vxF -f "$W/netns.before" || true; } | tr '\n' ' ')
 		[ -z "$new" ] || left="$left netns:$new"

@@ -186,19 +186,26 @@ _expect_listener() { NETSIM_LISTENERS+=("$1 $2 $3:$4"); }
 unix_serve() {
 	socat -U UNIX-LISTEN:"$1",fork,mode=777 SYSTEM:"echo $2 >>$T/hits; echo $2" </dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
-	eval "$(unix_listening_sh "$1")" || fail "nothing listens at $1"
+	local i # the waiting loop's
+	eval "$(unix_listening_sh "$1" $!)" || fail "nothing listens at $1"
 }
 
-# unix_listening_sh PATH: shell code (for sh too: JAIL_SETUP) that waits up
-# to 2 s until a socket listens at PATH in this network namespace
-# (/proc/net/unix, flag __SO_ACCEPTCON), and fails if none does. Not
-# [ -S PATH ]: the file appears at bind(), and socat chmods it (mode=)
-# before listen(); a connect in between is refused (the /run/user test's
-# control probe got ECONNREFUSED so, once, in make check-fresh).
+# unix_listening_sh PATH PID: shell code (for sh too: JAIL_SETUP) that waits
+# up to 5 s until process PID (a number, or shell code for one) holds a
+# socket that listens at PATH (an abstract name as @NAME), and fails if it
+# does not. Not [ -S PATH ]: the file appears at bind(), and socat chmods
+# it (mode=) before listen(); a connect in between is refused (the
+# /run/user test's control probe got ECONNREFUSED so, once, in make
+# check-fresh). PID's own socket: /proc/net/unix lists the sockets of
+# every mount namespace (a real /run/docker.sock, another suite's server).
+# PATH without spaces, quotes or backslashes. The code sets i: a bash
+# caller makes it local.
 unix_listening_sh() {
-	local listens
-	listens="awk -v p='$1' '\$4 == \"00010000\" && \$8 == p { f = 1 } END { exit !f }' /proc/net/unix"
-	printf '{ for i in $(seq 1 100); do %s && break; sleep 0.02; done; %s; }' "$listens" "$listens"
+	local listens='ls -l /proc/@PID@/fd 2>/dev/null | sed -n "s/.*socket:\[\([0-9]*\)\]\$/\1/p" |
+		awk -v p="@PATH@" '\''FILENAME == "-" { own[$1]; next }
+		$4 == "00010000" && $8 == p && ($7 in own) { f = 1 } END { exit !f }'\'' - /proc/net/unix'
+	listens=${listens//@PID@/$2}
+	printf '{ for i in $(seq 1 250); do %s && break; sleep 0.02; false; done; }' "${listens//@PATH@/$1}"
 }
 
 # host_probe_serve SPEC OUT: a probe server (rstserve, holdserve, reqserve)

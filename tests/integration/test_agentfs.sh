@@ -47,7 +47,7 @@ test_session_sockets_in_the_private_directories_are_out_of_reach() {
 	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run/user && mkdir -m 700 /run/user/4242 &&
 		chown 4242:4242 /run/user/4242 && { socat -U UNIX-LISTEN:/run/user/4242/bus,fork,mode=777 \
 		SYSTEM:'echo user-bus >>$T/hits; echo user-bus' </dev/null >/dev/null 2>&1 & echo \$! >$T/bus.pid; } &&
-		$(unix_listening_sh /run/user/4242/bus) &&
+		$(unix_listening_sh /run/user/4242/bus "\$(cat $T/bus.pid)") &&
 		$T/probe unix:/run/user/4242/bus:0 >$T/control" \
 		jail -- sh -c "'$T/probe' unix:$dir/bus:0 unix:$shm:0 unix:/run/user/4242/bus:0; echo tmp:\$(ls -A /tmp /dev/shm); stat -c '%u %a' /run/user/4242"
 	kill "$(cat "$T/bus.pid")" 2>/dev/null || true
@@ -76,7 +76,8 @@ test_root_granting_daemon_socket_is_masked() {
 	echo "docker:x:4243:jailtest" >>"$T/etc/group"
 	socat -U UNIX-LISTEN:"$T/docker.sock",fork SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
-	eval "$(unix_listening_sh "$T/docker.sock")" || fail "nothing listens at $T/docker.sock"
+	local i # the waiting loop's
+	eval "$(unix_listening_sh "$T/docker.sock" $!)" || fail "nothing listens at $T/docker.sock"
 	chgrp 4243 "$T/docker.sock" && chmod 660 "$T/docker.sock"
 	# /run/docker.sock in the test's own mount namespace only.
 	JAIL_SETUP="mount --bind $T/etc /etc && mount -t tmpfs -o mode=755 tmpfs /run &&
@@ -164,7 +165,7 @@ test_screen_sessions_are_hidden() {
 	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && mkdir -p -m 777 /run/screen/S-jailtest &&
 		{ socat -U UNIX-LISTEN:/run/screen/S-jailtest/1.pts-0,fork,mode=777 \
 		SYSTEM:'echo screen >>$T/hits; echo screen' </dev/null >/dev/null 2>&1 & echo \$! >$T/screen.pid; } &&
-		$(unix_listening_sh /run/screen/S-jailtest/1.pts-0) &&
+		$(unix_listening_sh /run/screen/S-jailtest/1.pts-0 "\$(cat $T/screen.pid)") &&
 		$T/probe unix:/run/screen/S-jailtest/1.pts-0:0 >$T/control" \
 		jail -- sh -c "ln -s /run/screen/S-jailtest/1.pts-0 /tmp/s; '$T/probe' unix:/tmp/s:0; ls -A /run/screen; echo done"
 	kill "$(cat "$T/screen.pid")" 2>/dev/null || true

@@ -161,7 +161,7 @@ test_attack_masked_socket_recreated_by_its_daemon_stays_masked() {
 	mkdir "$T/agent" && chown 4242 "$T/agent"
 	cat >"$T/daemon.sh" <<EOS
 socat -U UNIX-LISTEN:/run/docker.sock,fork,mode=777 SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 & echo \$! >$T/d1.pid
-$(unix_listening_sh /run/docker.sock)
+$(unix_listening_sh /run/docker.sock "\$(cat $T/d1.pid)")
 ( for i in \$(seq 1 300); do [ -e $T/agent/restart ] && break; sleep 0.05; done
   kill \$(cat $T/d1.pid); rm -f /run/docker.sock
   socat -U UNIX-LISTEN:/run/docker.sock,fork,mode=777 SYSTEM:"echo docker >>$T/hits; echo docker" </dev/null >/dev/null 2>&1 & echo \$! >$T/d2.pid
@@ -198,7 +198,7 @@ test_attack_carried_unix_socket_that_is_a_symlink_does_not_carry_docker() {
 	# the link.
 	JAIL_SETUP="mount -t tmpfs -o mode=755 tmpfs /run && { socat -U UNIX-LISTEN:/run/docker.sock,fork,mode=777 \
 		SYSTEM:'echo docker >>$T/hits; echo docker' </dev/null >/dev/null 2>&1 & echo \$! >$T/d.pid; } &&
-		$(unix_listening_sh /run/docker.sock) &&
+		$(unix_listening_sh /run/docker.sock "\$(cat $T/d.pid)") &&
 		setpriv --reuid 4242 --regid 4242 --clear-groups $T/probe unix:$d/agent.sock:0 >$T/control" \
 		jail -- "$T/probe" unix:/run/docker.sock:0 "unix:$d/agent.sock:0"
 	grep -Eq "^unix:$d/agent.sock:0 (ok|sent) " "$T/control" || fail "the link does not reach docker even unjailed: $(cat "$T/control")"

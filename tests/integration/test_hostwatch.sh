@@ -25,7 +25,10 @@ watch_step() {
 	local k=$1 specs="" got i
 	shift
 	for ((i = 1; i <= $#; i += 2)); do specs+="${!i} "; done
-	echo "$specs" >"$T/go.$k"
+	# Whole or not at all: the agent waits for the name, then reads it, and
+	# an empty file (created, not written yet) ran the probe with no specs
+	# ("got 'nothing'", once, in make check-fresh).
+	echo "$specs" >"$T/go.$k.tmp" && mv "$T/go.$k.tmp" "$T/go.$k"
 	for i in $(seq 1 200); do [ -e "$T/agent/r.$k" ] && break; sleep 0.05; done
 	while [ $# -gt 0 ]; do
 		got=$(awk -v s="$1" '$1 == s { print $2 }' "$T/agent/r.$k" 2>/dev/null)

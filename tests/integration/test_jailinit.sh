@@ -64,12 +64,11 @@ for i in \$(seq 1 200); do [ -e $T/go ] && break; sleep 0.05; done
 '$T/probe' unix:@ebpfjail-it:0 >$T/agent/probe.out
 EOS
 	jail_cmd -- sh "$T/agent.sh" >"$T/out" 2>"$T/err" &
-	local job=$! agent i
+	local job=$! agent
 	agent=$(agent_pid)
 	nsenter -t "$agent" -n -- socat -U ABSTRACT-LISTEN:ebpfjail-it,fork SYSTEM:"echo abstract >>$T/hits; echo abstract" </dev/null >/dev/null 2>&1 &
 	NETSIM_PIDS+=($!)
-	for i in $(seq 1 100); do nsenter -t "$agent" -n -- ss -xlH | grep -q '@ebpfjail-it ' && break; sleep 0.05; done
-	nsenter -t "$agent" -n -- ss -xlH | grep -q '@ebpfjail-it ' || fail "the abstract socket did not listen"
+	nsenter -t "$agent" -n -- sh -c "$(unix_listening_sh @ebpfjail-it $!)" || fail "the abstract socket did not listen"
 	touch "$T/go"
 	wait "$job" || fail "the jail failed: $(cat "$T/err")"
 	grep -q ' EPERM ' "$T/agent/probe.out" || fail "abstract socket: $(cat "$T/agent/probe.out")"

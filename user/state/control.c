@@ -34,12 +34,12 @@
 #define SO_PEERPIDFD 77 /* Linux 6.5; Debian 12's headers lack it */
 #endif
 
-static int socket_path(const char *state_dir, struct sockaddr_un *sa)
+static int socket_path(const char *state_dir, const char *name, struct sockaddr_un *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
-	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s", state_dir,
-			     CONTROL_SOCKET_NAME) >= sizeof(sa->sun_path))
+	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s", state_dir, name) >=
+	    sizeof(sa->sun_path))
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -55,13 +55,11 @@ int control_listen(const char *state_dir)
 	struct sockaddr_un sa, tmp;
 	int fd, err;
 
-	err = socket_path(state_dir, &sa);
+	err = socket_path(state_dir, CONTROL_SOCKET_NAME, &sa);
+	if (!err)
+		err = socket_path(state_dir, CONTROL_SOCKET_TMP_NAME, &tmp);
 	if (err)
 		return err;
-	tmp = sa;
-	if ((size_t)snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%s.new", sa.sun_path) >=
-	    sizeof(tmp.sun_path))
-		return -ENAMETOOLONG;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -298,7 +296,7 @@ int control_request(const char *state_dir, const char *request, char *reply, siz
 	size_t len = 0;
 	int fd, err;
 
-	err = socket_path(state_dir, &sa);
+	err = socket_path(state_dir, CONTROL_SOCKET_NAME, &sa);
 	if (err)
 		return err;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

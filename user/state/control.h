@@ -7,6 +7,9 @@
 #include <stddef.h>
 
 #define CONTROL_SOCKET_NAME "control"
+/* control_listen()'s name for the socket until it listens: no longer than
+ * CONTROL_SOCKET_NAME, so that a state directory that fits, fits */
+#define CONTROL_SOCKET_TMP_NAME "ctl.new"
 #define CONTROL_MAX_REQUEST 256
 #define CONTROL_MAX_REPLY 8192
 

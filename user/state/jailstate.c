@@ -195,9 +195,10 @@ int jailstate_set_cgroup(const char *dir, const char *cgroup_path)
 
 void jailstate_remove(const char *dir)
 {
-	static const char *const files[] = { "supervisor", "cgroup",      "resolv.conf",
+	/* ctl.new: control_listen()'s name for the socket until it listens */
+	static const char *const files[] = { "supervisor", "cgroup",   "resolv.conf",
 					     "denials.jsonl", "pasta.log", "control",
-					     "control.new",   "status",    "status.tmp" };
+					     "ctl.new",       "status",    "status.tmp" };
 	char path[512];
 	size_t i;
 
