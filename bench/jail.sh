@@ -110,7 +110,8 @@ tap_setup() {
 		nsenter -t "$INET" -n -- iperf3 -s -B 198.51.100.7 -p 5201 >/dev/null 2>&1 &
 		tap_server=$!
 		NETSIM_PIDS+=($!)
-		sleep 0.3
+		_expect_listener "$INET" tcp 198.51.100.7 5201
+		_wait_listening "$INET"
 	fi
 	rm -f "$T/stop"
 	jail_cmd -- sh "$T/tap.sh" $((tap_k + 1)) >"$T/tap.out" 2>&1 &
@@ -448,7 +449,8 @@ measure flood_round rate exact lost records
 nsenter -t "$HOST" -n -- socat -t 30 "TCP-LISTEN:7001,bind=127.0.0.1,fork,reuseaddr,backlog=2048" EXEC:cat \
 	</dev/null >/dev/null 2>&1 &
 NETSIM_PIDS+=($!)
-sleep 0.3
+_expect_listener "$HOST" tcp 127.0.0.1 7001
+_wait_listening "$HOST"
 cat >"$T/agent.sh" <<EOF
 PROBE_MANY=$many $T/probe many:127.0.0.1:7001 >$T/agent/many.out
 touch $T/agent/done

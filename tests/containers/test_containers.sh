@@ -11,7 +11,7 @@ _jailed() {
 	case $engine in podman) gw=10.88.0.1 ;; docker) gw=172.17.0.1 ;; esac
 	cat >"$T/agent.sh" <<EOF
 cd /workspace
-./probe tcp:203.0.113.10:80 tcp:192.168.77.5:80 tcp:$gw:81 >probe.out
+./probe tcp:203.0.113.10:80 tcp:192.168.77.5:80 tcp:$gw:81 >probe.tmp && mv probe.tmp probe.out
 for i in \$(seq 1 300); do [ -e go ] && break; sleep 0.1; done
 ./probe tcp:127.0.0.1:8123 >relay.out
 cat /proc/self/cgroup >cgroup.out
@@ -72,8 +72,8 @@ test_rootless_podman_readme_command_jails_the_agent() {
 	local gw=10.0.2.2 pid
 	cat >"$T/agent.sh" <<EOF
 cd /workspace
-./probe tcp:203.0.113.10:80 tcp:192.168.77.5:80 tcp:$gw:81 >probe.out
 grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status >caps.out
+./probe tcp:203.0.113.10:80 tcp:192.168.77.5:80 tcp:$gw:81 >probe.tmp && mv probe.tmp probe.out
 for i in \$(seq 1 300); do [ -e go ] && break; sleep 0.1; done
 ./probe tcp:127.0.0.1:8123 >relay.out
 EOF

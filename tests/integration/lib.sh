@@ -58,6 +58,19 @@ run() {
 	set -e
 }
 
+# run_until TEXT COMMAND...: run COMMAND (as run does) until its stdout has
+# TEXT, at most 50 times 0.1 s apart: for what the supervisor writes once a
+# second (its status, its counts); a fixed sleep lost to a late supervisor
+run_until() {
+	local text=$1 i
+	shift
+	for i in $(seq 1 50); do
+		run "$@"
+		grep -qF -- "$text" "$T/out" && return 0
+		sleep 0.1
+	done
+}
+
 expect_rc() { [ "$rc" -eq "$1" ] || fail "exit status $rc, want $1; stderr: $(cat "$T/err")"; }
 expect_out() { grep -qF -- "$1" "$T/out" || fail "stdout lacks '$1':"$'\n'"$(cat "$T/out")"; }
 expect_err() { grep -qF -- "$1" "$T/err" || fail "stderr lacks '$1':"$'\n'"$(cat "$T/err")"; }

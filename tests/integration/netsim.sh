@@ -218,6 +218,12 @@ host_probe_serve() {
 	fail "probe $1 on the host did not listen: $(cat "$2")"
 }
 
+# own_netns PID: PID lives, in a network namespace other than this shell's
+own_netns() {
+	local ns
+	ns=$(readlink "/proc/$1/ns/net") && [ "$ns" != "$(readlink /proc/self/ns/net)" ]
+}
+
 netsim_up() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
 	command -v socat >/dev/null || fail "socat missing: scripts/deps.sh installs it"
@@ -226,11 +232,12 @@ netsim_up() {
 	_holder LAN
 	local i
 	for i in $(seq 1 100); do # until unshare has made the namespaces
-		[ "$(readlink /proc/$LAN/ns/net)" != "$(readlink /proc/self/ns/net)" ] &&
-			[ "$(readlink /proc/$HOST/ns/net)" != "$(readlink /proc/self/ns/net)" ] &&
-			[ "$(readlink /proc/$INET/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+		own_netns "$LAN" && own_netns "$HOST" && own_netns "$INET" && break
 		sleep 0.02
 	done
+	# Never on: what follows would configure the machine's own namespace.
+	own_netns "$LAN" && own_netns "$HOST" && own_netns "$INET" ||
+		fail "the simulated host, internet and LAN got no network namespaces in 2 s"
 	: >"$T/hits"
 	chmod 755 "$T"
 	# One ip per namespace (ip -batch stops at the first command that

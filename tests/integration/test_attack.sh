@@ -379,9 +379,14 @@ test_attack_stop_continue_storm_does_not_stall_the_supervisor() {
 for i in \$(seq 1 200); do [ -e $T/agent/stop ] && break; sleep 0.05; done; wait
 EOS
 	jail_cmd -- sh "$T/storm.sh" >"$T/out" 2>"$T/err" &
-	local job=$! id k s ms
-	sleep 2
-	id=$(awk '$1 == "agent" { print FILENAME }' /run/ebpfjail/*/status | head -1 | xargs dirname | xargs basename)
+	local job=$! id k s ms i
+	for i in $(seq 1 100); do # the jail's status, once it names the agent
+		id=$(awk '$1 == "agent" { print FILENAME }' /run/ebpfjail/*/status 2>/dev/null | head -1)
+		[ -n "$id" ] && break
+		sleep 0.1
+	done
+	[ -n "$id" ] || { touch "$T/agent/stop"; fail "the jail's status never named its agent: $(cat "$T/err")"; }
+	id=$(basename "$(dirname "$id")")
 	for k in 1 2 3; do
 		s=$(date +%s%N)
 		timeout 5 "$EBPFJAIL" deny --jail "$id" "192.0.2.$k" >/dev/null 2>&1 || { touch "$T/agent/stop"; fail "deny failed during the storm"; }
@@ -407,11 +412,11 @@ test_attack_user_agent_cannot_leave_its_cgroup() {
 # _standin PATH MODE OWNER: a socket at PATH (in the test's own /run) that
 # records a hit; for JAIL_SETUP, which fails if it does not listen
 # (listening, not only bound: socat binds, sets the mode and owner, then
-# listens, and a connect in between is refused)
+# listens, and a connect in between is refused; and its own socket, not
+# the host's /run/systemd/private or another suite's of the same path)
 _standin() {
-	echo "mkdir -p $(dirname "$1") && { socat -U UNIX-LISTEN:$1,fork,mode=$2,user=$3 SYSTEM:'echo standin >>$T/hits; echo standin' </dev/null >/dev/null 2>&1 & echo \$! >>$T/standin.pid; } &&
-		for i in \$(seq 1 100); do ss -xlnH | grep -qF ' $1 ' && break; sleep 0.02; done &&
-		ss -xlnH | grep -qF ' $1 '"
+	echo "mkdir -p $(dirname "$1") && { socat -U UNIX-LISTEN:$1,fork,mode=$2,user=$3 SYSTEM:'echo standin >>$T/hits; echo standin' </dev/null >/dev/null 2>&1 & standin=\$!; echo \$standin >>$T/standin.pid; } &&
+		$(unix_listening_sh "$1" '$standin')"
 }
 
 # The attack: the unix hooks judge the string, and /tmp is the agent's own:

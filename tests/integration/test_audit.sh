@@ -215,7 +215,7 @@ test_audit_suggest_lines_work_when_pasted() {
 	expect_rc 0
 	expect_result tcp:10.23.0.2:22 ok
 	expect_result tcp:169.254.169.254:80 EPERM
-	grep -qx lan-ssh "$T/hits" || fail "the pasted line did not let the jail reach the LAN host"
+	[ "$(hit_count lan-ssh 1)" -ge 1 ] || fail "the pasted line did not let the jail reach the LAN host"
 	audit --suggest --follow
 	expect_rc 2
 	expect_err "--suggest takes neither --follow nor --json"

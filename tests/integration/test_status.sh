@@ -11,8 +11,7 @@ EOF
 	jail_cmd --local-port 7001 -- sh "$T/agent.sh" >"$T/jail.out" 2>"$T/jail.err" &
 	local job=$! i
 	for i in $(seq 1 100); do [ -e "$T/agent/ready" ] && break; sleep 0.05; done
-	sleep 1.2 # the supervisor refreshes its status once a second
-	run as_user "$EBPFJAIL" status
+	run_until "denied: metadata 1, connected 1" as_user "$EBPFJAIL" status
 	expect_rc 0
 	grep -qE '^[0-9a-f]{8}  running  [0-9]+ +\? +[0-9]+m[0-9]{2}s +[0-9]+ +2 +0  sh '"$T"'/agent.sh$' "$T/out" ||
 		fail "status row: $(cat "$T/out")"

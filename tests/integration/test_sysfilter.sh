@@ -63,9 +63,11 @@ test_users_namespace_with_a_lan_route_cannot_be_joined() {
 	trap 'kill $USERNS 2>/dev/null || true; netsim_down' EXIT
 	local i
 	for i in $(seq 1 100); do
-		[ "$(readlink /proc/$USERNS/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+		own_netns "$USERNS" && break
 		sleep 0.02
 	done
+	# Never on: the veth would go into the machine's own namespace.
+	own_netns "$USERNS" || fail "the user's namespace got no network namespace in 2 s"
 	in_ns "$HOST" ip link add u-host type veth peer name u-ns netns "$USERNS"
 	in_ns "$HOST" sh -e -c 'ip addr add 10.99.0.1/24 dev u-host; ip link set u-host up
 		sysctl -qw net.ipv4.ip_forward=1'

@@ -256,7 +256,7 @@ test_a_deleted_approved_line_needs_trust_again() {
 	jail --config "$T/agent/user.conf" -- "$T/probe" tcp:10.23.0.2:22
 	expect_rc 0
 	expect_result tcp:10.23.0.2:22 ok
-	[ "$(grep -cx lan-ssh "$T/hits")" = 1 ] || fail "control: the approved line did not open the address"
+	[ "$(hit_count lan-ssh 1)" = 1 ] || fail "control: the approved line did not open the address"
 
 	sed -i '/^allow-ip = 10.23.0.2$/d' "$T/agent/user.conf"
 	jail --config "$T/agent/user.conf" -- sh -c "printf 'allow-ip = 10.23.0.2\n' >>$T/agent/user.conf"
