@@ -111,7 +111,8 @@ tap_setup() {
 		tap_server=$!
 		NETSIM_PIDS+=($!)
 		_expect_listener "$INET" tcp 198.51.100.7 5201
-		_wait_listening "$INET"
+		# a subshell: fail's exit ends the round (FAILED rows), not the script
+		(_wait_listening "$INET") || return 1
 	fi
 	rm -f "$T/stop"
 	jail_cmd -- sh "$T/tap.sh" $((tap_k + 1)) >"$T/tap.out" 2>&1 &
@@ -450,7 +451,8 @@ nsenter -t "$HOST" -n -- socat -t 30 "TCP-LISTEN:7001,bind=127.0.0.1,fork,reusea
 	</dev/null >/dev/null 2>&1 &
 NETSIM_PIDS+=($!)
 _expect_listener "$HOST" tcp 127.0.0.1 7001
-_wait_listening "$HOST"
+mem_server=ok
+(_wait_listening "$HOST") || mem_server=down # memory_round says so
 cat >"$T/agent.sh" <<EOF
 PROBE_MANY=$many $T/probe many:127.0.0.1:7001 >$T/agent/many.out
 touch $T/agent/done
@@ -458,6 +460,7 @@ for i in \$(seq 1 200); do [ -e $T/end ] && break; sleep 0.05; done
 EOF
 memory_round() {
 	local i job sup hwm rss
+	[ "$mem_server" = ok ] || { echo "memory: the host's server on 127.0.0.1:7001 did not listen" >&2; return 1; }
 	rm -f "$T/agent/done" "$T/end"
 	jail_cmd --local-port 7001 -- sh "$T/agent.sh" >"$T/mem.out" 2>&1 &
 	job=$!

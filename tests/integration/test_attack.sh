@@ -387,6 +387,7 @@ EOS
 	done
 	[ -n "$id" ] || { touch "$T/agent/stop"; fail "the jail's status never named its agent: $(cat "$T/err")"; }
 	id=$(basename "$(dirname "$id")")
+	sleep 2 # not readiness: the storm runs a while before the first deny
 	for k in 1 2 3; do
 		s=$(date +%s%N)
 		timeout 5 "$EBPFJAIL" deny --jail "$id" "192.0.2.$k" >/dev/null 2>&1 || { touch "$T/agent/stop"; fail "deny failed during the storm"; }
