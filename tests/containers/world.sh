@@ -247,6 +247,9 @@ bpf_programs() {
 # net_namespaces: every network namespace a process is in
 net_namespaces() { lsns -t net -n -o NS | sort -u; }
 
+# _new_since FILE: the lines of stdin that FILE lacks, on one line
+_new_since() { { grep -vxF -f "$1" || true; } | tr '\n' ' '; }
+
 # expect_host_clean: nothing of any jail is left: pasta, jail cgroups, BPF
 # programs, the jails' network namespaces (bounded wait: the engines tear
 # a killed container down asynchronously). Programs and namespaces are
@@ -262,9 +265,9 @@ expect_host_clean() {
 		[ -z "$(find /sys/fs/cgroup -type d -name ebpfjail 2>/dev/null)" ] ||
 			left="$left cgroups:$(find /sys/fs/cgroup -type d -name ebpfjail)"
 		now=$(bpf_programs) || fail "bpftool prog show failed"
-		new=$(printf '%s' "$now" | { grep -vxF -f "$W/progs.before" || true; } | tr '\n' ' ')
+		new=$(printf '%s' "$now" | _new_since "$W/progs.before")
 		[ -z "$new" ] || left="$left bpf:$new"
-		new=$(net_namespaces | { grep -vxF -f "$W/netns.before" || true; } | tr '\n' ' ')
+		new=$(net_namespaces | _new_since "$W/netns.before")
 		[ -z "$new" ] || left="$left netns:$new"
 		[ -z "$left" ] && return 0
 		sleep 0.1

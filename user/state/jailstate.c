@@ -20,6 +20,7 @@
 
 #include "builtin.h"
 #include "cgroup.h"
+#include "control.h"
 #include "jailstate.h"
 #include "log.h"
 
@@ -195,10 +196,10 @@ int jailstate_set_cgroup(const char *dir, const char *cgroup_path)
 
 void jailstate_remove(const char *dir)
 {
-	/* ctl.new: control_listen()'s name for the socket until it listens */
-	static const char *const files[] = { "supervisor", "cgroup",   "resolv.conf",
-					     "denials.jsonl", "pasta.log", "control",
-					     "ctl.new",       "status",    "status.tmp" };
+	static const char *const files[] = {
+		"supervisor", "cgroup", "resolv.conf", "denials.jsonl", "pasta.log",
+		CONTROL_SOCKET_NAME, CONTROL_SOCKET_TMP_NAME, "status", "status.tmp",
+	};
 	char path[512];
 	size_t i;
 
